@@ -1,0 +1,26 @@
+# fr: build, test and measure the toolkit. `make help` lists the targets.
+GO       ?= go
+BIN      := bin
+FUZZTIME ?= 30s
+
+.PHONY: help build test demo bench bench-quick fuzz man clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
+
+build: ## build every command into ./bin
+	$(GO) build -o $(BIN)/ ./cmd/...
+
+test: ## go vet, then every test with the race detector (what CI runs)
+	$(GO) vet ./...
+	$(GO) test -race -count=1 ./...
+
+fuzz: ## run each fuzz target for FUZZTIME (default 30s)
+	@for pkg in $$($(GO) list ./...); do \
+	  for t in $$($(GO) test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz'); do \
+	    echo "== $$pkg $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	  done; \
+	done
+
+clean: ## remove build output and generated benchmark corpora
+	rm -rf $(BIN) bench/corpus

@@ -1,0 +1,12 @@
+// Command fr-filter: see 'fr-filter --help' and man/fr-filter.1.
+package main
+
+import (
+	"context"
+	"os"
+
+	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/filter"
+)
+
+func main() { os.Exit(filter.Run(context.Background(), cmdutil.OSStreams(), os.Args)) }

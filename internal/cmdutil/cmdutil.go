@@ -1,0 +1,243 @@
+// Package cmdutil is what every fr command shares: the streams a command runs over, exit codes,
+// the single place that turns an error into an "fr-NAME: error: ..." line and a status, the
+// way fuseraft is found, and the colour and terminal decisions.
+package cmdutil
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime/debug"
+	"strings"
+
+	"github.com/mattn/go-isatty"
+	"github.com/urfave/cli/v2"
+
+	"github.com/fuseraft/fr/pkg/wire"
+)
+
+// Exit codes shared by all commands but fr-filter (see the README's EXIT STATUS).
+const (
+	ExitOK          = 0
+	ExitFailed      = 1   // the work failed: an error envelope, a failed task or run, a denial asked to fail
+	ExitUsage       = 2   // bad flag, unreadable or invalid policy, bad jq expression
+	ExitProtocol    = 3   // unsupported protocolVersion, an envelope or handshake that breaks the contract
+	ExitRefused     = 4   // authentication failed, or a read-only token asked to send a task
+	ExitUnavailable = 10  // fuseraft not found, no daemon socket, connection refused
+	ExitInterrupted = 130 // interrupted by the user
+)
+
+// Version is the toolkit's version, set at build time with
+// -ldflags "-X github.com/fuseraft/fr/internal/cmdutil.Version=v1.2.3".
+var Version = ""
+
+// VersionString returns Version, or the module version the binary was built from, or "dev".
+func VersionString() string {
+	if Version != "" {
+		return Version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+// Streams are the files a command runs over. Tests pass buffers; main passes the real ones.
+type Streams struct {
+	In  io.Reader
+	Out io.Writer
+	Err io.Writer
+	// Getenv reads the environment; nil means os.Getenv.
+	Getenv func(string) string
+}
+
+// Env reads an environment variable through s.Getenv.
+func (s Streams) Env(key string) string {
+	if s.Getenv == nil {
+		return os.Getenv(key)
+	}
+	return s.Getenv(key)
+}
+
+// OSStreams are the process's real streams.
+func OSStreams() Streams {
+	return Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Getenv: os.Getenv}
+}
+
+// Error is an error that knows its exit code and may carry hints for the user.
+type Error struct {
+	Code  int
+	Err   error
+	Hints []string
+	// Quiet errors print nothing: the command has already said what there was to say.
+	Quiet bool
+}
+
+func (e *Error) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("exit status %d", e.Code)
+	}
+	return e.Err.Error()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf returns an *Error with the given code and message.
+func Errorf(code int, format string, args ...any) *Error {
+	return &Error{Code: code, Err: fmt.Errorf(format, args...)}
+}
+
+// Exit returns an error that ends the command with code and prints nothing.
+func Exit(code int) *Error { return &Error{Code: code, Quiet: true} }
+
+// WithHint adds hint lines ("fr-NAME: hint: ...") to err, wrapping it in an *Error when needed.
+func WithHint(err error, hints ...string) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		e.Hints = append(e.Hints, hints...)
+		return e
+	}
+	return &Error{Code: CodeOf(err), Err: err, Hints: hints}
+}
+
+// CodeOf maps an error to its exit code.
+func CodeOf(err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	var e *Error
+	var ve *wire.VersionError
+	var pe *wire.ProtocolError
+	var se *wire.SocketPathError
+	switch {
+	case errors.As(err, &e):
+		return e.Code
+	case errors.As(err, &ve), errors.As(err, &pe):
+		return ExitProtocol
+	case errors.As(err, &se):
+		return ExitUnavailable
+	case errors.Is(err, context.Canceled):
+		return ExitInterrupted
+	}
+	return ExitFailed
+}
+
+// Report is the one place that turns a command's error into stderr lines and an exit code.
+// A broken pipe on stdout is a quiet, successful end: the reader had enough.
+func Report(prog string, stderr io.Writer, err error) int {
+	if err == nil || wire.IsBrokenPipe(err) {
+		return ExitOK
+	}
+	code := CodeOf(err)
+	var e *Error
+	if errors.As(err, &e) && e.Quiet {
+		return code
+	}
+	msg := err.Error()
+	fmt.Fprintf(stderr, "%s: error: %s\n", prog, msg)
+	if errors.As(err, &e) {
+		for _, h := range e.Hints {
+			fmt.Fprintf(stderr, "%s: hint: %s\n", prog, h)
+		}
+	}
+	return code
+}
+
+// Warnf prints "prog: warning: ..." on stderr.
+func Warnf(stderr io.Writer, prog, format string, args ...any) {
+	fmt.Fprintf(stderr, "%s: warning: %s\n", prog, fmt.Sprintf(format, args...))
+}
+
+// FindFuseraft resolves the fuseraft binary: the --fuseraft flag, else $FUSERAFT_BIN, else
+// fuseraft on PATH. Not found is exit 10 with hints.
+func FindFuseraft(flag string, getenv func(string) string) (string, error) {
+	src, name := "--fuseraft", flag
+	if name == "" {
+		src, name = "FUSERAFT_BIN", getenv("FUSERAFT_BIN")
+	}
+	if name == "" {
+		src, name = "PATH", "fuseraft"
+	}
+	path, err := exec.LookPath(name)
+	if err != nil {
+		what := fmt.Sprintf("fuseraft not found (%s: %s)", src, name)
+		if src == "PATH" {
+			what = "fuseraft not found on PATH"
+		}
+		return "", &Error{Code: ExitUnavailable, Err: errors.New(what),
+			Hints: []string{"pass --fuseraft PATH or set FUSERAFT_BIN to the fuseraft binary (fr-sim works too)"}}
+	}
+	return path, nil
+}
+
+// IsTerminal reports whether v is an *os.File connected to a terminal.
+func IsTerminal(v any) bool {
+	f, ok := v.(*os.File)
+	if !ok {
+		return false
+	}
+	return isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())
+}
+
+// UseColor decides colour in order: an explicit choice ("always", "never"; "" or "auto" to
+// decide), then NO_COLOR and TERM=dumb, then whether the output is a terminal.
+func UseColor(choice string, getenv func(string) string, terminal bool) bool {
+	switch choice {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	if getenv("NO_COLOR") != "" || getenv("TERM") == "dumb" {
+		return false
+	}
+	return terminal
+}
+
+// NewApp returns a urfave/cli app with fr's conventions: output to the given streams, usage
+// errors as exit 2, no os.Exit from inside the library, --version, and a help text that ends
+// with the EXIT STATUS and EXAMPLE sections given.
+func NewApp(s Streams, name, usage string) *cli.App {
+	app := &cli.App{
+		Name:            name,
+		Usage:           usage,
+		Version:         VersionString(),
+		Reader:          s.In,
+		Writer:          s.Out,
+		ErrWriter:       s.Err,
+		HideHelpCommand: true,
+		ExitErrHandler:  func(*cli.Context, error) {},
+		OnUsageError:    UsageError,
+	}
+	return app
+}
+
+// UsageError is an OnUsageError handler: the flag error becomes exit 2 with a hint.
+func UsageError(c *cli.Context, err error, _ bool) error {
+	name := c.App.Name
+	if c.Command != nil && c.Command.Name != "" && c.Command.Name != c.App.Name {
+		name += " " + c.Command.Name
+	}
+	return &Error{Code: ExitUsage, Err: err, Hints: []string{"see '" + name + " --help'"}}
+}
+
+// Usagef returns a usage error (exit 2).
+func Usagef(format string, args ...any) *Error { return Errorf(ExitUsage, format, args...) }
+
+// RunApp runs app with args (args[0] is the program name) and returns the exit code, printing
+// any error in fr's voice.
+func RunApp(ctx context.Context, app *cli.App, s Streams, args []string) int {
+	err := app.RunContext(ctx, args)
+	return Report(app.Name, s.Err, err)
+}
+
+// FirstLine returns s up to its first line end, for error messages.
+func FirstLine(s string) string {
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

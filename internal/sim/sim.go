@@ -1,0 +1,14 @@
+// Package sim implements fr-sim.
+package sim
+
+import (
+	"context"
+
+	"github.com/fuseraft/fr/internal/cmdutil"
+)
+
+// Run runs fr-sim with args (args[0] is the program name) and returns its exit code.
+func Run(ctx context.Context, s cmdutil.Streams, args []string) int {
+	app := cmdutil.NewApp(s, "fr-sim", "not built yet")
+	return cmdutil.RunApp(ctx, app, s, args)
+}

@@ -1,0 +1,29 @@
+// Package wire implements fuseraft's JSON wire protocol, version 1, for programs that talk to
+// fuseraft out of process: the --json resource queries, the JSONL event stream of a live session
+// (repl --vscode, run --bridge) and the fuseraft serve daemon.
+//
+// The package is deliberately small:
+//
+//   - [Reader] reads a live stream line by line with no 64 KiB ceiling, accepts \n and \r\n, and
+//     classifies each line as an event, other JSON or noise without losing its bytes ([ParseLine]).
+//   - [Writer] writes lines and flushes when its input has nothing more ready, so a reader in a
+//     pipe sees each event at once while a bulk copy still runs at full speed.
+//   - [Event] keeps an event's original bytes, so it can be passed on unchanged; [Event.Decode]
+//     fills the typed structs ([Ready], [Hello], [ApprovalRequest], ...).
+//   - [DecodeEnvelope], [ReadEnvelope] and [CheckVersion] handle the --json envelopes.
+//   - [Gate] holds the prompt state shared by every client: while an approval_request or a
+//     question is pending, only its answer may be sent, exactly once, in order.
+//   - Encoders for every input line ([UserInput], [ApprovalResponse], [QuestionResponse],
+//     [Interrupt]) with the limits on images.
+//   - [SocketPath] finds the serve socket exactly as fuseraft attach does.
+//
+// Fields the protocol documents as nullable are pointers (or [json.RawMessage]) so that null
+// stays apart from a value. Clients must ignore fields and event types they do not know; every
+// type here keeps the raw line so nothing unknown is ever lost.
+package wire
+
+// ProtocolVersion is the version of the wire protocol this package was written for.
+const ProtocolVersion = 1
+
+// SupportedVersions lists the protocolVersion values this build understands.
+var SupportedVersions = []int{ProtocolVersion}

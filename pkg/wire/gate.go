@@ -1,0 +1,231 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"sync"
+)
+
+// Input is one line a client wants to send to fuseraft, classified by ParseInput.
+type Input struct {
+	Line []byte // the bytes to send, without a line end
+	Type string // its "type": user_input, approval_response, ...; "" for a typeless object
+}
+
+// ParseInput turns a line typed or piped by a user into an Input. A line that is a JSON object
+// is sent as it is; any other line is plain text and becomes a user_input. ok is false for a
+// blank line, which is not sent at all.
+func ParseInput(line []byte) (in Input, ok bool) {
+	trimmed := bytes.TrimSpace(line)
+	if len(trimmed) == 0 {
+		return Input{}, false
+	}
+	if trimmed[0] == '{' && json.Valid(trimmed) {
+		t, _ := TopLevelString(trimmed, "type")
+		return Input{Line: append([]byte(nil), trimmed...), Type: t}, true
+	}
+	b, _ := UserInput(string(bytes.TrimRight(line, "\r")))
+	return Input{Line: b, Type: TypeUserInput}, true
+}
+
+// Mode says which transport a Gate guards, because they read input differently.
+type Mode int
+
+const (
+	// Stdio is repl --vscode and run --bridge: one process, one session.
+	Stdio Mode = iota
+	// Serve is the serve socket or WebSocket: every message is a new task, and while this
+	// client's task is queued or running the daemon reads lines as approval answers.
+	Serve
+)
+
+// Action is what a Gate decided for an input.
+type Action int
+
+const (
+	// Send means the input may be written now.
+	Send Action = iota
+	// Drop means the input must not be sent at all; Decision.Reason says why.
+	Drop
+)
+
+// Decision is the Gate's verdict on the next input.
+type Decision struct {
+	Input  Input
+	Action Action
+	Reason string // why it was dropped
+}
+
+// Gate keeps the state a client needs to send input safely, and encodes the protocol's hardest
+// rule: a prompt (approval_request or question) is answered by the next line fuseraft reads, so
+// while one is pending nothing but its answer may be sent, exactly one answer per prompt, in
+// order. Inputs that may not go yet wait, in order; the answer to the pending prompt overtakes
+// them. Feed it every event with Observe and every input with Push, then send what Next allows.
+// A Gate is safe for concurrent use.
+type Gate struct {
+	mu      sync.Mutex
+	mode    Mode
+	prompts []string // types of the prompts awaiting an answer, oldest first
+	queue   []Input
+
+	readOnly       bool
+	taskInFlight   bool
+	taskSessionID  string          // known once queued (or from hello.inFlight)
+	pendingResults map[string]bool // finished while we were away; their results are not our live task's
+}
+
+// NewGate returns a Gate for the given transport.
+func NewGate(mode Mode) *Gate {
+	return &Gate{mode: mode, pendingResults: map[string]bool{}}
+}
+
+// responseType is the input that answers a prompt type.
+func responseType(prompt string) string {
+	if prompt == TypeQuestion {
+		return TypeQuestionResponse
+	}
+	return TypeApprovalResponse
+}
+
+// Observe updates the state from an event fuseraft sent.
+func (g *Gate) Observe(ev Event) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	switch ev.Type {
+	case TypeApproval, TypeQuestion:
+		g.prompts = append(g.prompts, ev.Type)
+	case TypeHello:
+		// A new connection: prompts of the old one are void; the daemon asks again.
+		g.prompts = nil
+		var h Hello
+		if json.Unmarshal(ev.Raw, &h) != nil {
+			return
+		}
+		g.readOnly = h.ReadOnly
+		g.pendingResults = map[string]bool{}
+		for _, id := range h.PendingResults {
+			g.pendingResults[id] = true
+		}
+		if h.InFlight != nil {
+			g.taskInFlight, g.taskSessionID = true, h.InFlight.SessionID
+		} else if g.taskSessionID != "" {
+			// The daemon no longer knows our task as in flight; its result (if any) is
+			// among pendingResults.
+			g.taskInFlight = g.pendingResults[g.taskSessionID]
+		}
+	case TypeQueued:
+		if g.mode == Serve && g.taskInFlight && g.taskSessionID == "" {
+			var q Queued
+			if json.Unmarshal(ev.Raw, &q) == nil {
+				g.taskSessionID = q.SessionID
+			}
+		}
+	case TypeResult:
+		g.prompts = nil
+		if g.mode == Serve && g.taskInFlight {
+			var r TaskResult
+			if json.Unmarshal(ev.Raw, &r) != nil {
+				return
+			}
+			if r.SessionID == g.taskSessionID || (g.taskSessionID == "" && !g.pendingResults[r.SessionID]) {
+				g.taskInFlight, g.taskSessionID = false, ""
+			}
+			delete(g.pendingResults, r.SessionID)
+		}
+	case TypeError:
+		// A read-only daemon answers a task with an error instead of queuing it.
+		if g.mode == Serve && g.taskInFlight && g.taskSessionID == "" && g.readOnly {
+			g.taskInFlight = false
+		}
+	case "message_end", "cancelled", TypeSessEnd:
+		// The turn is over: fuseraft is no longer waiting for an answer.
+		g.prompts = nil
+	}
+}
+
+// Push queues an input.
+func (g *Gate) Push(in Input) {
+	g.mu.Lock()
+	g.queue = append(g.queue, in)
+	g.mu.Unlock()
+}
+
+// Next returns the next decision, removing its input from the queue: either an input that may
+// be sent now (the caller must send it before calling Next again) or one that must be dropped.
+// ok is false when nothing may be sent now; the remaining inputs wait for an event.
+func (g *Gate) Next() (d Decision, ok bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.queue) == 0 {
+		return Decision{}, false
+	}
+	if len(g.prompts) > 0 {
+		want := responseType(g.prompts[0])
+		for i, in := range g.queue {
+			if in.Type == want {
+				g.queue = append(g.queue[:i], g.queue[i+1:]...)
+				g.prompts = g.prompts[1:]
+				return Decision{Input: in, Action: Send}, true
+			}
+		}
+		return Decision{}, false
+	}
+	in := g.queue[0]
+	switch in.Type {
+	case TypeApprovalResponse:
+		g.queue = g.queue[1:]
+		return Decision{Input: in, Action: Drop, Reason: "no approval_request is pending"}, true
+	case TypeQuestionResponse:
+		g.queue = g.queue[1:]
+		return Decision{Input: in, Action: Drop, Reason: "no question is pending"}, true
+	case TypeInterrupt:
+		g.queue = g.queue[1:]
+		return Decision{Input: in, Action: Send}, true
+	}
+	if g.mode == Serve {
+		// Anything else is a new task to the daemon.
+		if g.readOnly {
+			g.queue = g.queue[1:]
+			return Decision{Input: in, Action: Drop, Reason: "the token is read-only: the daemon does not take tasks from it"}, true
+		}
+		if g.taskInFlight {
+			return Decision{}, false
+		}
+		g.taskInFlight, g.taskSessionID = true, ""
+	}
+	g.queue = g.queue[1:]
+	return Decision{Input: in, Action: Send}, true
+}
+
+// Pending returns the type of the prompt awaiting an answer (approval_request or question),
+// or "" when none is.
+func (g *Gate) Pending() string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.prompts) == 0 {
+		return ""
+	}
+	return g.prompts[0]
+}
+
+// Waiting returns how many inputs are held.
+func (g *Gate) Waiting() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.queue)
+}
+
+// TaskInFlight reports whether this client's task is queued or running (Serve mode), and its
+// session id once known.
+func (g *Gate) TaskInFlight() (bool, string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.taskInFlight, g.taskSessionID
+}
+
+// ReadOnly reports whether the daemon said this client's token is read-only.
+func (g *Gate) ReadOnly() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.readOnly
+}

@@ -1,0 +1,192 @@
+package wire
+
+import (
+	"encoding/json"
+	"unicode/utf8"
+)
+
+// Kind says what a line of a live stream is.
+type Kind int
+
+const (
+	// Noise is a line that is not JSON: slash-command output, a banner, a stray message.
+	// It must never reach a consumer as data.
+	Noise Kind = iota
+	// OtherJSON is valid JSON that is not an event: not an object, or an object without a
+	// string "type".
+	OtherJSON
+	// EventLine is a JSON object with a string "type" field.
+	EventLine
+)
+
+func (k Kind) String() string {
+	switch k {
+	case EventLine:
+		return "event"
+	case OtherJSON:
+		return "json"
+	}
+	return "noise"
+}
+
+// Line is one classified line of a stream.
+type Line struct {
+	Raw  []byte // the line as read, without its line end
+	Kind Kind
+	Type string // the event type, for an EventLine
+}
+
+// Event returns the line as an Event; ok is false unless the line is an event.
+func (l Line) Event() (ev Event, ok bool) {
+	if l.Kind != EventLine {
+		return Event{}, false
+	}
+	return Event{Type: l.Type, Raw: l.Raw}, true
+}
+
+// Clone returns a copy of l whose Raw no longer aliases the reader's buffer.
+func (l Line) Clone() Line {
+	l.Raw = append([]byte(nil), l.Raw...)
+	return l
+}
+
+// ParseLine classifies one line. Whitespace around the JSON is allowed. When an object has the
+// key "type" more than once, the last one counts, as in jq.
+func ParseLine(b []byte) Line {
+	l := Line{Raw: b}
+	if !json.Valid(b) {
+		return l
+	}
+	l.Kind = OtherJSON
+	if t, ok := TopLevelString(b, "type"); ok {
+		l.Kind = EventLine
+		l.Type = t
+	}
+	return l
+}
+
+// TopLevelString returns the string value of key in the JSON object b, or ok=false when b is
+// not an object, lacks the key, or the value is not a string. Keys and values are compared and
+// returned after unescaping. b must be valid JSON (see json.Valid); the last occurrence of a
+// repeated key wins.
+func TopLevelString(b []byte, key string) (val string, ok bool) {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return "", false
+	}
+	i++
+	for {
+		i = skipSpace(b, i)
+		if i >= len(b) || b[i] == '}' {
+			return val, ok
+		}
+		if b[i] == ',' {
+			i = skipSpace(b, i+1)
+		}
+		kEnd := skipString(b, i)
+		k := b[i:kEnd]
+		i = skipSpace(b, kEnd)
+		i = skipSpace(b, i+1) // ':'
+		vEnd := skipValue(b, i)
+		if keyEquals(k, key) {
+			if b[i] == '"' {
+				if s, good := unquote(b[i:vEnd]); good {
+					val, ok = s, true
+				}
+			} else {
+				val, ok = "", false
+			}
+		}
+		i = vEnd
+	}
+}
+
+// keyEquals compares a quoted JSON key with key, decoding escapes only when there are any.
+func keyEquals(quoted []byte, key string) bool {
+	inner := quoted[1 : len(quoted)-1]
+	if !hasEscape(inner) {
+		return string(inner) == key
+	}
+	s, ok := unquote(quoted)
+	return ok && s == key
+}
+
+func hasEscape(b []byte) bool {
+	for _, c := range b {
+		if c == '\\' {
+			return true
+		}
+	}
+	return false
+}
+
+func unquote(quoted []byte) (string, bool) {
+	inner := quoted[1 : len(quoted)-1]
+	if !hasEscape(inner) && utf8.Valid(inner) {
+		return string(inner), true
+	}
+	var s string
+	if err := json.Unmarshal(quoted, &s); err != nil {
+		return "", false
+	}
+	return s, true
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// skipString returns the index just past the JSON string starting at b[i] == '"'.
+func skipString(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return len(b)
+}
+
+// skipValue returns the index just past the JSON value starting at b[i]. b must be valid.
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				i = skipString(b, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return len(b)
+	}
+	for ; i < len(b); i++ {
+		switch b[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i
+		}
+	}
+	return i
+}
