@@ -189,11 +189,11 @@ func ReadEnvelope(r io.Reader, allowVersion bool, onItem func(raw []byte) error)
 		key, _ := tok.(string)
 		switch key {
 		case "protocolVersion":
-			var n json.Number
+			var n json.RawMessage
 			if err := d.Decode(&n); err != nil {
 				return fail("envelope's protocolVersion is not an integer")
 			}
-			v, err := strconv.Atoi(n.String())
+			v, err := strconv.Atoi(string(n))
 			if err != nil {
 				return fail("envelope's protocolVersion is not an integer")
 			}
@@ -288,15 +288,14 @@ func (p *prefixRecorder) Write(b []byte) (int, error) {
 // CheckHandshake checks the protocolVersion of a ready or hello event: a *ProtocolError when it
 // is missing or not an integer, a *VersionError when this build does not support it.
 func CheckHandshake(ev Event) error {
-	var h struct {
-		ProtocolVersion *json.Number `json:"protocolVersion"`
+	if !json.Valid(ev.Raw) {
+		return protocolErr("the "+ev.Type+" event is not valid JSON", ev.Raw)
 	}
-	d := json.NewDecoder(bytes.NewReader(ev.Raw))
-	d.UseNumber()
-	if err := d.Decode(&h); err != nil || h.ProtocolVersion == nil {
+	raw, ok := topLevelRaw(ev.Raw, "protocolVersion")
+	if !ok || string(raw) == "null" {
 		return protocolErr("the "+ev.Type+" event has no protocolVersion", ev.Raw)
 	}
-	v, err := strconv.Atoi(h.ProtocolVersion.String())
+	v, err := strconv.Atoi(string(raw))
 	if err != nil {
 		return protocolErr("the "+ev.Type+" event's protocolVersion is not an integer", ev.Raw)
 	}

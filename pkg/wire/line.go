@@ -70,9 +70,19 @@ func ParseLine(b []byte) Line {
 // returned after unescaping. b must be valid JSON (see json.Valid); the last occurrence of a
 // repeated key wins.
 func TopLevelString(b []byte, key string) (val string, ok bool) {
+	raw, found := topLevelRaw(b, key)
+	if !found || raw[0] != '"' {
+		return "", false
+	}
+	return unquote(raw)
+}
+
+// topLevelRaw returns the raw bytes of the last value of key in the JSON object b (which must
+// be valid JSON).
+func topLevelRaw(b []byte, key string) (val []byte, ok bool) {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
-		return "", false
+		return nil, false
 	}
 	i++
 	for {
@@ -89,13 +99,7 @@ func TopLevelString(b []byte, key string) (val string, ok bool) {
 		i = skipSpace(b, i+1) // ':'
 		vEnd := skipValue(b, i)
 		if keyEquals(k, key) {
-			if b[i] == '"' {
-				if s, good := unquote(b[i:vEnd]); good {
-					val, ok = s, true
-				}
-			} else {
-				val, ok = "", false
-			}
+			val, ok = b[i:vEnd], true
 		}
 		i = vEnd
 	}

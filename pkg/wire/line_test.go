@@ -1,0 +1,132 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+)
+
+func TestParseLine(t *testing.T) {
+	tests := []struct {
+		name     string
+		in       string
+		wantKind Kind
+		wantType string
+	}{
+		{"event", `{"type":"token","text":"hi"}`, EventLine, "token"},
+		{"type not first", `{"text":"hi","type":"token"}`, EventLine, "token"},
+		{"whitespace around colon", `{ "type" : "token" }`, EventLine, "token"},
+		{"leading and trailing space", "  {\"type\":\"ready\"}\t", EventLine, "ready"},
+		{".NET escaped key", `{"\u0074ype":"hello"}`, EventLine, "hello"},
+		{".NET escaped value, uppercase hex", `{"type":"tool\u005Fresult"}`, EventLine, "tool_result"},
+		{"type inside a string value is not the type", `{"text":"\"type\":\"approval_request\"","type":"token"}`, EventLine, "token"},
+		{"nested type does not count", `{"message":{"type":"inner"}}`, OtherJSON, ""},
+		{"nested type then top-level type", `{"message":{"type":"inner"},"type":"agent_message"}`, EventLine, "agent_message"},
+		{"duplicate keys: last wins", `{"type":"a","type":"b"}`, EventLine, "b"},
+		{"duplicate keys: last not a string", `{"type":"a","type":1}`, OtherJSON, ""},
+		{"type is a number", `{"type":1}`, OtherJSON, ""},
+		{"type is null", `{"type":null}`, OtherJSON, ""},
+		{"empty type string is still an event", `{"type":""}`, EventLine, ""},
+		{"array", `[{"type":"token"}]`, OtherJSON, ""},
+		{"string", `"type"`, OtherJSON, ""},
+		{"number", `42`, OtherJSON, ""},
+		{"empty object", `{}`, OtherJSON, ""},
+		{"plain text", `Session saved.`, Noise, ""},
+		{"empty line", ``, Noise, ""},
+		{"truncated JSON", `{"type":"token","text":"hi`, Noise, ""},
+		{"two objects on one line", `{"type":"a"}{"type":"b"}`, Noise, ""},
+		{"values of every kind before type", `{"a":[1,{"b":"}"}],"c":true,"d":null,"e":-1.5e3,"f":"\\\"","type":"x"}`, EventLine, "x"},
+		{"escaped quote before type key", `{"a":"\u0022","type":"status"}`, EventLine, "status"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := ParseLine([]byte(tt.in))
+			if l.Kind != tt.wantKind || l.Type != tt.wantType {
+				t.Errorf("ParseLine(%s) = %v %q, want %v %q", tt.in, l.Kind, l.Type, tt.wantKind, tt.wantType)
+			}
+			if string(l.Raw) != tt.in {
+				t.Errorf("Raw changed: %q", l.Raw)
+			}
+			ev, ok := l.Event()
+			if ok != (tt.wantKind == EventLine) || (ok && (ev.Type != l.Type || string(ev.Raw) != tt.in)) {
+				t.Errorf("Event() = %+v, %v", ev, ok)
+			}
+		})
+	}
+}
+
+func TestKindString(t *testing.T) {
+	if EventLine.String() != "event" || OtherJSON.String() != "json" || Noise.String() != "noise" {
+		t.Error("Kind names changed")
+	}
+}
+
+func TestLineClone(t *testing.T) {
+	buf := []byte(`{"type":"x"}`)
+	l := ParseLine(buf).Clone()
+	buf[2] = 'X'
+	if string(l.Raw) != `{"type":"x"}` {
+		t.Errorf("Clone still aliases the buffer: %s", l.Raw)
+	}
+}
+
+func TestDotNetEscapesDecode(t *testing.T) {
+	// Lines as fuseraft's .NET encoder writes them: pure ASCII, \uXXXX with uppercase hex.
+	line := `{"type":"text","text":"say \u0022hi\u0022 \u002B 1 \u003C2\u003E \u0026 it\u0027s \u0060x\u0060 \u2026 caf\u00E9 \uD83D\uDE00"}`
+	l := ParseLine([]byte(line))
+	if l.Kind != EventLine || l.Type != "text" {
+		t.Fatalf("got %v %q", l.Kind, l.Type)
+	}
+	var m Message
+	ev, _ := l.Event()
+	if err := ev.Decode(&m); err != nil {
+		t.Fatal(err)
+	}
+	want := "say \"hi\" + 1 <2> & it's `x` … café 😀"
+	if m.Text != want {
+		t.Errorf("decoded %q, want %q", m.Text, want)
+	}
+	if string(ev.Raw) != line {
+		t.Error("raw bytes changed by decoding")
+	}
+}
+
+func TestEventDecodeError(t *testing.T) {
+	ev := Event{Type: "status", Raw: []byte(`{"type":"status","turn":"three"}`)}
+	var s Status
+	if err := ev.Decode(&s); err == nil {
+		t.Fatal("want an error for a string turn")
+	}
+}
+
+func FuzzParseLine(f *testing.F) {
+	for _, s := range []string{`{"type":"x"}`, `{"\u0074ype":"y"}`, `{"a":{"type":"n"},"type":"t"}`, `[1]`, `noise`, `{"type":"a","type":"b"}`, `{"type":"\uD800"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		l := ParseLine(b)
+		// Reference: a full decode into a map (last duplicate wins, as in encoding/json).
+		if !json.Valid(b) {
+			if l.Kind != Noise {
+				t.Fatalf("%q: kind %v, want noise", b, l.Kind)
+			}
+			return
+		}
+		var v any
+		d := json.NewDecoder(bytes.NewReader(b))
+		d.UseNumber()
+		if err := d.Decode(&v); err != nil {
+			t.Fatalf("%q: valid JSON that does not decode: %v", b, err)
+		}
+		m, isObj := v.(map[string]any)
+		typ, isStr := m["type"].(string)
+		// encoding/json matches keys exactly in a map, so this is the exact reference.
+		if isObj && isStr {
+			if l.Kind != EventLine || l.Type != typ {
+				t.Fatalf("%q: got %v %q, want event %q", b, l.Kind, l.Type, typ)
+			}
+		} else if l.Kind != OtherJSON {
+			t.Fatalf("%q: got %v, want json", b, l.Kind)
+		}
+	})
+}
