@@ -229,11 +229,17 @@ func TestTypedEventsDecode(t *testing.T) {
 		check func(any) bool
 	}{
 		{`{"type":"ready","protocolVersion":1,"sessionId":"s","model":"m","title":null,"autoTitle":"Fix","midTurnCommands":["/stop"]}`,
-			&Ready{}, func(v any) bool { r := v.(*Ready); return r.Title == nil && *r.AutoTitle == "Fix" && r.MidTurnCommands[0] == "/stop" }},
+			&Ready{}, func(v any) bool {
+				r := v.(*Ready)
+				return r.Title == nil && *r.AutoTitle == "Fix" && r.MidTurnCommands[0] == "/stop"
+			}},
 		{`{"type":"ready","protocolVersion":1,"sessionId":"s","task":"t","config":"c.yaml","resumed":true,"agents":["A","B"]}`,
 			&Ready{}, func(v any) bool { r := v.(*Ready); return r.Resumed && len(r.Agents) == 2 && *r.Config == "c.yaml" }},
 		{`{"type":"hello","protocolVersion":1,"clientId":null,"readOnly":false,"inFlight":{"sessionId":"s","task":"t","status":"queued","position":null},"pendingResults":["p"]}`,
-			&Hello{}, func(v any) bool { h := v.(*Hello); return h.ClientID == nil && h.InFlight.Position == nil && h.PendingResults[0] == "p" }},
+			&Hello{}, func(v any) bool {
+				h := v.(*Hello)
+				return h.ClientID == nil && h.InFlight.Position == nil && h.PendingResults[0] == "p"
+			}},
 		{`{"type":"tool_call","id":"1","name":"shell","summary":"ls","args":null,"agent":null}`,
 			&ToolCall{}, func(v any) bool { c := v.(*ToolCall); return string(c.Args) == "null" && c.Agent == nil }},
 		{`{"type":"tool_result","id":"1","name":"shell","ok":false,"output":"boom"}`,
@@ -246,9 +252,15 @@ func TestTypedEventsDecode(t *testing.T) {
 				return m.InputTokens == nil && *m.OutputTokens == 5 && m.ToolCalls[0].Succeeded
 			}},
 		{`{"type":"result","sessionId":null,"task":"t","config":null,"succeeded":false,"errorMessage":"no config","exitCode":1,"turns":0,"elapsedSeconds":0.1,"inputTokens":0,"outputTokens":0}`,
-			&RunResult{}, func(v any) bool { r := v.(*RunResult); return r.SessionID == nil && r.ExitCode == 1 && *r.ErrorMessage == "no config" }},
+			&RunResult{}, func(v any) bool {
+				r := v.(*RunResult)
+				return r.SessionID == nil && r.ExitCode == 1 && *r.ErrorMessage == "no config"
+			}},
 		{`{"type":"result","sessionId":"s","task":"t","succeeded":true,"errorMessage":null,"lastAgent":"A","lastMessage":"ok"}`,
-			&TaskResult{}, func(v any) bool { r := v.(*TaskResult); return r.Succeeded && r.ErrorMessage == nil && *r.LastAgent == "A" }},
+			&TaskResult{}, func(v any) bool {
+				r := v.(*TaskResult)
+				return r.Succeeded && r.ErrorMessage == nil && *r.LastAgent == "A"
+			}},
 		{`{"type":"question","question":"Which?","options":["a"],"allowOther":true}`,
 			&Question{}, func(v any) bool { return v.(*Question).AllowOther }},
 		{`{"type":"status","model":"m","turn":2,"context":0.42,"level":"ok","modes":["plan"],"input":1,"output":2,"cached":3}`,
