@@ -1,0 +1,185 @@
+package cmdutil
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/fuseraft/fr/pkg/wire"
+)
+
+func TestReport(t *testing.T) {
+	tests := []struct {
+		name     string
+		err      error
+		wantCode int
+		wantErr  string
+	}{
+		{"success", nil, 0, ""},
+		{"broken pipe is a quiet success", fmt.Errorf("writing: %w", syscall.EPIPE), 0, ""},
+		{"plain error", errors.New("boom"), 1, "fr-x: error: boom\n"},
+		{"usage", Usagef("unknown field %q", "nope"), 2, "fr-x: error: unknown field \"nope\"\n"},
+		{"version", &wire.VersionError{Seen: 2, Supported: []int{1}, Where: "the ready event"}, 3,
+			"fr-x: error: the ready event speaks protocolVersion 2; this build of fr supports 1\n"},
+		{"protocol", &wire.ProtocolError{Msg: "expected a JSON envelope", Seen: "oops"}, 3, "fr-x: error: expected a JSON envelope: oops\n"},
+		{"socket path", &wire.SocketPathError{Path: "/p", Max: 107}, 10, "fr-x: error: socket path /p is 2 bytes, longer than the 107 bytes AF_UNIX allows\n"},
+		{"interrupted", context.Canceled, 130, "fr-x: error: context canceled\n"},
+		{"with hints", WithHint(Errorf(ExitUnavailable, "no daemon"), "start one with 'fuseraft serve'", "or pass --socket"), 10,
+			"fr-x: error: no daemon\nfr-x: hint: start one with 'fuseraft serve'\nfr-x: hint: or pass --socket\n"},
+		{"hint on a plain error keeps its code", WithHint(&wire.ProtocolError{Msg: "bad"}, "h"), 3, "fr-x: error: bad\nfr-x: hint: h\n"},
+		{"quiet exit", Exit(4), 4, ""},
+		{"wrapped code", fmt.Errorf("ctx: %w", Errorf(ExitRefused, "401")), 4, "fr-x: error: ctx: 401\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			code := Report("fr-x", &buf, tt.err)
+			if code != tt.wantCode || buf.String() != tt.wantErr {
+				t.Errorf("Report = %d %q, want %d %q", code, buf.String(), tt.wantCode, tt.wantErr)
+			}
+		})
+	}
+	if (&Error{Code: 3}).Error() != "exit status 3" {
+		t.Error("Error() without Err")
+	}
+}
+
+func TestFindFuseraft(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "fake-fuseraft")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir)
+	tests := []struct {
+		flag    string
+		env     map[string]string
+		want    string
+		wantErr string
+	}{
+		{bin, nil, bin, ""},
+		{"", map[string]string{"FUSERAFT_BIN": bin}, bin, ""},
+		{"", map[string]string{"FUSERAFT_BIN": "fake-fuseraft"}, bin, ""},
+		{"", nil, "", "fuseraft not found on PATH"},
+		{"/nope/fuseraft", map[string]string{"FUSERAFT_BIN": bin}, "", "fuseraft not found (--fuseraft: /nope/fuseraft)"},
+		{"", map[string]string{"FUSERAFT_BIN": "missing"}, "", "fuseraft not found (FUSERAFT_BIN: missing)"},
+	}
+	for _, tt := range tests {
+		got, err := FindFuseraft(tt.flag, func(k string) string { return tt.env[k] })
+		if tt.wantErr != "" {
+			if err == nil || err.Error() != tt.wantErr || CodeOf(err) != ExitUnavailable {
+				t.Errorf("FindFuseraft(%q, %v) error %v", tt.flag, tt.env, err)
+			}
+			var buf bytes.Buffer
+			Report("fr-ls", &buf, err)
+			if !strings.Contains(buf.String(), "fr-ls: hint: pass --fuseraft PATH or set FUSERAFT_BIN") {
+				t.Errorf("hint missing: %q", buf.String())
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("FindFuseraft(%q, %v) = %q %v", tt.flag, tt.env, got, err)
+		}
+	}
+}
+
+func TestUseColor(t *testing.T) {
+	tests := []struct {
+		choice   string
+		env      map[string]string
+		terminal bool
+		want     bool
+	}{
+		{"", nil, true, true},
+		{"", nil, false, false},
+		{"auto", map[string]string{"NO_COLOR": "1"}, true, false},
+		{"", map[string]string{"TERM": "dumb"}, true, false},
+		{"always", map[string]string{"NO_COLOR": "1"}, false, true},
+		{"never", nil, true, false},
+	}
+	for _, tt := range tests {
+		if got := UseColor(tt.choice, func(k string) string { return tt.env[k] }, tt.terminal); got != tt.want {
+			t.Errorf("UseColor(%q, %v, %v) = %v", tt.choice, tt.env, tt.terminal, got)
+		}
+	}
+}
+
+func TestStreamsEnv(t *testing.T) {
+	t.Setenv("FR_TEST_VAR", "os")
+	if (Streams{}).Env("FR_TEST_VAR") != "os" {
+		t.Error("nil Getenv must read the process environment")
+	}
+	s := Streams{Getenv: func(string) string { return "fake" }}
+	if s.Env("FR_TEST_VAR") != "fake" {
+		t.Error("Getenv ignored")
+	}
+	if o := OSStreams(); o.In != os.Stdin || o.Out != os.Stdout || o.Err != os.Stderr {
+		t.Error("OSStreams")
+	}
+}
+
+func TestIsTerminal(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if IsTerminal(f) || IsTerminal(&bytes.Buffer{}) {
+		t.Error("a file or a buffer is not a terminal")
+	}
+}
+
+func TestNewAppUsageErrorsExit2(t *testing.T) {
+	var out, errb bytes.Buffer
+	s := Streams{In: strings.NewReader(""), Out: &out, Err: &errb}
+	app := NewApp(s, "fr-x", "does x")
+	app.Flags = []cli.Flag{&cli.StringFlag{Name: "format"}}
+	app.Action = func(*cli.Context) error { return nil }
+	code := RunApp(context.Background(), app, s, []string{"fr-x", "--nope"})
+	if code != ExitUsage {
+		t.Fatalf("exit %d, want 2", code)
+	}
+	if !strings.Contains(errb.String(), "fr-x: error: flag provided but not defined: -nope") ||
+		!strings.Contains(errb.String(), "fr-x: hint: see 'fr-x --help'") {
+		t.Errorf("stderr %q", errb.String())
+	}
+	out.Reset()
+	if code := RunApp(context.Background(), app, s, []string{"fr-x", "--version"}); code != 0 || !strings.Contains(out.String(), "fr-x version") {
+		t.Errorf("--version: %d %q", code, out.String())
+	}
+}
+
+func TestVersionString(t *testing.T) {
+	old := Version
+	defer func() { Version = old }()
+	Version = "v9.9.9"
+	if VersionString() != "v9.9.9" {
+		t.Error("ldflags version ignored")
+	}
+	Version = ""
+	if VersionString() == "" {
+		t.Error("empty version")
+	}
+}
+
+func TestFirstLine(t *testing.T) {
+	if FirstLine("a\r\nb") != "a" || FirstLine("abc") != "abc" {
+		t.Error("FirstLine")
+	}
+}
+
+func TestWarnf(t *testing.T) {
+	var buf bytes.Buffer
+	Warnf(&buf, "fr-x", "skipped %d lines", 3)
+	if buf.String() != "fr-x: warning: skipped 3 lines\n" {
+		t.Errorf("%q", buf.String())
+	}
+}
