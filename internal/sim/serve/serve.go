@@ -1,13 +1,283 @@
-// Package serve is fr-sim's stand-in for fuseraft serve: the Unix socket and the WebSocket.
+// Package serve is fr-sim's stand-in for fuseraft serve: the daemon behind the Unix socket and
+// the WebSocket that fuseraft attach and fr-attach connect to.
+//
+// It emulates what a client of the real daemon sees (the protocol page, "serve socket" and
+// "Daemon events"): hello with inFlight and pendingResults; bearer tokens, read-only tokens and
+// client ids scoped per token; a newer connection with the same id closing the older; every
+// input line from an idle client dispatched as a task (queued with its position); progress
+// events broadcast; approval prompts and results only to the dispatching client, whose next
+// line is the answer; --reconnect-grace; a restart that keeps unfinished tasks (task_resumed)
+// and uncollected results. Fault knobs make it misbehave the way the real one can.
+//
+// Tasks play a built-in plan picked by their first word (see planFor).
 package serve
 
 import (
 	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/pkg/wire"
 )
 
-// Run runs the daemon; args are fuseraft's arguments after "serve". It returns the exit status.
+type options struct {
+	socket            string
+	port              int
+	wsEnabled         bool
+	tokensFile        string
+	grace             time.Duration
+	stateDir          string
+	readyFile         string
+	record            string
+	dropAfterApproval int
+	dotnet            bool
+	protocolVersion   int
+	stepDelay         time.Duration
+}
+
+const prog = "fr-sim"
+
+// Flags are the flags of fr-sim serve.
+func Flags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "socket", Usage: "listen on the Unix socket `PATH` (default: the path fuseraft attach derives from FUSERAFT_HOME and the working directory)"},
+		&cli.IntFlag{Name: "port", Usage: "also serve the WebSocket at ws://127.0.0.1:`PORT`/attach; 0 picks a free port"},
+		&cli.StringFlag{Name: "tokens-file", Usage: "bearer tokens, one `FILE` line each: 'write TOKEN' or 'read TOKEN' ('#' starts a comment)"},
+		&cli.DurationFlag{Name: "reconnect-grace", Value: 30 * time.Second, Usage: "how long an approval waits for its client to reconnect before it is denied"},
+		&cli.StringFlag{Name: "state-dir", Usage: "keep unfinished tasks, results and the pidfile in `DIR` (default: FUSERAFT_HOME/state/SLUG)"},
+		&cli.StringFlag{Name: "ready-file", Usage: "write {\"pid\",\"socket\",\"url\"} to `FILE` once listening"},
+		&cli.StringFlag{Name: "record", Usage: "append every line received from clients to `FILE` as JSONL"},
+		&cli.IntFlag{Name: "drop-after-approval", Usage: "fault: drop the connection right after sending the `N`th approval_request"},
+		&cli.BoolFlag{Name: "dotnet-json", Usage: "fault: write JSON as .NET does (ASCII only, \\u0022, upper-case hex)"},
+		&cli.IntFlag{Name: "protocol-version", Value: wire.ProtocolVersion, Usage: "fault: the protocolVersion `N` sent in hello"},
+		&cli.DurationFlag{Name: "step-delay", Usage: "pause between the steps of a task (for demos)"},
+	}
+}
+
+// Description is the help text of fr-sim serve.
+const Description = `fr-sim serve listens where fuseraft serve would and plays scripted tasks, so fr-attach and
+your own clients can be tested without a model.
+
+It listens on the Unix socket fuseraft attach derives from the working directory
+(FUSERAFT_HOME/run/HASH.sock) or on --socket, and with --port on a WebSocket at
+ws://127.0.0.1:PORT/attach. Once listening it prints one line on stderr:
+
+   fr-sim: serve: listening socket=PATH url=URL pid=PID
+
+(url=- without --port) and writes the same as JSON to --ready-file.
+
+Every client first gets hello. Each line an idle client sends is a new task (a user_input's
+text, or the line verbatim): queued, then progress events to every client, then approval
+prompts and the result only to the client that sent it. While its task runs, the client's
+next line after an approval_request is the answer: only {"type":"approval_response",
+"approved":true} approves; anything else denies and is consumed.
+
+The first word of a task picks what it does:
+   flood N   N tool_calling events as fast as they go, then success (throughput tests)
+   quick     progress events and success, no approval
+   fail      progress events and a failed result
+   route     a route_approval; deny fails the task
+   unknown   an approval_request of a kind no client knows
+   (other)   progress, a shell_command approval (echo TEXT); deny fails the task
+
+Tokens: FUSERAFT_SERVE_TOKEN is a write token; --tokens-file adds more, one per line as
+'write TOKEN' or 'read TOKEN'. With any token configured the WebSocket needs
+'Authorization: Bearer TOKEN' (401 otherwise); a read token gets readOnly:true and an error
+event for every task it sends. A handshake with an Origin header is refused (403), an
+invalid Fuseraft-Client-Id too (400). The Unix socket takes no headers: no token, no client id.
+
+Client ids are scoped per token; a newer connection with the same id closes the older
+(WebSocket close status 4001). When a client with an id drops mid-approval, the daemon waits
+--reconnect-grace for it and asks again right after its next hello; nobody within the grace,
+or a client without an id, is a denial.
+
+SIGINT or SIGTERM stops the daemon cleanly and keeps its state (unfinished tasks, results
+not yet collected) in the state directory with the pidfile serve.pid; the next start resumes
+the tasks (task_resumed) and hands each client its results after its hello.
+
+EXIT STATUS
+   0    stopped by SIGINT or SIGTERM
+   1    cannot listen (a daemon already runs there), or the state is unreadable
+   2    usage error
+
+ENVIRONMENT
+   FUSERAFT_HOME          fuseraft's home (default ~/.fuseraft): socket and state paths
+   FUSERAFT_SERVE_TOKEN   a write token the WebSocket accepts
+
+EXAMPLES
+   # a daemon for the current directory, and a task through it
+   fr-sim serve --port 0 --ready-file /tmp/ready.json &
+   fr-attach --task 'quick look around' --exit-on-result | fr-filter --type result`
+
+// App returns the fr-sim serve command line.
+func App(s cmdutil.Streams) *cli.App {
+	app := cmdutil.NewApp(s, prog, "stand in for fuseraft serve: a daemon on a Unix socket and a WebSocket")
+	app.HelpName = "fr-sim serve"
+	app.UsageText = "fr-sim serve [--socket PATH] [--port PORT] [--tokens-file FILE] [--ready-file FILE] [options]"
+	app.Description = Description
+	app.Flags = Flags()
+	app.Action = func(c *cli.Context) error {
+		if c.NArg() > 0 {
+			return cmdutil.Usagef("unexpected argument %q", c.Args().First())
+		}
+		o := options{
+			socket:            c.String("socket"),
+			port:              c.Int("port"),
+			wsEnabled:         c.IsSet("port"),
+			tokensFile:        c.String("tokens-file"),
+			grace:             c.Duration("reconnect-grace"),
+			stateDir:          c.String("state-dir"),
+			readyFile:         c.String("ready-file"),
+			record:            c.String("record"),
+			dropAfterApproval: c.Int("drop-after-approval"),
+			dotnet:            c.Bool("dotnet-json"),
+			protocolVersion:   c.Int("protocol-version"),
+			stepDelay:         c.Duration("step-delay"),
+		}
+		return serve(c.Context, s, o)
+	}
+	return app
+}
+
+// Run runs the daemon; args are the arguments after "serve". It returns the exit status.
 func Run(ctx context.Context, s cmdutil.Streams, args []string) int {
-	return 2
+	return cmdutil.RunApp(ctx, App(s), s, append([]string{"fr-sim serve"}, args...))
+}
+
+// readTokens reads a tokens file: lines "write TOKEN" or "read TOKEN"; blank lines and lines
+// starting with '#' are skipped.
+func readTokens(path string, toks tokens) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return cmdutil.Usagef("cannot read the tokens file: %v", err)
+	}
+	for i, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		kind, tok, ok := strings.Cut(line, " ")
+		tok = strings.TrimSpace(tok)
+		if !ok || tok == "" || (kind != "read" && kind != "write") {
+			return cmdutil.Usagef("%s line %d: expected 'write TOKEN' or 'read TOKEN'", path, i+1)
+		}
+		toks[tok] = kind == "read"
+	}
+	return nil
+}
+
+func serve(ctx context.Context, s cmdutil.Streams, o options) error {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	toks := tokens{}
+	if t := strings.TrimSpace(s.Env("FUSERAFT_SERVE_TOKEN")); t != "" {
+		toks[t] = false
+	}
+	if o.tokensFile != "" {
+		if err := readTokens(o.tokensFile, toks); err != nil {
+			return err
+		}
+	}
+	home, err := wire.Home(s.Env)
+	if err != nil {
+		return err
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	if o.socket == "" {
+		o.socket, err = wire.SocketPath(home, cwd)
+		if err != nil {
+			return cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitFailed, "%v", err), "pass a shorter --socket PATH or set FUSERAFT_HOME to a shorter directory")
+		}
+	}
+	if o.stateDir == "" {
+		o.stateDir = filepath.Join(home, "state", wire.ProjectSlug(cwd))
+	}
+	for _, dir := range []string{filepath.Dir(o.socket), o.stateDir} {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return err
+		}
+	}
+
+	d := newDaemon(o, func(format string, args ...any) { cmdutil.Warnf(s.Err, prog, format, args...) })
+	d.stateDir = o.stateDir
+	if o.record != "" {
+		f, err := os.OpenFile(o.record, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return cmdutil.Usagef("cannot open the record file: %v", err)
+		}
+		defer f.Close()
+		d.rec = &recorder{w: f, f: f}
+	}
+	if err := d.restore(); err != nil {
+		return err
+	}
+
+	ln, err := listenSocket(o.socket)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(o.socket)
+	var wg sync.WaitGroup
+	var srv *http.Server
+	url := "-"
+	if o.wsEnabled {
+		wln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(o.port)))
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("cannot listen on 127.0.0.1:%d: %v", o.port, err)
+		}
+		url = "ws://" + wln.Addr().String() + "/attach"
+		srv = &http.Server{Handler: d.wsHandler(ctx, toks, &wg), ReadHeaderTimeout: 10 * time.Second}
+		go srv.Serve(wln)
+	}
+	pidfile := filepath.Join(o.stateDir, "serve.pid")
+	if err := writeFileAtomic(pidfile, []byte(strconv.Itoa(os.Getpid())+"\n")); err != nil {
+		return err
+	}
+	defer os.Remove(pidfile)
+
+	runnerDone := make(chan struct{})
+	go func() {
+		defer close(runnerDone)
+		d.runner(ctx)
+	}()
+	go d.serveSocket(ctx, ln, &wg)
+
+	fmt.Fprintf(s.Err, "%s: serve: listening socket=%s url=%s pid=%d\n", prog, o.socket, url, os.Getpid())
+	if o.readyFile != "" {
+		b := encodeObject(field{"pid", os.Getpid()}, field{"socket", o.socket}, field{"url", url})
+		if err := writeFileAtomic(o.readyFile, append(b, '\n')); err != nil {
+			return err
+		}
+	}
+
+	<-ctx.Done()
+	ln.Close()
+	if srv != nil {
+		sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		srv.Shutdown(sctx) // hijacked WebSockets are closed by their handlers
+		cancel()
+	}
+	<-runnerDone
+	wg.Wait()
+	d.mu.Lock()
+	d.persist()
+	d.mu.Unlock()
+	return nil
 }

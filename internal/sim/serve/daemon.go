@@ -1,0 +1,587 @@
+package serve
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/fuseraft/fr/pkg/wire"
+)
+
+// daemon is the state of one fr-sim serve: its clients, the task queue, uncollected results.
+// One mutex guards it all; the runner goroutine plays one task at a time.
+type daemon struct {
+	opts options
+	warn func(format string, args ...any)
+
+	mu       sync.Mutex
+	clients  map[string]*client
+	conns    map[*conn]struct{}
+	queue    []*task // waiting to run, in order
+	running  *task
+	results  []savedResult // uncollected
+	wake     chan struct{}
+	connSeq  int
+	asked    int // approval_requests sent, for --drop-after-approval
+	stateDir string
+	rec      *recorder
+}
+
+// client is one dispatcher of tasks: a client id under a bearer token, or a single connection
+// without an id (anonymous), which nobody can ever reconnect as.
+type client struct {
+	key       string
+	id        *string
+	anonymous bool
+	conn      *conn // the current connection; a newer one closes the older
+	task      *task // queued or running
+	buffered  [][]byte
+	notify    chan struct{}
+	missed    [][]byte // task_resumed events sent while it was away
+
+	// the approval being asked
+	asking    bool
+	askReq    []byte
+	askSentTo *conn
+	answered  bool
+	answer    []byte
+}
+
+// changed wakes whoever waits on the client (the approval loop).
+func (c *client) changed() {
+	close(c.notify)
+	c.notify = make(chan struct{})
+}
+
+type task struct {
+	sessionID   string
+	text        string
+	owner       *client
+	status      string // queued, running
+	step        int
+	resumed     bool
+	cancel      context.CancelFunc
+	interrupted bool
+}
+
+func newSessionID() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return "sim-" + hex.EncodeToString(b[:])
+}
+
+func newDaemon(opts options, warn func(string, ...any)) *daemon {
+	return &daemon{
+		opts:    opts,
+		warn:    warn,
+		clients: map[string]*client{},
+		conns:   map[*conn]struct{}{},
+		wake:    make(chan struct{}, 1),
+	}
+}
+
+func (d *daemon) encode(b []byte) []byte {
+	if d.opts.dotnet {
+		return dotnetJSON(b)
+	}
+	return b
+}
+
+func (d *daemon) clientFor(key string, id *string, anonymous bool) *client {
+	c := d.clients[key]
+	if c == nil {
+		c = &client{key: key, id: id, anonymous: anonymous, notify: make(chan struct{})}
+		d.clients[key] = c
+	}
+	return c
+}
+
+// restore loads the saved state: unfinished tasks go back in the queue (resumed), results wait
+// for their clients.
+func (d *daemon) restore() error {
+	st, err := loadState(d.stateDir)
+	if err != nil {
+		return err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, st := range st.Tasks {
+		c := d.clientFor(st.Owner, st.ClientID, st.Anonymous)
+		t := &task{sessionID: st.SessionID, text: st.Task, owner: c, status: "queued", step: st.Step,
+			resumed: st.Status == "running"}
+		c.task = t
+		d.queue = append(d.queue, t)
+	}
+	d.results = st.Results
+	if len(d.queue) > 0 {
+		d.kick()
+	}
+	return nil
+}
+
+// persist writes the state file. Called with d.mu held.
+func (d *daemon) persist() {
+	st := savedState{Tasks: []savedTask{}, Results: d.results}
+	if st.Results == nil {
+		st.Results = []savedResult{}
+	}
+	add := func(t *task, status string) {
+		st.Tasks = append(st.Tasks, savedTask{SessionID: t.sessionID, Task: t.text, Owner: t.owner.key,
+			ClientID: t.owner.id, Anonymous: t.owner.anonymous, Status: status, Step: t.step})
+	}
+	if d.running != nil {
+		add(d.running, "running")
+	}
+	for _, t := range d.queue {
+		status := "queued"
+		if t.resumed {
+			status = "running"
+		}
+		add(t, status)
+	}
+	b, _ := json.MarshalIndent(st, "", "  ")
+	if err := writeFileAtomic(filepath.Join(d.stateDir, stateFile), append(b, '\n')); err != nil {
+		d.warn("cannot save the daemon state: %v", err)
+	}
+}
+
+func (d *daemon) kick() {
+	select {
+	case d.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (d *daemon) hello(c *client, readOnly bool) []byte {
+	var inFlight any
+	if t := c.task; t != nil {
+		var pos any
+		status := "running"
+		if t != d.running {
+			status = "queued"
+			pos = d.position(t)
+		}
+		inFlight = json.RawMessage(encodeObject(field{"sessionId", t.sessionID}, field{"task", t.text},
+			field{"status", status}, field{"position", pos}))
+	}
+	pending := []string{}
+	for _, r := range d.results {
+		if r.Owner == c.key {
+			pending = append(pending, r.SessionID)
+		}
+	}
+	return encodeEvent("hello", field{"protocolVersion", d.opts.protocolVersion}, field{"clientId", c.id},
+		field{"readOnly", readOnly}, field{"inFlight", inFlight}, field{"pendingResults", pending})
+}
+
+func encodeObject(fields ...field) []byte {
+	b := encodeEvent("", fields...)
+	// encodeEvent starts every object with "type"; an object without one drops it.
+	return append([]byte{'{'}, b[len(`{"type":"",`):]...)
+}
+
+// position is how many tasks are ahead of t.
+func (d *daemon) position(t *task) int {
+	n := 0
+	if d.running != nil && d.running != t {
+		n++
+	}
+	for _, q := range d.queue {
+		if q == t {
+			break
+		}
+		n++
+	}
+	return n
+}
+
+// attach registers a new connection for client key and sends its hello, the results it had not
+// collected, and the approval it had pending.
+func (d *daemon) attach(cn *conn, key string, id *string, anonymous bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.connSeq++
+	cn.seq = d.connSeq
+	if anonymous {
+		key = fmt.Sprintf("conn-%d", cn.seq)
+	}
+	c := d.clientFor(key, id, anonymous)
+	cn.client = c
+	d.conns[cn] = struct{}{}
+	if old := c.conn; old != nil {
+		old.send(d.encode(encodeEvent("error", field{"text", "a newer connection with this client id replaced this one"})))
+		old.closeAfterFlush(closeReplaced)
+		delete(d.conns, old)
+	}
+	c.conn = cn
+	c.buffered = nil
+	cn.send(d.encode(d.hello(c, cn.readOnly)))
+	kept := d.results[:0]
+	delivered := false
+	for _, r := range d.results {
+		if r.Owner == c.key {
+			cn.send(d.encode(r.Event))
+			delivered = true
+			continue
+		}
+		kept = append(kept, r)
+	}
+	d.results = kept
+	for _, ev := range c.missed {
+		cn.send(d.encode(ev))
+	}
+	c.missed = nil
+	if c.asking && !c.answered {
+		d.sendAsk(c)
+	}
+	if delivered {
+		d.persist()
+	}
+	c.changed()
+}
+
+// detach forgets a closed connection. A client without an id is gone for good.
+func (d *daemon) detach(cn *conn) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	delete(d.conns, cn)
+	c := cn.client
+	if c == nil || c.conn != cn {
+		return
+	}
+	c.conn = nil
+	c.buffered = nil
+	if c.anonymous && c.task == nil {
+		delete(d.clients, c.key)
+	}
+	c.changed()
+}
+
+// sendAsk sends the pending approval to the client's connection. Called with d.mu held.
+func (d *daemon) sendAsk(c *client) {
+	cn := c.conn
+	c.askSentTo = cn
+	cn.send(d.encode(c.askReq))
+	d.asked++
+	if d.opts.dropAfterApproval > 0 && d.asked == d.opts.dropAfterApproval {
+		cn.closeAfterFlush(closeDropped)
+	}
+	if len(c.buffered) > 0 {
+		// A line read while the task ran is the answer, whatever it says.
+		c.answer, c.answered = c.buffered[0], true
+		c.buffered = c.buffered[1:]
+	}
+}
+
+// line handles one input line from a connection.
+func (d *daemon) line(cn *conn, line []byte) {
+	d.rec.record(cn, line)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	c := cn.client
+	if c == nil || c.conn != cn {
+		return // replaced: the older connection's input no longer counts
+	}
+	l := wire.ParseLine(line)
+	if l.Kind == wire.EventLine && l.Type == wire.TypeInterrupt {
+		if t := c.task; t != nil && t.cancel != nil {
+			t.interrupted = true
+			t.cancel()
+		}
+		return // with nothing running it is dropped
+	}
+	if cn.readOnly {
+		cn.send(d.encode(encodeEvent("error", field{"text", "this connection's token is read-only: it cannot dispatch tasks"})))
+		return
+	}
+	if c.asking && c.askSentTo == cn && !c.answered {
+		c.answer, c.answered = append([]byte(nil), line...), true
+		c.changed()
+		return
+	}
+	if c.task != nil {
+		// Read while the task runs: it will be taken as the answer to the next approval.
+		c.buffered = append(c.buffered, append([]byte(nil), line...))
+		return
+	}
+	d.dispatch(c, line)
+}
+
+// taskText is what fuseraft takes as the message: the text field, or the line verbatim.
+func taskText(line []byte) (text string, ok bool) {
+	if json.Valid(line) {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(line, &m) == nil {
+			if raw, has := m["text"]; has {
+				if string(raw) == "null" {
+					return "", false
+				}
+				var s string
+				if json.Unmarshal(raw, &s) == nil {
+					return s, true
+				}
+			}
+		}
+	}
+	return string(line), true
+}
+
+// dispatch queues a new task for c. Called with d.mu held.
+func (d *daemon) dispatch(c *client, line []byte) {
+	text, ok := taskText(line)
+	if !ok {
+		return
+	}
+	t := &task{sessionID: newSessionID(), text: text, owner: c, status: "queued"}
+	c.task = t
+	d.queue = append(d.queue, t)
+	if c.conn != nil {
+		c.conn.send(d.encode(encodeEvent("queued", field{"sessionId", t.sessionID}, field{"position", d.position(t)})))
+	}
+	d.persist()
+	d.kick()
+}
+
+// broadcast sends a progress event to every connection.
+func (d *daemon) broadcast(ev []byte) {
+	ev = d.encode(ev)
+	d.mu.Lock()
+	conns := make([]*conn, 0, len(d.conns))
+	for cn := range d.conns {
+		conns = append(conns, cn)
+	}
+	d.mu.Unlock()
+	for _, cn := range conns {
+		cn.send(ev)
+	}
+}
+
+// runner plays queued tasks one at a time until ctx ends.
+func (d *daemon) runner(ctx context.Context) {
+	for {
+		d.mu.Lock()
+		var t *task
+		if len(d.queue) > 0 {
+			t = d.queue[0]
+			d.queue = d.queue[1:]
+			d.running = t
+			t.status = "running"
+			d.persist()
+		}
+		d.mu.Unlock()
+		if t == nil {
+			select {
+			case <-ctx.Done():
+				return
+			case <-d.wake:
+				continue
+			}
+		}
+		if !d.play(ctx, t) {
+			return // shutting down: the task stays saved as running
+		}
+	}
+}
+
+// play runs one task. It returns false when the daemon is shutting down mid-task.
+func (d *daemon) play(ctx context.Context, t *task) bool {
+	tctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	d.mu.Lock()
+	t.cancel = cancel
+	if t.resumed {
+		ev := encodeEvent("task_resumed", field{"sessionId", t.sessionID}, field{"task", t.text})
+		if t.owner.conn == nil && !t.owner.anonymous {
+			t.owner.missed = append(t.owner.missed, ev)
+		}
+		d.mu.Unlock()
+		d.broadcast(ev)
+	} else {
+		d.mu.Unlock()
+	}
+	p := planFor(t.text)
+	fail := p.fail
+	for i := t.step; i < len(p.steps) && fail == ""; i++ {
+		if tctx.Err() != nil {
+			break
+		}
+		if i > t.step && d.opts.stepDelay > 0 {
+			select {
+			case <-tctx.Done():
+			case <-time.After(d.opts.stepDelay):
+			}
+			if tctx.Err() != nil {
+				break
+			}
+		}
+		st := p.steps[i]
+		switch st.kind {
+		case stepEvent:
+			d.broadcast(st.event)
+		case stepFlood:
+			for n := 0; n < st.n; n++ {
+				if n%1024 == 0 && tctx.Err() != nil {
+					break
+				}
+				d.broadcast(encodeEvent("tool_calling", field{"agent", p.agent}, field{"tool", "noop"},
+					field{"argsSummary", fmt.Sprintf("event %d of %d", n+1, st.n)}))
+			}
+		case stepApproval:
+			d.mu.Lock()
+			t.step = i
+			d.persist()
+			d.mu.Unlock()
+			approved, err := d.ask(tctx, t, st.event)
+			if err != nil {
+				break
+			}
+			if !approved {
+				req, _ := wire.DecodeApprovalRequest(st.event)
+				what := "approval_request"
+				if req != nil {
+					what = req.Summary()
+				}
+				fail = "approval denied: " + what
+			}
+		}
+	}
+	if ctx.Err() != nil {
+		return false
+	}
+	d.mu.Lock()
+	interrupted := t.interrupted
+	d.mu.Unlock()
+	if interrupted {
+		fail = "cancelled"
+	}
+	var errMsg, lastMsg any
+	if fail != "" {
+		errMsg = fail
+	} else {
+		lastMsg = "done: " + t.text
+	}
+	res := encodeEvent("result", field{"sessionId", t.sessionID}, field{"task", t.text},
+		field{"succeeded", fail == ""}, field{"errorMessage", errMsg}, field{"lastAgent", p.agent},
+		field{"lastMessage", lastMsg})
+	d.finish(t, res)
+	return true
+}
+
+// finish delivers a task's result to its client, or keeps it for the client's next hello.
+func (d *daemon) finish(t *task, res []byte) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	c := t.owner
+	d.running = nil
+	c.task = nil
+	if c.conn != nil {
+		c.conn.send(d.encode(res))
+	} else if !c.anonymous {
+		d.results = append(d.results, savedResult{Owner: c.key, ClientID: c.id, SessionID: t.sessionID, Event: res})
+	} else {
+		delete(d.clients, c.key)
+	}
+	if len(c.buffered) > 0 && c.conn != nil {
+		// fuseraft reads the next line after a result as a new task.
+		line := c.buffered[0]
+		c.buffered = c.buffered[1:]
+		d.dispatch(c, line)
+	}
+	d.persist()
+}
+
+// ask sends an approval_request to the task's client and waits for its answer: the next line
+// that client sends. Only {"type":"approval_response","approved":true} approves. A client
+// whose connection drops is asked again on its next connection within the reconnect grace;
+// a client without an id, or nobody within the grace, is a denial (the unattended policy).
+func (d *daemon) ask(ctx context.Context, t *task, req []byte) (bool, error) {
+	c := t.owner
+	d.mu.Lock()
+	c.asking, c.askReq, c.askSentTo, c.answered, c.answer = true, req, nil, false, nil
+	defer func() {
+		d.mu.Lock()
+		c.asking, c.askReq, c.askSentTo, c.answered, c.answer = false, nil, nil, false, nil
+		d.mu.Unlock()
+	}()
+	var deadline time.Time
+	for {
+		if c.answered {
+			ans := c.answer
+			d.mu.Unlock()
+			return isApproval(ans), nil
+		}
+		switch {
+		case c.conn == nil && c.anonymous:
+			d.mu.Unlock()
+			return false, nil
+		case c.conn == nil:
+			if deadline.IsZero() {
+				deadline = time.Now().Add(d.opts.grace)
+			}
+			if !time.Now().Before(deadline) {
+				d.mu.Unlock()
+				return false, nil
+			}
+		case c.askSentTo != c.conn:
+			deadline = time.Time{}
+			d.sendAsk(c)
+			continue
+		}
+		ch := c.notify
+		d.mu.Unlock()
+		var timer <-chan time.Time
+		if !deadline.IsZero() {
+			tm := time.NewTimer(time.Until(deadline))
+			timer = tm.C
+			defer tm.Stop()
+		}
+		select {
+		case <-ch:
+		case <-timer:
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+		d.mu.Lock()
+	}
+}
+
+// isApproval reports whether line is a valid approval_response that approves.
+func isApproval(line []byte) bool {
+	var r struct {
+		Type     string `json:"type"`
+		Approved *bool  `json:"approved"`
+	}
+	if json.Unmarshal(line, &r) != nil {
+		return false
+	}
+	return r.Type == wire.TypeApprovalResponse && r.Approved != nil && *r.Approved
+}
+
+// recorder appends every received line to the --record file as JSONL.
+type recorder struct {
+	mu sync.Mutex
+	w  io.Writer
+	f  *os.File
+}
+
+func (r *recorder) record(cn *conn, line []byte) {
+	if r == nil {
+		return
+	}
+	var id *string
+	if cn.client != nil {
+		id = cn.client.id
+	}
+	b := encodeObject(field{"t", time.Now().UTC().Format(time.RFC3339Nano)}, field{"mode", "serve"},
+		field{"client", id}, field{"conn", cn.seq}, field{"transport", cn.kind}, field{"line", string(line)})
+	r.mu.Lock()
+	r.w.Write(append(b, '\n'))
+	r.mu.Unlock()
+}
