@@ -207,4 +207,3 @@ func TestLineWriter(t *testing.T) {
 		t.Errorf("got %q want %q", b.String(), want)
 	}
 }
-
