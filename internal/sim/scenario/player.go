@@ -27,11 +27,12 @@ type Hanger interface {
 
 // Outcome is what playing some steps did.
 type Outcome struct {
-	Events    int      // events emitted
-	ToolCalls []string // names of the tool_call events, in order (message_end's toolCalls)
-	Text      string   // the streamed reply (token texts), up to 100,000 characters
-	Approved  int      // prompts answered yes (questions answered count here too)
-	Denied    int      // prompts denied, skipped or answered with anything else
+	Events    int            // events emitted
+	Emitted   map[string]int // events emitted, by type
+	ToolCalls []string       // names of the tool_call events, in order (message_end's toolCalls)
+	Text      string         // the streamed reply (token texts), up to 100,000 characters
+	Approved  int            // prompts answered yes (questions answered count here too)
+	Denied    int            // prompts denied, skipped or answered with anything else
 
 	Cancelled bool    // ctx ended (an interrupt): the caller sends cancelled or a failed result
 	Crash     *Crash  // the process must die now, as described
@@ -191,6 +192,10 @@ func (pl *Player) encode(out *Outcome, ev *Object) (line []byte, ok bool) {
 	}
 	pl.events++
 	out.Events++
+	if out.Emitted == nil {
+		out.Emitted = map[string]int{}
+	}
+	out.Emitted[typ]++
 	switch typ {
 	case "tool_call":
 		if name, ok := ev.String("name"); ok {

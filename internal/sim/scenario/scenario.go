@@ -71,10 +71,12 @@ type ReplayTurn struct {
 
 // Run describes fuseraft run --bridge.
 type Run struct {
-	SessionID string   `yaml:"sessionId"`
-	Agents    []string `yaml:"agents"`
-	Steps     []Step   `yaml:"steps"`
-	Result    Result   `yaml:"result"`
+	SessionID string `yaml:"sessionId"`
+	// Task is the task a resumed session reports (--resume gives no task).
+	Task   string   `yaml:"task"`
+	Agents []string `yaml:"agents"`
+	Steps  []Step   `yaml:"steps"`
+	Result Result   `yaml:"result"`
 	// FailBeforeStart, when set, makes the run fail before it starts: only a result with a
 	// null sessionId is sent, with this errorMessage.
 	FailBeforeStart string `yaml:"failBeforeStart"`
