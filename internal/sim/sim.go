@@ -1,14 +1,316 @@
-// Package sim implements fr-sim.
+// Package sim implements fr-sim, a scripted stand-in for fuseraft: it answers fuseraft's
+// command lines (the --json queries, repl --vscode, run --bridge, serve) by playing a
+// scenario (package scenario), so fr's tests and demos need no model, network or fuseraft.
+//
+// Global options reach every mode through the environment the mode sees (FRSIM_SCENARIO,
+// FRSIM_RECORD, FRSIM_FAULTS, FRSIM_PACE): the dispatcher folds the flags into it, so the
+// serve and query packages only call scenario.FromEnv.
 package sim
 
 import (
 	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/sim/query"
+	"github.com/fuseraft/fr/internal/sim/scenario"
+	"github.com/fuseraft/fr/internal/sim/serve"
 )
+
+const prog = "fr-sim"
 
 // Run runs fr-sim with args (args[0] is the program name) and returns its exit code.
 func Run(ctx context.Context, s cmdutil.Streams, args []string) int {
-	app := cmdutil.NewApp(s, "fr-sim", "not built yet")
-	return cmdutil.RunApp(ctx, app, s, args)
+	return cmdutil.RunApp(ctx, App(s), s, reorder(args))
+}
+
+// globalValueFlags are fr-sim's own flags that take a value (for reorder).
+var globalValueFlags = map[string]bool{"scenario": true, "record": true, "faults": true, "pace": true,
+	"split": true, "version-override": true, "unknown-kind": true, "big": true, "crash-after": true, "flood": true}
+
+var globalBoolFlags = map[string]bool{"dotnet": true, "crlf": true, "noise": true}
+
+// commandValueFlags are the flags of repl and run that take a value.
+var commandValueFlags = map[string]map[string]bool{
+	"repl": {"model": true, "resume": true},
+	"run":  {"c": true, "config": true, "resume": true},
+}
+
+// reorder lets flags follow arguments for repl and run, as fuseraft accepts them
+// (`fr-sim run "task" --bridge -c cfg`, `fr-sim repl --vscode --dotnet`): urfave/cli stops at
+// the first argument, and knows fr-sim's global flags only before the command.
+func reorder(args []string) []string {
+	if len(args) < 2 {
+		return args
+	}
+	i := 1
+	for i < len(args) {
+		name, hasVal := flagName(args[i])
+		if name == "" {
+			break
+		}
+		i++
+		if globalValueFlags[name] && !hasVal {
+			i++
+		}
+	}
+	if i >= len(args) {
+		return args
+	}
+	cmd := args[i]
+	vals, ok := commandValueFlags[cmd]
+	if !ok {
+		return args
+	}
+	globals := append([]string{}, args[:i]...)
+	var flags, positional []string
+	dashdash := false
+	for j := i + 1; j < len(args); j++ {
+		a := args[j]
+		if a == "--" {
+			dashdash = true
+			positional = append(positional, args[j+1:]...)
+			break
+		}
+		name, hasVal := flagName(a)
+		switch {
+		case name == "":
+			positional = append(positional, a)
+		case globalValueFlags[name] || globalBoolFlags[name]:
+			globals = append(globals, a)
+			if globalValueFlags[name] && !hasVal && j+1 < len(args) {
+				j++
+				globals = append(globals, args[j])
+			}
+		default:
+			flags = append(flags, a)
+			if vals[name] && !hasVal && j+1 < len(args) {
+				j++
+				flags = append(flags, args[j])
+			}
+		}
+	}
+	out := append(globals, cmd)
+	out = append(out, flags...)
+	if dashdash || len(positional) > 0 {
+		out = append(out, "--")
+	}
+	return append(out, positional...)
+}
+
+func flagName(a string) (name string, hasVal bool) {
+	if len(a) < 2 || a[0] != '-' || a == "--" {
+		return "", false
+	}
+	name = strings.TrimLeft(a, "-")
+	name, _, hasVal = strings.Cut(name, "=")
+	return name, hasVal
+}
+
+// env folds the global flags into the environment a mode sees.
+func env(c *cli.Context, s cmdutil.Streams) (cmdutil.Streams, error) {
+	set := map[string]string{}
+	if c.IsSet("scenario") {
+		set[scenario.EnvScenario] = c.String("scenario")
+	}
+	if c.IsSet("record") {
+		set[scenario.EnvRecord] = c.String("record")
+	}
+	if c.IsSet("pace") {
+		set[scenario.EnvPace] = strconv.FormatFloat(c.Float64("pace"), 'g', -1, 64)
+	}
+	faults := []string{}
+	if f := s.Env(scenario.EnvFaults); f != "" {
+		faults = append(faults, f)
+	}
+	if c.IsSet("faults") {
+		faults = append(faults, c.String("faults"))
+	}
+	for _, b := range []string{"dotnet", "crlf", "noise"} {
+		if c.Bool(b) {
+			faults = append(faults, b)
+		}
+	}
+	for flag, fault := range map[string]string{"split": "split", "version-override": "version",
+		"unknown-kind": "unknown-kind", "big": "big", "crash-after": "crash", "flood": "flood"} {
+		if c.IsSet(flag) {
+			faults = append(faults, fault+"="+c.String(flag))
+		}
+	}
+	spec := strings.Join(faults, ",")
+	if _, err := scenario.ParseFaults(spec); err != nil {
+		return s, cmdutil.Usagef("%v", err)
+	}
+	set[scenario.EnvFaults] = spec
+	orig := s.Env
+	s.Getenv = func(k string) string {
+		if v, ok := set[k]; ok {
+			return v
+		}
+		return orig(k)
+	}
+	return s, nil
+}
+
+// App is fr-sim's command line.
+func App(s cmdutil.Streams) *cli.App {
+	app := cmdutil.NewApp(s, prog, "a scripted stand-in for fuseraft, for tests and demos")
+	app.UsageText = "fr-sim [global options] COMMAND [fuseraft's arguments]\n" +
+		"FUSERAFT_BIN=fr-sim fr-stream repl"
+	app.Description = description
+	app.Flags = []cli.Flag{
+		&cli.StringFlag{Name: "scenario", Usage: "play the scenario in `FILE` (YAML or JSON) instead of the embedded default ($FRSIM_SCENARIO)"},
+		&cli.StringFlag{Name: "record", Usage: "append every input line clients send to `FILE`, as JSONL ($FRSIM_RECORD)"},
+		&cli.Float64Flag{Name: "pace", Usage: "multiply the scenario's delays by `F`; 0 plays without delays ($FRSIM_PACE)"},
+		&cli.StringFlag{Name: "faults", Usage: "comma-separated fault `LIST`, as in $FRSIM_FAULTS (added to it)"},
+		&cli.BoolFlag{Name: "dotnet", Usage: "write JSON as .NET does: ASCII only, \\u0022, \\u002B, uppercase hex"},
+		&cli.BoolFlag{Name: "crlf", Usage: "end lines with \\r\\n"},
+		&cli.BoolFlag{Name: "noise", Usage: "write plain-text lines among the events"},
+		&cli.StringFlag{Name: "split", Usage: "write each line in pieces of `BYTES[/PAUSE]` (e.g. 7/5ms)"},
+		&cli.IntFlag{Name: "version-override", Usage: "announce protocolVersion `N`"},
+		&cli.StringFlag{Name: "unknown-kind", Usage: "give every approval_request the kind `NAME`"},
+		&cli.IntFlag{Name: "big", Usage: "grow tool_result outputs and file_write contents to `BYTES`"},
+		&cli.IntFlag{Name: "crash-after", Usage: "die after `N` events, leaving half a line (exit 134)"},
+		&cli.IntFlag{Name: "flood", Usage: "send `N` token events at the start of every turn, run or task"},
+	}
+	var streams cmdutil.Streams
+	app.Before = func(c *cli.Context) error {
+		var err error
+		streams, err = env(c, s)
+		return err
+	}
+	passthrough := func(name, usage string, runner func(context.Context, cmdutil.Streams, []string) int, withName bool) *cli.Command {
+		return &cli.Command{
+			Name:            name,
+			Usage:           usage,
+			UsageText:       "fr-sim " + name + " [fuseraft's arguments]",
+			SkipFlagParsing: true,
+			Action: func(c *cli.Context) error {
+				args := c.Args().Slice()
+				if withName {
+					args = append([]string{name}, args...)
+				}
+				if code := runner(c.Context, streams, args); code != 0 {
+					return cmdutil.Exit(code)
+				}
+				return nil
+			},
+		}
+	}
+	app.Commands = []*cli.Command{
+		replCommand(&streams),
+		runCommand(&streams),
+		passthrough("serve", "the daemon: Unix socket and WebSocket (see 'fr-sim serve --help')", serve.Run, false),
+		scenarioCommand(s),
+	}
+	for _, q := range []struct{ name, usage string }{
+		{"sessions", "orchestration sessions (--json, --all, --project, --show ID, --repl)"},
+		{"memory", "memories (list --json [--agent A], agents --json)"},
+		{"context", "imported context (list --json [--dir D])"},
+		{"schedule", "scheduled jobs (list --json)"},
+		{"plugins", "plugins (--json [--plugin NAME])"},
+		{"models", "models (--json)"},
+		{"config", "configs (--list --json [--dir D])"},
+		{"validate", "validate a config (validate PATH --json)"},
+		{"init", "templates and new configs (init --list-templates --json, init [PATH] --json)"},
+	} {
+		app.Commands = append(app.Commands, passthrough(q.name, "resource query: "+q.usage, query.Run, true))
+	}
+	return app
+}
+
+func replCommand(streams *cmdutil.Streams) *cli.Command {
+	return &cli.Command{
+		Name:      "repl",
+		Usage:     "a chat over the JSON bridge, as fuseraft repl --vscode",
+		UsageText: "fr-sim repl --vscode --no-banner [--model ID] [--resume ID]",
+		Description: "Prints ready, then plays one scripted turn per message read on stdin (a user_input\n" +
+			"line, or any other line taken as the message). The line after an approval_request\n" +
+			"answers it: anything but {\"type\":\"approval_response\",\"approved\":true} is a denial.\n" +
+			"An interrupt line or SIGINT cancels the turn. End of input (or {\"text\":null}) gives\n" +
+			"session_end after the scenario's endDelay. Questions are asked only with\n" +
+			"FUSERAFT_VSCODE_QUESTIONS=1.",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "vscode", Usage: "speak JSON lines on stdin and stdout (required)"},
+			&cli.BoolFlag{Name: "no-banner", Usage: "accepted, as fuseraft takes it; fr-sim prints no banner"},
+			&cli.StringFlag{Name: "model", Usage: "report model `ID` in ready"},
+			&cli.StringFlag{Name: "resume", Usage: "resume session `ID`: replay follows ready; an unknown id exits 1"},
+		},
+		OnUsageError: cmdutil.UsageError,
+		Action: func(c *cli.Context) error {
+			if c.Args().Len() > 0 {
+				return cmdutil.Usagef("repl takes no arguments (got %q)", c.Args().First())
+			}
+			return repl(c.Context, *streams, replOptions{vscode: c.Bool("vscode"), noBanner: c.Bool("no-banner"),
+				model: c.String("model"), resume: c.String("resume")})
+		},
+	}
+}
+
+func runCommand(streams *cmdutil.Streams) *cli.Command {
+	return &cli.Command{
+		Name:      "run",
+		Usage:     "an orchestration run, as fuseraft run --bridge",
+		UsageText: "fr-sim run --bridge -c CONFIG TASK\nfr-sim run --bridge --resume ID\nfr-sim run --json -c CONFIG TASK",
+		Description: "With --bridge: ready, the scenario's run steps, then result; the exit status is the\n" +
+			"result's exitCode. The line after an approval_request answers it; user_input is not\n" +
+			"read. An interrupt line or SIGINT ends the run with succeeded false. A run that fails\n" +
+			"before it starts (no -c, unknown --resume id, or the scenario's failBeforeStart) sends\n" +
+			"only result, with a null sessionId. CONFIG is reported, not read.\n" +
+			"Without --bridge every prompt is denied and one summary is printed (snake_case JSON\n" +
+			"with --json).",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "bridge", Usage: "speak JSON lines on stdin and stdout"},
+			&cli.StringFlag{Name: "config", Aliases: []string{"c"}, Usage: "orchestration config `PATH`"},
+			&cli.StringFlag{Name: "resume", Usage: "continue session `ID`"},
+			&cli.BoolFlag{Name: "json", Usage: "without --bridge: print one snake_case JSON summary"},
+			&cli.BoolFlag{Name: "hitl", Usage: "refused with --bridge, as fuseraft does"},
+		},
+		OnUsageError: cmdutil.UsageError,
+		Action: func(c *cli.Context) error {
+			return run(c.Context, *streams, runOptions{bridge: c.Bool("bridge"), config: c.String("config"),
+				resume: c.String("resume"), json: c.Bool("json"), hitl: c.Bool("hitl"),
+				task: strings.Join(c.Args().Slice(), " ")})
+		},
+	}
+}
+
+func scenarioCommand(s cmdutil.Streams) *cli.Command {
+	return &cli.Command{
+		Name:      "scenario",
+		Usage:     "print the embedded default scenario, or check scenario files",
+		UsageText: "fr-sim scenario > my.yaml\nfr-sim scenario check FILE...",
+		Action: func(c *cli.Context) error {
+			if c.Args().Len() > 0 {
+				return cmdutil.Usagef("unknown argument %q", c.Args().First())
+			}
+			_, err := s.Out.Write(scenario.DefaultYAML())
+			return writeErr(err)
+		},
+		Subcommands: []*cli.Command{{
+			Name:      "check",
+			Usage:     "load each FILE and report the first error in it, as FILE:LINE: message",
+			UsageText: "fr-sim scenario check FILE...",
+			Action: func(c *cli.Context) error {
+				if c.Args().Len() == 0 {
+					return cmdutil.Usagef("scenario check needs at least one FILE")
+				}
+				failed := false
+				for _, p := range c.Args().Slice() {
+					if _, err := scenario.Load(p); err != nil {
+						fmt.Fprintf(s.Err, "%s: error: %v\n", prog, err)
+						failed = true
+					}
+				}
+				if failed {
+					return cmdutil.Exit(cmdutil.ExitFailed)
+				}
+				return nil
+			},
+		}},
+	}
 }

@@ -1,0 +1,46 @@
+package sim
+
+const description = `fr-sim answers the same command lines as fuseraft by playing a scenario: a YAML file
+describing what each REPL turn, orchestration run and daemon task emits, which approval
+prompts it raises and what happens on allow and on deny. With no --scenario the embedded
+default plays (print it with 'fr-sim scenario'). Point fr at it with FUSERAFT_BIN=fr-sim or
+--fuseraft fr-sim. See docs/fr-sim.md for the scenario format.
+
+Commands take fuseraft's own arguments: repl --vscode, run --bridge, serve, and the --json
+resource queries (sessions, memory, context, schedule, plugins, models, config, validate,
+init). Global options go before the command, or in the environment, so a program that runs
+"fuseraft" with fixed arguments can still set them.
+
+FAULTS
+   Each fault knob is a flag, an entry of $FRSIM_FAULTS / --faults, or a scenario setting:
+   dotnet, crlf, noise[=EVERY], split[=BYTES[/PAUSE]], version=N, unknown-kind[=NAME],
+   big[=BYTES], crash[=AFTER], flood=N.
+
+EXIT STATUS
+   0    the session ended normally (session_end; a run whose exitCode is 0)
+   1    a failed run or query, a scenario's "not configured", an unknown --resume id,
+        or repl with stdin on a terminal
+   2    usage or configuration: a bad flag, fault list, $FRSIM_PACE, or a scenario
+        that fails to load (FILE:LINE: what is wrong)
+   N    run --bridge exits with the result's exitCode; a crash fault with its exit code (134)
+
+ENVIRONMENT
+   FRSIM_SCENARIO             scenario file (as --scenario)
+   FRSIM_RECORD               input record file (as --record)
+   FRSIM_FAULTS               fault list, e.g. "dotnet,crlf,noise" (as --faults)
+   FRSIM_PACE                 delay multiplier; 0 for none (as --pace)
+   FUSERAFT_VSCODE_QUESTIONS  1 lets repl --vscode ask question prompts
+   FUSERAFT_SERVE_TOKEN       bearer token of serve
+
+EXAMPLES
+   A chat, streamed:
+      printf 'hello\n' | fr-sim repl --vscode --no-banner
+
+   Every stdout line of a .NET-style run with noise, and what the client sent:
+      printf '{"type":"approval_response","approved":true}\n' |
+        fr-sim --dotnet --noise --record sent.jsonl run --bridge -c team.yaml "fix the parser"
+      cat sent.jsonl
+
+   The toolkit against the simulator, with fuseraft's rough edges on:
+      export FUSERAFT_BIN=fr-sim FRSIM_FAULTS=dotnet,crlf,noise
+      fr-ls sessions`

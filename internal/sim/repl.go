@@ -1,0 +1,248 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/sim/scenario"
+)
+
+type replOptions struct {
+	vscode   bool
+	noBanner bool
+	model    string
+	resume   string
+}
+
+// repl plays fuseraft repl --vscode: ready, then one scripted turn per message, until end of
+// input, then session_end.
+func repl(ctx context.Context, s cmdutil.Streams, o replOptions) error {
+	if !o.vscode {
+		return cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitUsage, "fr-sim only plays the JSON bridge: pass --vscode"),
+			"fr-sim repl --vscode --no-banner")
+	}
+	if cmdutil.IsTerminal(s.In) {
+		// fuseraft speaks JSON only when stdin is not a terminal; an interactive chat is not
+		// something fr-sim can stand in for.
+		fmt.Fprintln(s.Err, "fr-sim: repl --vscode reads JSON lines from a pipe, and stdin is a terminal.")
+		fmt.Fprintln(s.Err, "Try: printf 'hello\\n' | fr-sim repl --vscode --no-banner")
+		return cmdutil.Exit(cmdutil.ExitFailed)
+	}
+	st, err := newStdio(s, "repl")
+	if err != nil {
+		return err
+	}
+	defer st.close()
+	sc, r := st.sc, st.sc.Repl
+	if r.NotConfigured != "" {
+		if err := st.emit("type", "error", "text", r.NotConfigured); err != nil {
+			return writeErr(err)
+		}
+		return cmdutil.Exit(cmdutil.ExitFailed)
+	}
+	sessionID := r.SessionID
+	if sessionID == "" {
+		sessionID = "sim-repl-session"
+	}
+	if o.resume != "" {
+		if !knownSession(o.resume, r.SessionID, r.Sessions) {
+			// As fuseraft: plain text on stdout, no JSON at all.
+			fmt.Fprintf(s.Out, "No REPL session found with ID '%s'.\n", o.resume)
+			return cmdutil.Exit(cmdutil.ExitFailed)
+		}
+		sessionID = o.resume
+	}
+	model := sc.Model
+	if o.model != "" {
+		model = o.model
+	}
+	mid := r.MidTurnCommands
+	if mid == nil {
+		mid = []string{}
+	}
+	if err := st.emit("type", "ready", "protocolVersion", sc.Faults.Version(), "sessionId", sessionID,
+		"model", model, "title", r.Title, "autoTitle", r.AutoTitle, "midTurnCommands", mid); err != nil {
+		return writeErr(err)
+	}
+	if o.resume != "" {
+		if err := st.emit(replayFields(r.Replay)...); err != nil {
+			return writeErr(err)
+		}
+	}
+	st.start()
+	title := r.Title
+	var carried []string
+	turnIndex := 0
+	for {
+		var text, carriedText string
+		if len(carried) > 0 {
+			carriedText = strings.Join(carried, "\n")
+			text, carried = carriedText, nil
+		} else {
+			if st.eof {
+				break
+			}
+			var line []byte
+			var ok bool
+			select {
+			case line, ok = <-st.lines:
+			case <-st.sig: // nothing running: nothing to cancel
+				continue
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			if !ok {
+				st.eof = true
+				break
+			}
+			if isInterrupt(line) || len(strings.TrimSpace(string(line))) == 0 {
+				continue // an interrupt with nothing running is dropped
+			}
+			var end bool
+			if text, end = message(line); end {
+				st.eof = true
+				break
+			}
+			if done, err := st.slash(text, sessionID, model, &title, r.AutoTitle, turnIndex); done || err != nil {
+				if err != nil {
+					return writeErr(err)
+				}
+				continue
+			}
+		}
+		steps := replTurn(r, turnIndex, text)
+		if err := st.emit("type", "turn_start", "text", carriedText); err != nil {
+			return writeErr(err)
+		}
+		var interjected int
+		out, err := st.turn(ctx, steps, func(line []byte) {
+			msg, end := message(line)
+			if end {
+				st.eof = true
+				return
+			}
+			if strings.TrimSpace(msg) == "" {
+				return
+			}
+			if cmd := midTurn(msg, mid); cmd != "" {
+				_ = st.emit("type", "applied", "command", cmd, "message", strings.TrimSpace(msg)+" will apply from the next request")
+				return
+			}
+			carried = append(carried, msg)
+			interjected++
+		})
+		if err != nil {
+			return writeErr(err)
+		}
+		if out.Crash != nil {
+			return st.crash(out.Crash)
+		}
+		if interjected > 0 {
+			if err := st.emit("type", "interjection", "status", "carried", "count", interjected); err != nil {
+				return writeErr(err)
+			}
+		}
+		if out.Cancelled {
+			if err := st.emit("type", "cancelled"); err != nil {
+				return writeErr(err)
+			}
+		} else if out.Emitted["message_end"] == 0 {
+			calls := out.ToolCalls
+			if calls == nil {
+				calls = []string{}
+			}
+			if err := st.emit("type", "message_end", "turnIndex", turnIndex, "toolCalls", calls,
+				"inputTokens", 1800+600*turnIndex, "outputTokens", 1+len(out.Text)/4,
+				"cachedInputTokens", 1200*turnIndex, "cumulativeCacheReadTokens", 600*turnIndex*(turnIndex+1)); err != nil {
+				return writeErr(err)
+			}
+		}
+		turnIndex++
+	}
+	// fuseraft makes one more model call (memory extraction) before it ends.
+	endDelay := 200 * time.Millisecond
+	if r.EndDelay != nil {
+		endDelay = r.EndDelay.D()
+	}
+	st.sleep(endDelay)
+	return writeErr(st.emit("type", "session_end"))
+}
+
+func knownSession(id, main string, others []string) bool {
+	if id == main && id != "" {
+		return true
+	}
+	for _, o := range others {
+		if o == id {
+			return true
+		}
+	}
+	return false
+}
+
+func replayFields(r *scenario.Replay) []any {
+	turns := []map[string]any{}
+	compacted := false
+	if r != nil {
+		compacted = r.Compacted
+		for _, t := range r.Turns {
+			calls := t.ToolCalls
+			if calls == nil {
+				calls = []string{}
+			}
+			turns = append(turns, map[string]any{"user": t.User, "assistant": t.Assistant, "toolCalls": calls})
+		}
+	}
+	objs := make([]*scenario.Object, len(turns))
+	for i, t := range turns {
+		objs[i] = scenario.NewObject("user", t["user"], "assistant", t["assistant"], "toolCalls", t["toolCalls"])
+	}
+	return []any{"type", "replay", "total", len(turns), "compacted", compacted, "turns", objs}
+}
+
+// replTurn picks the scripted turn for a message: the turns in order, then again from the
+// start (wrap) or an echo of the message (echo, or a scenario without turns).
+func replTurn(r scenario.Repl, i int, text string) []scenario.Step {
+	if len(r.Turns) > 0 && (i < len(r.Turns) || r.AfterTurns != "echo") {
+		return r.Turns[i%len(r.Turns)].Steps
+	}
+	reply := "You said: " + text
+	return []scenario.Step{{Tokens: &reply}}
+}
+
+func midTurn(msg string, cmds []string) string {
+	f := strings.Fields(msg)
+	if len(f) == 0 {
+		return ""
+	}
+	for _, c := range cmds {
+		if f[0] == c {
+			return c
+		}
+	}
+	return ""
+}
+
+// slash answers the few slash commands fr-sim knows between turns; done reports that msg was
+// one. Like fuseraft, an unknown command's answer is a plain-text line on stdout.
+func (st *stdio) slash(msg, sessionID, model string, title **string, autoTitle *string, turn int) (done bool, err error) {
+	if !strings.HasPrefix(msg, "/") {
+		return false, nil
+	}
+	cmd, arg, _ := strings.Cut(strings.TrimSpace(msg), " ")
+	switch cmd {
+	case "/title":
+		t := strings.TrimSpace(arg)
+		*title = &t
+		return true, st.emit("type", "title", "sessionId", sessionID, "title", t, "autoTitle", autoTitle)
+	case "/status":
+		return true, st.emit("type", "status", "model", model, "turn", turn, "context", 0.05, "level", "ok",
+			"modes", []string{}, "input", 1800+600*turn, "output", 120*turn, "cached", 1200*turn)
+	case "/copy":
+		return true, st.emit("type", "copy", "text", strings.TrimSpace(arg))
+	}
+	return true, st.w.WriteText("Unknown command: " + cmd + ". Type /help for a list of commands.")
+}
