@@ -75,6 +75,7 @@ func repl(ctx context.Context, s cmdutil.Streams, o replOptions) error {
 	st.start()
 	title := r.Title
 	var carried []string
+	carry := r.Interjections == "carry"
 	turnIndex := 0
 	for {
 		var text, carriedText string
@@ -82,17 +83,21 @@ func repl(ctx context.Context, s cmdutil.Streams, o replOptions) error {
 			carriedText = strings.Join(carried, "\n")
 			text, carried = carriedText, nil
 		} else {
-			if st.eof {
+			if st.eof && len(st.queue) == 0 {
 				break
 			}
 			var line []byte
-			var ok bool
-			select {
-			case line, ok = <-st.lines:
-			case <-st.sig: // nothing running: nothing to cancel
-				continue
-			case <-ctx.Done():
-				return ctx.Err()
+			ok := true
+			if len(st.queue) > 0 {
+				line, st.queue = st.queue[0], st.queue[1:]
+			} else {
+				select {
+				case line, ok = <-st.lines:
+				case <-st.sig: // nothing running: nothing to cancel
+					continue
+				case <-ctx.Done():
+					return ctx.Err()
+				}
 			}
 			if !ok {
 				st.eof = true
@@ -120,15 +125,15 @@ func repl(ctx context.Context, s cmdutil.Streams, o replOptions) error {
 		var interjected int
 		out, err := st.turn(ctx, steps, func(line []byte) {
 			msg, end := message(line)
-			if end {
-				st.eof = true
+			if cmd := midTurn(msg, mid); cmd != "" && !end {
+				_ = st.emit(applied(cmd, msg)...)
+				return
+			}
+			if !carry || end || len(st.queue) > 0 {
+				st.queue = append(st.queue, line)
 				return
 			}
 			if strings.TrimSpace(msg) == "" {
-				return
-			}
-			if cmd := midTurn(msg, mid); cmd != "" {
-				_ = st.emit("type", "applied", "command", cmd, "message", strings.TrimSpace(msg)+" will apply from the next request")
 				return
 			}
 			carried = append(carried, msg)
@@ -233,6 +238,9 @@ func (st *stdio) slash(msg, sessionID, model string, title **string, autoTitle *
 		return false, nil
 	}
 	cmd, arg, _ := strings.Cut(strings.TrimSpace(msg), " ")
+	if midTurn(cmd, st.sc.Repl.MidTurnCommands) != "" {
+		return true, st.emit(applied(cmd, msg)...)
+	}
 	switch cmd {
 	case "/title":
 		t := strings.TrimSpace(arg)
@@ -245,4 +253,8 @@ func (st *stdio) slash(msg, sessionID, model string, title **string, autoTitle *
 		return true, st.emit("type", "copy", "text", strings.TrimSpace(arg))
 	}
 	return true, st.w.WriteText("Unknown command: " + cmd + ". Type /help for a list of commands.")
+}
+
+func applied(cmd, msg string) []any {
+	return []any{"type", "applied", "command", cmd, "message", strings.TrimSpace(msg) + " applied"}
 }

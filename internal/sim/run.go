@@ -9,6 +9,7 @@ import (
 
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/internal/sim/scenario"
+	"github.com/fuseraft/fr/pkg/wire"
 )
 
 type runOptions struct {
@@ -110,8 +111,13 @@ func run(ctx context.Context, s cmdutil.Streams, o runOptions) error {
 		st.start()
 	}
 	began := time.Now()
-	// user_input isn't read by the bridge: other lines are recorded and ignored.
-	out, err := st.turn(ctx, rs.Steps, nil)
+	// user_input isn't read by the bridge (it is recorded and ignored); other lines are kept,
+	// in order, for the next prompt.
+	out, err := st.turn(ctx, rs.Steps, func(line []byte) {
+		if t, _ := wire.TopLevelString(line, "type"); t != wire.TypeUserInput {
+			st.queue = append(st.queue, line)
+		}
+	})
 	if err != nil {
 		return writeErr(err)
 	}

@@ -27,6 +27,10 @@ type stdio struct {
 	mode  string
 	lines chan []byte // input lines; closed at end of input
 	eof   bool
+	// queue holds lines read while a turn played that were not yet consumed: they are
+	// consumed in order afterwards, the first by the next prompt as its answer, so what a
+	// session does never depends on how fast the client wrote.
+	queue [][]byte
 	sig   chan os.Signal
 	stop  chan struct{}
 
@@ -137,8 +141,9 @@ func (p *peer) Ask(ctx context.Context, prompt []byte) ([]byte, error) {
 	}
 }
 
-// turn plays steps while reading input: the line after a prompt answers it, an interrupt
-// line or SIGINT cancels the turn, and any other line goes to other.
+// turn plays steps while reading input: the line after a prompt answers it (the first queued
+// line, if any), an interrupt line or SIGINT cancels the turn, and any other line goes to
+// other, which may queue it.
 func (st *stdio) turn(ctx context.Context, steps []scenario.Step, other func(line []byte)) (scenario.Outcome, error) {
 	tctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -162,6 +167,11 @@ func (st *stdio) turn(ctx context.Context, steps []scenario.Step, other func(lin
 		case r := <-done:
 			return r.out, r.err
 		case req := <-p.asks:
+			if len(st.queue) > 0 {
+				req.resp <- askResp{line: st.queue[0]}
+				st.queue = st.queue[1:]
+				continue
+			}
 			if st.eof {
 				req.resp <- askResp{err: io.EOF}
 				continue

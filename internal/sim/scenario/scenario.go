@@ -45,6 +45,11 @@ type Repl struct {
 	// AfterTurns says what a user_input gets once the turns ran out: "wrap" (start again,
 	// the default) or "echo" (a one-token turn repeating the message).
 	AfterTurns string `yaml:"afterTurns"`
+	// Interjections says what a message sent while a turn plays does: "queue" (the default)
+	// keeps it for a turn of its own once this one ends, so a session's events never depend
+	// on timing; "carry" joins such messages into the next turn (its turn_start text) after an
+	// interjection event, as fuseraft does.
+	Interjections string `yaml:"interjections"`
 	// Replay is sent after ready on --resume.
 	Replay *Replay `yaml:"replay"`
 	// EndDelay models the memory-extraction call between end of input and session_end.
@@ -334,6 +339,11 @@ func Parse(path string, b []byte) (*Scenario, error) {
 func (s *Scenario) check(doc *yaml.Node) error {
 	if s.Model == "" {
 		s.Model = "sim-small"
+	}
+	switch s.Repl.Interjections {
+	case "", "queue", "carry":
+	default:
+		return lineErr(findLine(doc, "repl", "interjections"), "interjections must be queue or carry, not %q", s.Repl.Interjections)
 	}
 	switch s.Repl.AfterTurns {
 	case "", "wrap", "echo":
