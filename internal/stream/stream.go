@@ -1,14 +1,271 @@
-// Package stream implements fr-stream.
+// Package stream implements fr-stream: a live fuseraft session (repl --vscode or run --bridge)
+// as a plain JSONL stream, events out on stdout and input in from stdin or a named pipe.
 package stream
 
 import (
 	"context"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
 )
 
+const prog = "fr-stream"
+
 // Run runs fr-stream with args (args[0] is the program name) and returns its exit code.
 func Run(ctx context.Context, s cmdutil.Streams, args []string) int {
-	app := cmdutil.NewApp(s, "fr-stream", "not built yet")
+	args, extra := splitArgs(args)
+	app := newApp(s, extra)
 	return cmdutil.RunApp(ctx, app, s, args)
+}
+
+// App returns fr-stream's complete command definition (for help and man pages).
+func App(s cmdutil.Streams) *cli.App { return newApp(s, nil) }
+
+// stdoutIsTerminal decides the default format; tests replace it.
+var stdoutIsTerminal = func(w io.Writer) bool { return cmdutil.IsTerminal(w) }
+
+const description = `fr-stream starts fuseraft as a JSON bridge and makes the session a well-behaved Unix
+stream. Every event fuseraft sends is written to stdout the moment it is read, byte for byte
+(field order and escapes kept, line ends normalised to \n), and nothing else: fuseraft's
+stderr, and any stdout line of its that is not JSON, go to stderr.
+
+Input lines come from stdin, or from --input PATH. A line that is a JSON object is sent as it
+is; any other non-blank line is sent as a user_input message. Input is gated by the session's
+state: while an approval_request or question is pending, only its approval_response or
+question_response goes through, and every other line waits, in order, until the prompt is
+answered. A response with no prompt pending is dropped with a warning, so nothing is ever
+taken by fuseraft as an answer by accident.
+
+A {"type":"interrupt"} line interrupts the running turn (as SIGINT to fuseraft where signals
+exist, so it takes effect even while a prompt is pending). Ctrl-C (SIGINT) does the same; a
+second one within 2 seconds ends the session (exit 130). SIGTERM and SIGHUP end input.
+
+END OF INPUT
+When input ends, fr-stream closes fuseraft's stdin and waits for it to finish: a REPL makes
+one more model call before session_end. After --grace it stops fuseraft. Input ends at end of
+file of stdin or of a regular --input file; at a {"type":"user_input","text":null} line
+(fuseraft's own end-of-input line); or on SIGTERM. A named pipe given to --input is opened
+again each time its last writer closes it, so writers may come and go (one writing approvals,
+another messages) without ending the session; with --input-eof the first end of file ends
+input instead.
+
+EXIT STATUS
+  0    repl: the session ended with session_end
+  N    run: the result event's exitCode (0 when the run succeeded)
+  1    fuseraft ended before ready (its message on stderr), died mid-session, or did not
+       finish within --grace of the end of input
+  2    usage error
+  3    fuseraft speaks an unsupported protocolVersion (see --any-version)
+  10   fuseraft not found
+  130  the session was ended by the user (a second Ctrl-C)
+
+ENVIRONMENT
+  FUSERAFT_BIN   the fuseraft binary, when --fuseraft is not given (else fuseraft on PATH)
+  NO_COLOR       no colour in --format pretty
+  COLUMNS        the width for --format pretty when stdout is not a terminal
+
+EXAMPLES
+  Ask one question and keep only the reply text:
+    echo 'Why does TestParse fail?' | fr-stream repl | fr-filter -j --type token .text
+
+  Run an orchestration with approvals answered by policy, through a named pipe:
+    mkfifo answers
+    fr-stream run --input answers -c .fuseraft/config/dev.yaml "fix the build" \
+      | tee session.jsonl | fr-approve --policy policy.yaml > answers
+
+  Pass extra arguments to fuseraft after --:
+    fr-stream repl --model sim-small -- --some-fuseraft-flag`
+
+func commonFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "input", Aliases: []string{"i"}, Usage: "read input lines from `PATH` (a file, or a named pipe whose writers may come and go) instead of stdin"},
+		&cli.BoolFlag{Name: "input-eof", Usage: "end input at the first end of file of the --input named pipe instead of waiting for its next writer"},
+		&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "output `FORMAT`: jsonl, or pretty for a person (default: pretty on a terminal, else jsonl)"},
+		&cli.StringFlag{Name: "color", Value: "auto", Usage: "colour in pretty output: `WHEN` is auto, always or never"},
+		&cli.DurationFlag{Name: "grace", Value: 60 * time.Second, Usage: "how long to wait for fuseraft to finish after input ends or SIGTERM, before stopping it"},
+		&cli.BoolFlag{Name: "any-version", Usage: "go on, with a warning, when fuseraft speaks an unsupported protocolVersion"},
+		&cli.StringFlag{Name: "fuseraft", Usage: "the fuseraft binary `PATH` (default: $FUSERAFT_BIN, else fuseraft on PATH)"},
+	}
+}
+
+func newApp(s cmdutil.Streams, extra []string) *cli.App {
+	app := cmdutil.NewApp(s, prog, "a live fuseraft session as plain JSONL, fed from a pipe or a named pipe")
+	app.UsageText = "fr-stream repl [--model ID] [--resume ID] [--questions] [OPTIONS] [-- FUSERAFT-ARGS...]\n" +
+		"fr-stream run -c CONFIG [OPTIONS] TASK [-- FUSERAFT-ARGS...]\n" +
+		"fr-stream run --resume ID [OPTIONS] [-- FUSERAFT-ARGS...]"
+	app.Description = description
+	app.Action = func(c *cli.Context) error {
+		if c.Args().Len() > 0 {
+			return cmdutil.WithHint(cmdutil.Usagef("unknown command %q", c.Args().First()), "the commands are 'repl' and 'run'; see 'fr-stream --help'")
+		}
+		return cmdutil.WithHint(cmdutil.Usagef("a command is needed: repl or run"), "see 'fr-stream --help'")
+	}
+	app.Commands = []*cli.Command{
+		{
+			Name:      "repl",
+			Usage:     "chat with fuseraft repl --vscode",
+			UsageText: "fr-stream repl [--model ID] [--resume ID] [--questions] [OPTIONS] [-- FUSERAFT-ARGS...]",
+			Description: "Spawns 'fuseraft repl --vscode --no-banner' and streams the chat. Plain-text input lines\n" +
+				"are messages (or slash commands). The exit status is 0 once fuseraft sends session_end.\n\n" +
+				"EXAMPLE\n  printf '%s\\n' 'Summarise parser.go' | fr-stream repl > chat.jsonl",
+			Flags: append([]cli.Flag{
+				&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "the model `ID` (see 'fr-ls models')"},
+				&cli.StringFlag{Name: "resume", Aliases: []string{"r"}, Usage: "continue the chat with session `ID` (see 'fr-ls repl-sessions')"},
+				&cli.BoolFlag{Name: "questions", Usage: "let the agent ask questions (sets FUSERAFT_VSCODE_QUESTIONS=1); answer them with question_response lines"},
+			}, commonFlags()...),
+			OnUsageError: cmdutil.UsageError,
+			Action: func(c *cli.Context) error {
+				if c.Args().Len() > 0 {
+					return cmdutil.WithHint(cmdutil.Usagef("unexpected argument %q", c.Args().First()), "send messages on stdin or --input; pass fuseraft arguments after --")
+				}
+				o, err := options(c, s, "repl", extra)
+				if err != nil {
+					return err
+				}
+				o.fuseraftArgs = []string{"repl", "--vscode", "--no-banner"}
+				if m := c.String("model"); m != "" {
+					o.fuseraftArgs = append(o.fuseraftArgs, "--model", m)
+				}
+				if r := c.String("resume"); r != "" {
+					o.fuseraftArgs = append(o.fuseraftArgs, "--resume", r)
+				}
+				o.fuseraftArgs = append(o.fuseraftArgs, extra...)
+				if c.Bool("questions") {
+					o.env = append(o.env, "FUSERAFT_VSCODE_QUESTIONS=1")
+				}
+				return runSession(c.Context, s, o)
+			},
+		},
+		{
+			Name:      "run",
+			Usage:     "stream an orchestration run of fuseraft run --bridge",
+			UsageText: "fr-stream run -c CONFIG [OPTIONS] TASK [-- FUSERAFT-ARGS...]\nfr-stream run --resume ID [OPTIONS] [-- FUSERAFT-ARGS...]",
+			Description: "Spawns 'fuseraft run --bridge' and streams the run until its result event. fuseraft reads\n" +
+				"only approval_response and interrupt lines in a run. The exit status is the result's exitCode.\n\n" +
+				"EXAMPLE\n  fr-stream run -c team.yaml \"add a CHANGELOG\" < /dev/null | fr-filter --type result .succeeded",
+			Flags: append([]cli.Flag{
+				&cli.StringFlag{Name: "config", Aliases: []string{"c"}, Usage: "the orchestration config `FILE`"},
+				&cli.StringFlag{Name: "resume", Aliases: []string{"r"}, Usage: "continue the run with session `ID` (see 'fr-ls sessions')"},
+			}, commonFlags()...),
+			OnUsageError: cmdutil.UsageError,
+			Action: func(c *cli.Context) error {
+				o, err := options(c, s, "run", extra)
+				if err != nil {
+					return err
+				}
+				cfg, resume := c.String("config"), c.String("resume")
+				o.fuseraftArgs = []string{"run", "--bridge"}
+				switch {
+				case resume != "":
+					if c.Args().Len() > 0 {
+						return cmdutil.WithHint(cmdutil.Usagef("a task cannot be given with --resume"), "the resumed session goes on with its own task")
+					}
+					o.fuseraftArgs = append(o.fuseraftArgs, "--resume", resume)
+					if cfg != "" {
+						o.fuseraftArgs = append(o.fuseraftArgs, "-c", cfg)
+					}
+				case cfg == "":
+					return cmdutil.WithHint(cmdutil.Usagef("run needs -c CONFIG and a TASK, or --resume ID"), "see 'fr-stream run --help'")
+				case c.Args().Len() == 0:
+					return cmdutil.WithHint(cmdutil.Usagef("run needs a TASK"), "fr-stream run -c CONFIG \"the task\"")
+				case c.Args().Len() > 1:
+					return cmdutil.WithHint(cmdutil.Usagef("run takes one TASK, got %d arguments", c.Args().Len()), "quote the task: fr-stream run -c CONFIG \"fix the build\"")
+				default:
+					o.fuseraftArgs = append(o.fuseraftArgs, "-c", cfg, c.Args().First())
+				}
+				o.fuseraftArgs = append(o.fuseraftArgs, extra...)
+				return runSession(c.Context, s, o)
+			},
+		},
+	}
+	return app
+}
+
+// options reads the flags every command shares.
+func options(c *cli.Context, s cmdutil.Streams, mode string, extra []string) (*sessionOptions, error) {
+	o := &sessionOptions{
+		mode:       mode,
+		input:      c.String("input"),
+		inputOnce:  c.Bool("input-eof"),
+		grace:      c.Duration("grace"),
+		anyVersion: c.Bool("any-version"),
+	}
+	if o.grace < 0 {
+		return nil, cmdutil.Usagef("--grace must not be negative")
+	}
+	if o.inputOnce && (o.input == "" || o.input == "-") {
+		return nil, cmdutil.WithHint(cmdutil.Usagef("--input-eof needs --input PATH"), "stdin always ends input at end of file")
+	}
+	switch color := c.String("color"); color {
+	case "auto", "always", "never", "":
+		o.color = color
+	default:
+		return nil, cmdutil.Usagef("--color must be auto, always or never, not %q", color)
+	}
+	switch f := c.String("format"); f {
+	case "":
+		o.pretty = stdoutIsTerminal(s.Out)
+	case "jsonl":
+	case "pretty":
+		o.pretty = true
+	default:
+		return nil, cmdutil.WithHint(cmdutil.Usagef("unknown --format %q", f), "the formats are jsonl and pretty")
+	}
+	bin, err := cmdutil.FindFuseraft(c.String("fuseraft"), s.Env)
+	if err != nil {
+		return nil, err
+	}
+	o.bin = bin
+	return o, nil
+}
+
+// splitArgs takes the arguments after the first "--" of a repl or run command line, which go
+// to fuseraft unchanged, and moves flags written after the task in front of it, since the flag
+// parser stops at the first positional argument.
+func splitArgs(args []string) (rest, extra []string) {
+	if len(args) < 2 || (args[1] != "repl" && args[1] != "run") {
+		return args, nil
+	}
+	tail := args[2:]
+	for i, a := range tail {
+		if a == "--" {
+			extra = append([]string{}, tail[i+1:]...)
+			tail = tail[:i]
+			break
+		}
+	}
+	var flags, pos []string
+	for i := 0; i < len(tail); i++ {
+		a := tail[i]
+		if len(a) < 2 || a[0] != '-' {
+			pos = append(pos, a)
+			continue
+		}
+		flags = append(flags, a)
+		name := strings.TrimLeft(a, "-")
+		if strings.Contains(name, "=") {
+			continue
+		}
+		if valueFlags[name] && i+1 < len(tail) {
+			flags = append(flags, tail[i+1])
+			i++
+		}
+	}
+	out := append([]string{args[0], args[1]}, flags...)
+	if len(pos) > 0 {
+		// "--" keeps a task that starts with "-" from being read as a flag.
+		out = append(out, "--")
+		out = append(out, pos...)
+	}
+	return out, extra
+}
+
+// valueFlags are the flags (and aliases) that take a value.
+var valueFlags = map[string]bool{
+	"input": true, "i": true, "format": true, "f": true, "color": true, "grace": true,
+	"fuseraft": true, "model": true, "m": true, "resume": true, "r": true, "config": true, "c": true,
 }

@@ -1,0 +1,205 @@
+// Package liveio moves input lines into a live fuseraft session.
+//
+// A [Source] reads the lines a user or a script writes: from stdin, from a file, or from a named
+// pipe (FIFO) whose writers may come and go. A FIFO reports end of file each time its last writer
+// closes it; a Source then opens it again and waits for the next writer, so one process can
+// write approvals while another writes messages, each opening and closing the pipe as it likes,
+// without ending the session. Only stdin, a regular file, or a FIFO read with Source.Once, end
+// input at end of file.
+//
+// A [Pump] sends those lines to fuseraft through a [wire.Gate], the protocol's prompt state:
+// while an approval_request or question is pending only its answer goes through and every other
+// line waits, in order; an answer with nothing pending is dropped. Feed the Pump every event
+// fuseraft sends (Observe, before the event is passed on to anyone who might answer it) and
+// every input line (Push); its Run loop writes what the Gate allows the moment it is allowed.
+package liveio
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/fuseraft/fr/pkg/wire"
+)
+
+// Source is where input lines come from.
+type Source struct {
+	// Path is a file or named pipe to read; "" or "-" reads Stdin.
+	Path  string
+	Stdin io.Reader
+	// Once ends input at the first end of file of a named pipe (its last writer closing it)
+	// instead of waiting for the next writer.
+	Once bool
+	// MaxLine is the longest accepted line; 0 means wire.DefaultMaxLine.
+	MaxLine int
+}
+
+// IsPipe reports whether path names a FIFO.
+func IsPipe(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode()&os.ModeNamedPipe != 0
+}
+
+// Read calls fn with each input line (line end removed; the slice is only valid during the
+// call) until end of input, which returns nil. A last line without a line end still counts,
+// also when a FIFO writer closes the pipe after it. Read returns fn's first error, a read
+// error, or ctx.Err() once ctx is done. Cancelling ctx unblocks a read in progress; a FIFO open
+// waiting for its first writer cannot be unblocked, so callers should not wait for Read to
+// return after cancelling (the blocked goroutine ends with the process).
+func (s Source) Read(ctx context.Context, fn func(line []byte) error) error {
+	if s.Path == "" || s.Path == "-" {
+		if s.Stdin == nil {
+			return nil
+		}
+		return readLines(ctx, s.Stdin, s.MaxLine, fn)
+	}
+	fifo := IsPipe(s.Path)
+	for {
+		// Opening a FIFO for reading blocks until a writer opens it.
+		f, err := os.Open(s.Path)
+		if err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			f.Close()
+			return ctx.Err()
+		}
+		stop := context.AfterFunc(ctx, func() { f.Close() })
+		err = readLines(ctx, f, s.MaxLine, fn)
+		stop()
+		f.Close()
+		if err != nil {
+			return err
+		}
+		if !fifo || s.Once {
+			return nil
+		}
+	}
+}
+
+func readLines(ctx context.Context, r io.Reader, maxLine int, fn func([]byte) error) error {
+	lr := wire.NewReader(r, wire.ReaderOptions{MaxLine: maxLine})
+	for {
+		b, err := lr.ReadLine()
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			if errors.Is(err, os.ErrClosed) {
+				return ctx.Err()
+			}
+			return fmt.Errorf("reading input: %w", err)
+		}
+		if err := fn(b); err != nil {
+			return err
+		}
+	}
+}
+
+// Pump sends input lines to fuseraft through a Gate. Set the fields, then call Run in its own
+// goroutine; Push, Observe and EndInput may be called from any goroutine.
+type Pump struct {
+	Gate *wire.Gate
+	// Send writes one line (without its line end) to fuseraft. It is only called from Run.
+	Send func(line []byte) error
+	// Dropped is told about each input the Gate dropped: a response with nothing pending.
+	Dropped func(d wire.Decision)
+	// Interrupt, when set, is offered each interrupt line before it is queued. Returning true
+	// means it was delivered out of band (SIGINT to the child), so it is not sent as a line;
+	// that also lets it overtake a pending prompt, which a line never may.
+	Interrupt func() bool
+
+	once  sync.Once
+	kick  chan struct{}
+	mu    sync.Mutex
+	ended bool
+}
+
+func (p *Pump) init() { p.once.Do(func() { p.kick = make(chan struct{}, 1) }) }
+
+func (p *Pump) wake() {
+	p.init()
+	select {
+	case p.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Push parses an input line (wire.ParseInput: a JSON object as it is, other text as a
+// user_input, a blank line not at all) and queues it. It reports the parsed input and whether
+// it was queued.
+func (p *Pump) Push(line []byte) (wire.Input, bool) {
+	in, ok := wire.ParseInput(line)
+	if !ok {
+		return in, false
+	}
+	p.PushInput(in)
+	return in, true
+}
+
+// PushInput queues an input that is already parsed.
+func (p *Pump) PushInput(in wire.Input) {
+	if in.Type == wire.TypeInterrupt && p.Interrupt != nil && p.Interrupt() {
+		return
+	}
+	p.Gate.Push(in)
+	p.wake()
+}
+
+// Observe updates the prompt state from an event fuseraft sent. Call it before the event
+// reaches anyone who may answer it, or their answer could arrive before the Gate knows the
+// prompt and be dropped as stray.
+func (p *Pump) Observe(ev wire.Event) {
+	p.Gate.Observe(ev)
+	p.wake()
+}
+
+// EndInput says no more input will come. Run sends what it still can and returns.
+func (p *Pump) EndInput() {
+	p.mu.Lock()
+	p.ended = true
+	p.mu.Unlock()
+	p.wake()
+}
+
+// Run sends inputs as the Gate allows until input has ended and nothing more can be sent,
+// then returns how many inputs were still held (they could never be sent: they wait for the
+// answer to a prompt, and no more input will come). It returns early with Send's error, or
+// ctx.Err().
+func (p *Pump) Run(ctx context.Context) (held int, err error) {
+	p.init()
+	for {
+		for {
+			d, ok := p.Gate.Next()
+			if !ok {
+				break
+			}
+			if d.Action == wire.Drop {
+				if p.Dropped != nil {
+					p.Dropped(d)
+				}
+				continue
+			}
+			if err := p.Send(d.Input.Line); err != nil {
+				return p.Gate.Waiting(), err
+			}
+		}
+		p.mu.Lock()
+		ended := p.ended
+		p.mu.Unlock()
+		if ended {
+			return p.Gate.Waiting(), nil
+		}
+		select {
+		case <-p.kick:
+		case <-ctx.Done():
+			return p.Gate.Waiting(), ctx.Err()
+		}
+	}
+}

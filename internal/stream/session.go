@@ -1,0 +1,521 @@
+package stream
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/liveio"
+	"github.com/fuseraft/fr/internal/render"
+	"github.com/fuseraft/fr/pkg/wire"
+)
+
+type sessionOptions struct {
+	mode         string // "repl" or "run"
+	bin          string
+	fuseraftArgs []string
+	env          []string // added to the environment
+	input        string
+	inputOnce    bool
+	grace        time.Duration
+	anyVersion   bool
+	pretty       bool
+	color        string
+}
+
+// Timings that are not flags.
+var (
+	// doubleInterrupt is how soon a second SIGINT must follow the first to end the session.
+	doubleInterrupt = 2 * time.Second
+	// stopWait is how long a stopped child gets between SIGTERM and SIGKILL.
+	stopWait = 2 * time.Second
+	// notifySignals subscribes to the signals fr-stream handles; tests may replace it.
+	notifySignals = func(c chan<- os.Signal) {
+		signal.Notify(c, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	}
+)
+
+// lockedWriter serialises writes to stderr, which several goroutines share.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
+}
+
+// stdoutState is what the reader of fuseraft's stdout learned, read by the main loop once
+// that reader is done.
+type stdoutState struct {
+	ready      bool
+	sessionEnd bool
+	result     *wire.RunResult
+	midTurn    bool
+	lastError  string // text of the last error event before ready
+	protoErr   error  // an unsupported or missing protocolVersion in ready
+	outErr     error  // writing our stdout failed
+	readErr    error  // reading fuseraft's stdout failed (a line too long)
+}
+
+type session struct {
+	o      *sessionOptions
+	s      cmdutil.Streams
+	errw   *lockedWriter
+	out    *wire.Writer
+	render *render.Renderer
+	pump   *liveio.Pump
+	proc   *os.Process
+
+	stdin       *os.File // fuseraft's stdin
+	stdinOnce   sync.Once
+	versionOnce sync.Once
+
+	procMu sync.Mutex
+	reaped bool
+}
+
+func (ss *session) warnf(format string, args ...any) {
+	cmdutil.Warnf(ss.errw, prog, format, args...)
+}
+
+// closeStdin closes fuseraft's stdin, which is how fuseraft learns input has ended. It also
+// unblocks a write in progress (fuseraft not reading).
+func (ss *session) closeStdin() {
+	ss.stdinOnce.Do(func() { ss.stdin.Close() })
+}
+
+func (ss *session) send(line []byte) error {
+	// One write per line, so a line is never interleaved with anything.
+	buf := make([]byte, 0, len(line)+1)
+	buf = append(append(buf, line...), '\n')
+	_, err := ss.stdin.Write(buf)
+	return err
+}
+
+// signal sends a signal to fuseraft's process group unless fuseraft has been reaped (its
+// pid could then be another process's).
+func (ss *session) signal(f func(*os.Process) error) {
+	ss.procMu.Lock()
+	defer ss.procMu.Unlock()
+	if !ss.reaped {
+		f(ss.proc)
+	}
+}
+
+func runSession(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error {
+	ss := &session{o: o, s: s, errw: &lockedWriter{w: s.Err}}
+	ss.out = wire.NewWriter(s.Out)
+	if o.pretty {
+		term := stdoutIsTerminal(s.Out)
+		ss.render = render.New(ss.out, render.Options{
+			Color: cmdutil.UseColor(o.color, s.Env, term),
+			Width: width(s),
+		})
+	}
+
+	cmd := exec.Command(o.bin, o.fuseraftArgs...)
+	cmd.Env = append(os.Environ(), o.env...)
+	cmd.SysProcAttr = sysProcAttr()
+	stdinR, stdinW, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	stdoutR, stdoutW, err := os.Pipe()
+	if err != nil {
+		stdinR.Close()
+		stdinW.Close()
+		return err
+	}
+	cmd.Stdin, cmd.Stdout = stdinR, stdoutW
+	if f, ok := s.Err.(*os.File); ok {
+		cmd.Stderr = f
+	} else {
+		cmd.Stderr = ss.errw
+		cmd.WaitDelay = time.Second
+	}
+	err = cmd.Start()
+	stdinR.Close()
+	stdoutW.Close()
+	if err != nil {
+		stdinW.Close()
+		stdoutR.Close()
+		return cmdutil.Errorf(cmdutil.ExitUnavailable, "starting fuseraft: %v", err)
+	}
+	ss.proc = cmd.Process
+	ss.stdin = stdinW
+	exited := make(chan error, 1)
+	go func() {
+		err := cmd.Wait()
+		ss.procMu.Lock()
+		ss.reaped = true
+		ss.procMu.Unlock()
+		exited <- err
+	}()
+
+	// Whatever happens below, the child does not outlive us.
+	var stopOnce sync.Once
+	stop := func() {
+		stopOnce.Do(func() {
+			ss.closeStdin()
+			ss.signal(terminateChild)
+			go func() {
+				t := time.NewTimer(stopWait)
+				defer t.Stop()
+				select {
+				case <-t.C:
+					ss.signal(killChild)
+				case <-ctx.Done():
+					ss.signal(killChild)
+				}
+			}()
+		})
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	// Input: lines from stdin or --input, through the Gate, to fuseraft's stdin.
+	ss.pump = &liveio.Pump{
+		Gate: wire.NewGate(wire.Stdio),
+		Send: ss.send,
+		Dropped: func(d wire.Decision) {
+			ss.warnf("dropped %s: %s", d.Input.Type, d.Reason)
+		},
+	}
+	if canSignal {
+		ss.pump.Interrupt = func() bool {
+			ss.signal(interruptChild)
+			return true
+		}
+	}
+	src := liveio.Source{Path: o.input, Stdin: s.In, Once: o.inputOnce}
+	inputErr := make(chan error, 1)
+	go func() {
+		err := src.Read(ctx, func(line []byte) error {
+			if isEndOfInput(line) {
+				return errEndOfInput
+			}
+			ss.pump.Push(line)
+			return nil
+		})
+		if errors.Is(err, errEndOfInput) {
+			err = nil
+		}
+		if err != nil && ctx.Err() == nil {
+			inputErr <- err
+		}
+		ss.pump.EndInput()
+	}()
+	inputDone := make(chan struct{})
+	go func() {
+		held, err := ss.pump.Run(ctx)
+		if err == nil && held > 0 {
+			ss.warnf("input ended with %d line(s) still held for a prompt that was never answered; they were not sent", held)
+		}
+		// A send error means fuseraft's stdin is gone (it exited); its exit is reported below.
+		ss.closeStdin()
+		close(inputDone)
+	}()
+
+	// Output: fuseraft's stdout, line by line, to our stdout.
+	var st stdoutState
+	outDone := make(chan struct{})
+	protoBad := make(chan struct{})
+	outBroken := make(chan struct{})
+	go func() {
+		defer close(outDone)
+		ss.readEvents(stdoutR, &st, protoBad, outBroken)
+	}()
+
+	sigs := make(chan os.Signal, 4)
+	notifySignals(sigs)
+	defer signal.Stop(sigs)
+
+	var (
+		graceC       <-chan time.Time
+		graceExpired bool
+		userEnded    bool
+		lastInt      time.Time
+	)
+	startGrace := func() {
+		if graceC == nil {
+			graceC = time.After(o.grace)
+		}
+	}
+	inputDoneC := (<-chan struct{})(inputDone)
+loop:
+	for {
+		select {
+		case <-outDone:
+			break loop
+		case err := <-inputErr:
+			ss.warnf("%v; input ended", err)
+		case <-inputDoneC:
+			inputDoneC = nil
+			startGrace()
+		case <-graceC:
+			graceExpired = true
+			stop()
+		case <-protoBad:
+			protoBad = nil
+			stop()
+		case <-outBroken:
+			outBroken = nil
+			stop()
+		case sig := <-sigs:
+			switch sig {
+			case os.Interrupt:
+				if !lastInt.IsZero() && time.Since(lastInt) < doubleInterrupt {
+					userEnded = true
+					stop()
+					continue
+				}
+				lastInt = time.Now()
+				fmt.Fprintf(ss.errw, "%s: interrupting the turn (interrupt again within %s to end the session)\n", prog, doubleInterrupt)
+				if canSignal {
+					ss.signal(interruptChild)
+				} else {
+					ss.pump.PushInput(wire.Input{Line: wire.Interrupt(), Type: wire.TypeInterrupt})
+				}
+			default:
+				ss.pump.EndInput()
+			}
+		case <-ctx.Done():
+			userEnded = true
+			stop()
+		}
+	}
+
+	// fuseraft closed its stdout: it is exiting. Give it --grace (or what is left of it) to
+	// do so, then stop it.
+	var exitErr error
+	waitC := graceC
+	if waitC == nil {
+		waitC = time.After(o.grace)
+	}
+	select {
+	case exitErr = <-exited:
+	case <-waitC:
+		if !graceExpired && !st.sessionEnd && st.result == nil {
+			graceExpired = true
+		}
+		stop()
+		exitErr = <-exited
+	}
+	cancel()
+	ss.closeStdin()
+	if ss.render != nil {
+		ss.render.Close()
+	}
+	if err := ss.out.Flush(); err != nil && st.outErr == nil {
+		st.outErr = err
+	}
+	return ss.outcome(&st, exitErr, userEnded, graceExpired)
+}
+
+// outcome turns how the session ended into fr-stream's exit status.
+func (ss *session) outcome(st *stdoutState, exitErr error, userEnded, graceExpired bool) error {
+	o := ss.o
+	switch {
+	case st.protoErr != nil:
+		var ve *wire.VersionError
+		if errors.As(st.protoErr, &ve) {
+			return cmdutil.WithHint(st.protoErr, "upgrade fr, or pass --any-version to go on anyway")
+		}
+		return cmdutil.WithHint(&cmdutil.Error{Code: cmdutil.ExitProtocol, Err: st.protoErr}, "pass --any-version to go on anyway")
+	case st.outErr != nil:
+		if wire.IsBrokenPipe(st.outErr) {
+			return nil
+		}
+		return fmt.Errorf("writing output: %w", st.outErr)
+	case userEnded:
+		return cmdutil.Errorf(cmdutil.ExitInterrupted, "interrupted: the session was ended")
+	case st.readErr != nil:
+		return fmt.Errorf("reading fuseraft's output: %w", st.readErr)
+	case !st.ready:
+		what := "fuseraft ended before it was ready (" + exitString(exitErr) + ")"
+		if st.lastError != "" {
+			what = "fuseraft ended before it was ready: " + st.lastError
+		}
+		return cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitFailed, "%s", what),
+			"fuseraft's own messages are above; try '"+o.bin+" "+o.fuseraftArgs[0]+"' in a terminal")
+	}
+	if o.mode == "run" {
+		if st.result != nil {
+			if st.result.ExitCode != 0 {
+				return cmdutil.Exit(st.result.ExitCode)
+			}
+			return nil
+		}
+		if graceExpired {
+			return cmdutil.Errorf(cmdutil.ExitFailed, "fuseraft sent no result within --grace %s; stopped it", o.grace)
+		}
+		return cmdutil.Errorf(cmdutil.ExitFailed, "fuseraft %s before the run's result", exitString(exitErr))
+	}
+	if st.sessionEnd {
+		return nil
+	}
+	if graceExpired {
+		return cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitFailed, "fuseraft did not end the session within --grace %s of the end of input; stopped it", o.grace),
+			"a longer --grace gives it time for its last model call")
+	}
+	if st.midTurn {
+		return cmdutil.Errorf(cmdutil.ExitFailed, "fuseraft %s in the middle of a turn", exitString(exitErr))
+	}
+	if exitErr == nil {
+		ss.warnf("fuseraft exited without session_end")
+		return nil
+	}
+	return cmdutil.Errorf(cmdutil.ExitFailed, "fuseraft %s before session_end", exitString(exitErr))
+}
+
+// exitString says how a process ended, for messages.
+func exitString(err error) string {
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return "exited with status 0"
+	case errors.As(err, &ee):
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return "was killed by signal " + ws.Signal().String()
+		}
+		return "exited with status " + strconv.Itoa(ee.ExitCode())
+	}
+	return "failed: " + err.Error()
+}
+
+// readEvents copies fuseraft's stdout: events to our stdout, everything else to stderr.
+func (ss *session) readEvents(r io.ReadCloser, st *stdoutState, protoBad, outBroken chan struct{}) {
+	defer r.Close()
+	flush := func() {
+		if err := ss.out.Flush(); err != nil && st.outErr == nil {
+			st.outErr = err
+		}
+	}
+	lr := wire.NewReader(r, wire.ReaderOptions{BeforeRead: flush})
+	broken := false
+	for {
+		if st.outErr != nil && !broken {
+			broken = true
+			close(outBroken)
+		}
+		b, err := lr.ReadLine()
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			if wire.IsLineTooLong(err) {
+				st.readErr = err
+				close(protoBad)
+				return
+			}
+			if !errors.Is(err, os.ErrClosed) {
+				st.readErr = err
+			}
+			return
+		}
+		if broken {
+			// Nobody reads our output any more; drain fuseraft's until it stops.
+			continue
+		}
+		l := wire.ParseLine(b)
+		ev, ok := l.Event()
+		if !ok {
+			if len(bytes.TrimSpace(b)) > 0 {
+				ss.errw.Write(append(append([]byte{}, b...), '\n'))
+			}
+			continue
+		}
+		if !st.ready {
+			switch ev.Type {
+			case wire.TypeReady:
+				if err := wire.CheckHandshake(ev); err != nil {
+					if !ss.o.anyVersion {
+						st.protoErr = err
+						close(protoBad)
+						return
+					}
+					ss.versionOnce.Do(func() { ss.warnf("%v; going on as --any-version asks", err) })
+				}
+				st.ready = true
+			case wire.TypeError:
+				var m wire.Message
+				if ev.Decode(&m) == nil && m.Text != "" {
+					st.lastError = m.Text
+				}
+			}
+		}
+		switch ev.Type {
+		case wire.TypeSessEnd:
+			st.sessionEnd = true
+		case wire.TypeResult:
+			var res wire.RunResult
+			if ev.Decode(&res) == nil {
+				st.result = &res
+			}
+		case "turn_start":
+			st.midTurn = true
+		case "message_end", "cancelled":
+			st.midTurn = false
+		}
+		// The Gate learns of a prompt before anyone downstream can answer it.
+		ss.pump.Observe(ev)
+		if ss.render != nil {
+			err = ss.render.Event(ev)
+		} else {
+			err = ss.out.WriteLine(ev.Raw)
+		}
+		if err != nil && st.outErr == nil {
+			st.outErr = err
+		}
+	}
+}
+
+// errEndOfInput stops reading input at fuseraft's own end-of-input line.
+var errEndOfInput = errors.New("end of input")
+
+// isEndOfInput reports whether line is {"text":null} with no type or type user_input, which
+// fuseraft reads as end of input. fr-stream closes fuseraft's stdin instead of sending it, so
+// it works the same through a named pipe whose writers come and go.
+func isEndOfInput(line []byte) bool {
+	in, ok := wire.ParseInput(line)
+	if !ok || (in.Type != "" && in.Type != wire.TypeUserInput) {
+		return false
+	}
+	var v struct {
+		Text json.RawMessage `json:"text"`
+	}
+	if json.Unmarshal(in.Line, &v) != nil {
+		return false
+	}
+	return string(v.Text) == "null"
+}
+
+// width is the width for pretty output: the terminal's, else $COLUMNS, else 0 (the default).
+func width(s cmdutil.Streams) int {
+	if f, ok := s.Out.(*os.File); ok {
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+			return w
+		}
+	}
+	if n, err := strconv.Atoi(s.Env("COLUMNS")); err == nil && n > 0 {
+		return n
+	}
+	return 0
+}

@@ -1,0 +1,135 @@
+package stream
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/sim"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"fr-stream": func() { os.Exit(Run(context.Background(), cmdutil.OSStreams(), os.Args)) },
+		"fr-sim":    func() { os.Exit(sim.Run(context.Background(), cmdutil.OSStreams(), os.Args)) },
+	})
+}
+
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(e *testscript.Env) error {
+			e.Setenv("FUSERAFT_BIN", "")
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"waitfor": cmdWaitFor,
+			"signal":  cmdSignal,
+			"gone":    cmdGone,
+			"mkfifo":  cmdMkfifo,
+			"bigline": cmdBigLine,
+		},
+	})
+}
+
+// waitfor FILE REGEXP: wait (at most 20s) until FILE matches REGEXP.
+func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: waitfor FILE REGEXP")
+	}
+	re := regexp.MustCompile(args[1])
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		b, _ := os.ReadFile(ts.MkAbs(args[0]))
+		if re.Match(b) != neg {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("waitfor: %s did not match %q in 20s; it holds:\n%s", args[0], args[1], b)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func readPid(ts *testscript.TestScript, file string) int {
+	b, err := os.ReadFile(ts.MkAbs(file))
+	ts.Check(err)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	ts.Check(err)
+	return pid
+}
+
+// signal INT|TERM|KILL PIDFILE: signal the process whose pid is in PIDFILE.
+func cmdSignal(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: signal INT|TERM|KILL PIDFILE")
+	}
+	sig := map[string]syscall.Signal{"INT": syscall.SIGINT, "TERM": syscall.SIGTERM, "KILL": syscall.SIGKILL}[args[0]]
+	if sig == 0 {
+		ts.Fatalf("unknown signal %s", args[0])
+	}
+	ts.Check(syscall.Kill(readPid(ts, args[1]), sig))
+}
+
+// gone PIDFILE: the process whose pid is in PIDFILE ends within 10s.
+func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
+	pid := readPid(ts, args[0])
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		alive := syscall.Kill(pid, 0) == nil
+		if alive {
+			// A zombie has not outlived anything: it is dead, waiting for its parent's wait.
+			if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
+				if f := strings.Fields(string(b)); len(f) > 2 && f[2] == "Z" {
+					alive = false
+				}
+			}
+		}
+		if alive == neg {
+			return
+		}
+		if time.Now().After(deadline) {
+			if neg {
+				ts.Fatalf("process %d is gone", pid)
+			}
+			syscall.Kill(pid, syscall.SIGKILL)
+			ts.Fatalf("process %d still runs after 10s", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func cmdMkfifo(ts *testscript.TestScript, neg bool, args []string) {
+	for _, a := range args {
+		ts.Check(syscall.Mkfifo(ts.MkAbs(a), 0o600))
+	}
+}
+
+// bigline N FILE: write one event line with a text field N bytes long (plus a line end).
+func cmdBigLine(ts *testscript.TestScript, neg bool, args []string) {
+	n, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	f, err := os.Create(ts.MkAbs(args[1]))
+	ts.Check(err)
+	defer f.Close()
+	fmt.Fprint(f, `{"type":"tool_result","id":"c1","name":"read_file","ok":true,"output":"`)
+	chunk := []byte(strings.Repeat("abcdefghij", 1<<16))
+	for n > 0 {
+		c := chunk
+		if n < len(c) {
+			c = c[:n]
+		}
+		f.Write(c)
+		n -= len(c)
+	}
+	fmt.Fprint(f, "\"}\n")
+}
