@@ -238,9 +238,6 @@ func (st *stdio) slash(msg, sessionID, model string, title **string, autoTitle *
 		return false, nil
 	}
 	cmd, arg, _ := strings.Cut(strings.TrimSpace(msg), " ")
-	if midTurn(cmd, st.sc.Repl.MidTurnCommands) != "" {
-		return true, st.emit(applied(cmd, msg)...)
-	}
 	switch cmd {
 	case "/title":
 		t := strings.TrimSpace(arg)
@@ -251,6 +248,9 @@ func (st *stdio) slash(msg, sessionID, model string, title **string, autoTitle *
 			"modes", []string{}, "input", 1800+600*turn, "output", 120*turn, "cached", 1200*turn)
 	case "/copy":
 		return true, st.emit("type", "copy", "text", strings.TrimSpace(arg))
+	}
+	if midTurn(cmd, st.sc.Repl.MidTurnCommands) != "" {
+		return true, st.emit(applied(cmd, msg)...)
 	}
 	return true, st.w.WriteText("Unknown command: " + cmd + ". Type /help for a list of commands.")
 }
