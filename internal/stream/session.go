@@ -353,8 +353,7 @@ func (ss *session) outcome(st *stdoutState, exitErr error, userEnded, graceExpir
 		if st.lastError != "" {
 			what = "fuseraft ended before it was ready: " + st.lastError
 		}
-		return cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitFailed, "%s", what),
-			"fuseraft's own messages are above; try '"+o.bin+" "+o.fuseraftArgs[0]+"' in a terminal")
+		return cmdutil.Errorf(cmdutil.ExitFailed, "%s", what)
 	}
 	if o.mode == "run" {
 		if st.result != nil {
