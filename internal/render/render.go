@@ -34,14 +34,3 @@ func (r *Renderer) Event(ev wire.Event) error {
 
 // Close ends any text still open (a reply streamed without a final newline).
 func (r *Renderer) Close() error { return nil }
-
-// DiffOptions configure UnifiedDiff.
-type DiffOptions struct {
-	Color    bool
-	MaxLines int // cut the diff after this many lines with a note; 0 means no limit
-}
-
-// UnifiedDiff renders a unified diff of a file write from old to new content.
-func UnifiedDiff(path, old, new string, opts DiffOptions) string {
-	return fmt.Sprintf("--- a/%s\n+++ b/%s\n", path, path)
-}

@@ -1,0 +1,546 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+)
+
+// DiffOptions configure UnifiedDiff.
+type DiffOptions struct {
+	Color    bool
+	MaxLines int // cut the diff after this many lines with a note; 0 means no limit
+	// Width cuts each line to this many columns with "…"; 0 cuts only lines longer than
+	// maxDiffLineWidth, so a minified file does not flood the terminal.
+	Width int
+}
+
+const (
+	diffContext = 3
+	// maxDiffLineWidth bounds a diff line when no width is given.
+	maxDiffLineWidth = 4096
+	// diffBudget bounds the work of the Myers search (about one unit a compared line). Beyond it
+	// the changed middle is shown as one block removed and added: a correct, bigger diff.
+	diffBudget = 20_000_000
+	// maxEditDistance bounds the Myers trace kept for the backtrack (quadratic in it).
+	maxEditDistance = 2000
+	// binarySniff is how much of each side is searched for NUL bytes.
+	binarySniff = 8000
+)
+
+const (
+	sgrReset = "\x1b[0m"
+	sgrBold  = "\x1b[1m"
+	sgrDim   = "\x1b[2m"
+	sgrRed   = "\x1b[31m"
+	sgrGreen = "\x1b[32m"
+	sgrYel   = "\x1b[33m"
+	sgrBlue  = "\x1b[34m"
+	sgrMag   = "\x1b[35m"
+	sgrCyan  = "\x1b[36m"
+)
+
+// UnifiedDiff renders a unified diff of a file write from old to new content: `---`/`+++`
+// headers, `@@` hunks with three lines of context, `\ No newline at end of file` where it
+// applies. An empty old content is shown as a new file (--- /dev/null). Content with NUL bytes
+// is noted as binary instead of shown. Identical contents give the headers and "(no changes)".
+// Every line is sanitized, so file contents cannot drive the terminal. The result ends with a
+// newline.
+func UnifiedDiff(path, old, new string, opts DiffOptions) string {
+	d := newDiffWriter(opts)
+	aName, bName := diffNames(path)
+	if old == "" {
+		aName = "/dev/null"
+	}
+	d.line(lineHeader, "--- "+aName)
+	d.line(lineHeader, "+++ "+bName)
+	switch {
+	case old == new:
+		d.line(lineNote, "(no changes)")
+	case isBinary(old) || isBinary(new):
+		d.line(lineNote, fmt.Sprintf("(binary content, %s → %s; not shown)", sizeString(len(old)), sizeString(len(new))))
+	default:
+		a, b := splitLines(old), splitLines(new)
+		writeHunks(d, a, b, diffLines(a, b))
+	}
+	return d.finish()
+}
+
+// DiffStat counts the lines a write adds and removes, as UnifiedDiff would show them. Binary
+// content counts as nothing.
+func DiffStat(old, new string) (added, removed int) {
+	if old == new || isBinary(old) || isBinary(new) {
+		return 0, 0
+	}
+	a, b := splitLines(old), splitLines(new)
+	for _, r := range diffLines(a, b) {
+		switch r.op {
+		case opDel:
+			removed += r.n
+		case opIns:
+			added += r.n
+		}
+	}
+	return added, removed
+}
+
+func diffNames(path string) (a, b string) {
+	p := Sanitize(path)
+	if p == "" {
+		p = "file"
+	}
+	if strings.HasPrefix(p, "/") {
+		return p, p
+	}
+	return "a/" + p, "b/" + p
+}
+
+func isBinary(s string) bool {
+	if len(s) > binarySniff {
+		s = s[:binarySniff]
+	}
+	return strings.IndexByte(s, 0) >= 0
+}
+
+// splitLines splits s after each newline; the last line may lack one.
+func splitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	lines := make([]string, 0, strings.Count(s, "\n")+1)
+	for len(s) > 0 {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			lines = append(lines, s)
+			break
+		}
+		lines = append(lines, s[:i+1])
+		s = s[i+1:]
+	}
+	return lines
+}
+
+type opKind uint8
+
+const (
+	opEq opKind = iota
+	opDel
+	opIns
+)
+
+// run is n consecutive lines with the same op, starting at line a of the old and b of the new
+// content.
+type run struct {
+	op   opKind
+	a, b int
+	n    int
+}
+
+// diffLines returns the edit script from a to b as runs: equal runs, and removals before
+// insertions within a change.
+func diffLines(a, b []string) []run {
+	// Common prefix and suffix are cheap and cover most edits.
+	pre := 0
+	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
+		pre++
+	}
+	suf := 0
+	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
+		suf++
+	}
+	var runs []run
+	add := func(op opKind, ai, bi, n int) {
+		if n == 0 {
+			return
+		}
+		if k := len(runs) - 1; k >= 0 && runs[k].op == op && runs[k].a+runsA(runs[k]) == ai && runs[k].b+runsB(runs[k]) == bi {
+			runs[k].n += n
+			return
+		}
+		runs = append(runs, run{op, ai, bi, n})
+	}
+	add(opEq, 0, 0, pre)
+	ma, mb := a[pre:len(a)-suf], b[pre:len(b)-suf]
+	if ops, ok := myers(intern(ma, mb)); ok {
+		// Group each change's removals before its insertions.
+		ai, bi := pre, pre
+		i := 0
+		for i < len(ops) {
+			if ops[i] == opEq {
+				add(opEq, ai, bi, 1)
+				ai++
+				bi++
+				i++
+				continue
+			}
+			nd, ni := 0, 0
+			for ; i < len(ops) && ops[i] != opEq; i++ {
+				if ops[i] == opDel {
+					nd++
+				} else {
+					ni++
+				}
+			}
+			add(opDel, ai, bi, nd)
+			add(opIns, ai+nd, bi, ni)
+			ai += nd
+			bi += ni
+		}
+	} else {
+		add(opDel, pre, pre, len(ma))
+		add(opIns, pre+len(ma), pre, len(mb))
+	}
+	add(opEq, len(a)-suf, len(b)-suf, suf)
+	return runs
+}
+
+func runsA(r run) int {
+	if r.op == opIns {
+		return 0
+	}
+	return r.n
+}
+
+func runsB(r run) int {
+	if r.op == opDel {
+		return 0
+	}
+	return r.n
+}
+
+// intern maps lines to small integers so the search compares ints.
+func intern(a, b []string) ([]int32, []int32) {
+	ids := make(map[string]int32, len(a)+len(b))
+	conv := func(lines []string) []int32 {
+		out := make([]int32, len(lines))
+		for i, l := range lines {
+			id, ok := ids[l]
+			if !ok {
+				id = int32(len(ids))
+				ids[l] = id
+			}
+			out[i] = id
+		}
+		return out
+	}
+	return conv(a), conv(b)
+}
+
+// myers finds a shortest edit script from a to b (Myers 1986, greedy forward search with the
+// trace kept for the backtrack). It gives up (ok false) when the edit distance or the work
+// passes the budget.
+func myers(a, b []int32) (ops []opKind, ok bool) {
+	n, m := len(a), len(b)
+	if n == 0 || m == 0 {
+		for range n {
+			ops = append(ops, opDel)
+		}
+		for range m {
+			ops = append(ops, opIns)
+		}
+		return ops, true
+	}
+	maxD := min(n+m, maxEditDistance)
+	off := maxD + 1
+	v := make([]int, 2*maxD+3)
+	var trace [][]int32
+	work := 0
+	found := -1
+	for d := 0; d <= maxD && found < 0; d++ {
+		for k := -d; k <= d; k += 2 {
+			var x int
+			if k == -d || (k != d && v[off+k-1] < v[off+k+1]) {
+				x = v[off+k+1]
+			} else {
+				x = v[off+k-1] + 1
+			}
+			y := x - k
+			for x < n && y < m && a[x] == b[y] {
+				x++
+				y++
+				work++
+			}
+			v[off+k] = x
+			if x >= n && y >= m {
+				found = d
+				break
+			}
+		}
+		work += d + 1
+		if work > diffBudget {
+			return nil, false
+		}
+		row := make([]int32, 2*d+1)
+		for i := range row {
+			row[i] = int32(v[off-d+i])
+		}
+		trace = append(trace, row)
+	}
+	if found < 0 {
+		return nil, false
+	}
+	get := func(d, k int) int { return int(trace[d][k+d]) }
+	x, y := n, m
+	rev := make([]opKind, 0, n+m)
+	for d := found; d > 0; d-- {
+		k := x - y
+		var pk int
+		if k == -d || (k != d && get(d-1, k-1) < get(d-1, k+1)) {
+			pk = k + 1
+		} else {
+			pk = k - 1
+		}
+		px := get(d-1, pk)
+		py := px - pk
+		for x > px && y > py {
+			rev = append(rev, opEq)
+			x--
+			y--
+		}
+		if x == px {
+			rev = append(rev, opIns)
+		} else {
+			rev = append(rev, opDel)
+		}
+		x, y = px, py
+	}
+	for x > 0 && y > 0 {
+		rev = append(rev, opEq)
+		x--
+		y--
+	}
+	for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
+		rev[i], rev[j] = rev[j], rev[i]
+	}
+	return rev, true
+}
+
+// writeHunks groups the changes into hunks with diffContext lines of context.
+func writeHunks(d *diffWriter, a, b []string, runs []run) {
+	// Change blocks: indices of non-equal runs, grouped into hunks.
+	type block struct{ a0, a1, b0, b1 int }
+	var blocks []block
+	for _, r := range runs {
+		if r.op == opEq {
+			continue
+		}
+		a1, b1 := r.a+runsA(r), r.b+runsB(r)
+		if k := len(blocks) - 1; k >= 0 && blocks[k].a1 == r.a && blocks[k].b1 == r.b {
+			blocks[k].a1, blocks[k].b1 = a1, b1
+			continue
+		}
+		blocks = append(blocks, block{r.a, a1, r.b, b1})
+	}
+	for i := 0; i < len(blocks); {
+		j := i + 1
+		for j < len(blocks) && blocks[j].a0-blocks[j-1].a1 <= 2*diffContext {
+			j++
+		}
+		first, last := blocks[i], blocks[j-1]
+		pre := min(diffContext, first.a0)
+		post := min(diffContext, len(a)-last.a1)
+		a0, a1 := first.a0-pre, last.a1+post
+		b0, b1 := first.b0-pre, last.b1+post
+		d.line(lineHunk, "@@ -"+hunkRange(a0, a1-a0)+" +"+hunkRange(b0, b1-b0)+" @@")
+		ai := a0
+		for _, bl := range blocks[i:j] {
+			for ; ai < bl.a0; ai++ {
+				d.content(lineContext, a[ai])
+			}
+			for k := bl.a0; k < bl.a1; k++ {
+				d.content(lineDel, a[k])
+			}
+			for k := bl.b0; k < bl.b1; k++ {
+				d.content(lineAdd, b[k])
+			}
+			ai = bl.a1
+		}
+		for ; ai < a1; ai++ {
+			d.content(lineContext, a[ai])
+		}
+		i = j
+	}
+}
+
+// hunkRange is GNU diff's form: "start,count", "start" for one line, and for an empty range
+// the line before it.
+func hunkRange(start, count int) string {
+	switch count {
+	case 0:
+		return fmt.Sprintf("%d,0", start)
+	case 1:
+		return fmt.Sprintf("%d", start+1)
+	}
+	return fmt.Sprintf("%d,%d", start+1, count)
+}
+
+type lineKind uint8
+
+const (
+	lineHeader lineKind = iota
+	lineHunk
+	lineContext
+	lineDel
+	lineAdd
+	lineNote
+)
+
+// diffWriter collects output lines up to MaxLines and counts the rest.
+type diffWriter struct {
+	opts    DiffOptions
+	b       strings.Builder
+	n       int // lines written
+	dropped int // lines past MaxLines
+}
+
+func newDiffWriter(opts DiffOptions) *diffWriter { return &diffWriter{opts: opts} }
+
+func (d *diffWriter) full() bool { return d.opts.MaxLines > 0 && d.n >= d.opts.MaxLines }
+
+// content writes one line of file content with its prefix, and the no-newline marker after a
+// last line that lacks one.
+func (d *diffWriter) content(kind lineKind, l string) {
+	prefix := " "
+	switch kind {
+	case lineDel:
+		prefix = "-"
+	case lineAdd:
+		prefix = "+"
+	}
+	text, nl := strings.CutSuffix(l, "\n")
+	if nl {
+		text = strings.TrimSuffix(text, "\r")
+	}
+	if d.full() {
+		d.dropped++
+		if !nl {
+			d.dropped++
+		}
+		return
+	}
+	// A huge line (minified code) is cut before it is sanitized; no width needs more than
+	// four bytes a column.
+	limit := d.width()*4 + 4
+	long := len(text) > limit
+	if long {
+		text = text[:limit]
+	}
+	d.lineCut(kind, prefix+sanitize(text, true), long)
+	if !nl {
+		d.line(lineNote, `\ No newline at end of file`)
+	}
+}
+
+func (d *diffWriter) width() int {
+	if d.opts.Width <= 0 {
+		return maxDiffLineWidth
+	}
+	return d.opts.Width
+}
+
+func (d *diffWriter) line(kind lineKind, s string) { d.lineCut(kind, s, false) }
+
+// lineCut writes one line cut to the width; forceCut marks it cut even when what is left fits.
+func (d *diffWriter) lineCut(kind lineKind, s string, forceCut bool) {
+	if d.full() {
+		d.dropped++
+		return
+	}
+	d.n++
+	width := d.width()
+	if strings.IndexByte(s, '\t') >= 0 {
+		s = expandTabs(s)
+	}
+	switch {
+	case forceCut:
+		s = cutMarked(s, width)
+	case kind == lineContext || kind == lineDel || kind == lineAdd:
+		s = cut(s, width)
+	}
+	if !d.opts.Color {
+		d.b.WriteString(s)
+		d.b.WriteByte('\n')
+		return
+	}
+	var sgr string
+	switch kind {
+	case lineHeader:
+		sgr = sgrBold
+	case lineHunk:
+		sgr = sgrCyan
+	case lineDel:
+		sgr = sgrRed
+	case lineAdd:
+		sgr = sgrGreen
+	case lineNote:
+		sgr = sgrDim
+	}
+	if sgr == "" {
+		d.b.WriteString(s)
+	} else {
+		d.b.WriteString(sgr + s + sgrReset)
+	}
+	d.b.WriteByte('\n')
+}
+
+func (d *diffWriter) finish() string {
+	if d.dropped > 0 {
+		d.opts.MaxLines = 0
+		d.line(lineNote, "… "+commas(d.dropped)+" more "+plural(d.dropped, "line", "lines"))
+	}
+	return d.b.String()
+}
+
+// expandTabs turns tabs into spaces at 8-column stops, so cutting to a width is exact.
+func expandTabs(s string) string {
+	var b strings.Builder
+	col := 0
+	for _, r := range s {
+		if r == '\t' {
+			n := 8 - col%8
+			b.WriteString(strings.Repeat(" ", n))
+			col += n
+			continue
+		}
+		b.WriteRune(r)
+		col += runeWidth(r)
+	}
+	return b.String()
+}
+
+// commas formats n with thousands separators: 1234567 → "1,234,567".
+func commas(n int) string {
+	s := fmt.Sprint(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// sizeString is a byte count for people: 512 B, 1.5 KiB, 3.2 MiB.
+func sizeString(n int) string {
+	switch {
+	case n < 1024:
+		return fmt.Sprintf("%d B", n)
+	case n < 1024*1024:
+		return fmt.Sprintf("%.1f KiB", float64(n)/1024)
+	case n < 1024*1024*1024:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1024*1024))
+	}
+	return fmt.Sprintf("%.1f GiB", float64(n)/(1024*1024*1024))
+}
