@@ -1,0 +1,808 @@
+package policy
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/itchyny/gojq"
+
+	"github.com/fuseraft/fr/pkg/wire"
+)
+
+// Deciders: who made a decision.
+const (
+	ByRule      = "rule"
+	ByDefault   = "default"
+	ByMalformed = "malformed"
+)
+
+// Decision is the outcome for one approval_request.
+type Decision struct {
+	Verdict Verdict
+	Decider string // ByRule, ByDefault or ByMalformed
+	Rule    string // the deciding rule, when Decider is ByRule
+	Part    string // for shell commands: the simple command that decided
+	Reason  string // why, in a few words, for people
+	Kind    string
+	Summary string
+	// Charge lists the limited rules that allowed this prompt; they are charged with it when
+	// the allow is given (Decider.Record).
+	Charge  []string
+	Request *wire.ApprovalRequest
+}
+
+// Decider applies a policy. It keeps the counts behind `limit:`; it is not safe for concurrent
+// use.
+type Decider struct {
+	P        *Policy
+	root     string
+	rootReal string
+	// Warn reports a `when` that failed at run time (the rule then does not match).
+	Warn func(format string, args ...any)
+	// Now is the clock for limits; nil means time.Now.
+	Now func() time.Time
+	// Session is the fuseraft session the prompts belong to, for per-session limits.
+	Session string
+	counts  map[string]*ruleCount
+}
+
+type ruleCount struct {
+	session map[string]int
+	times   []time.Time
+}
+
+// NewDecider returns a Decider for p with file paths normalised against root (made absolute).
+func NewDecider(p *Policy, root string) (*Decider, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	d := &Decider{P: p, root: abs, rootReal: resolve(abs), counts: map[string]*ruleCount{}}
+	return d, nil
+}
+
+// Root is the directory file paths are normalised against.
+func (d *Decider) Root() string { return d.root }
+
+func (d *Decider) now() time.Time {
+	if d.Now != nil {
+		return d.Now()
+	}
+	return time.Now()
+}
+
+func (d *Decider) warn(format string, args ...any) {
+	if d.Warn != nil {
+		d.Warn(format, args...)
+	}
+}
+
+// Record charges the limited rules of an allow given at t in session.
+func (d *Decider) Record(session string, rules []string, t time.Time) {
+	for _, name := range rules {
+		c := d.counts[name]
+		if c == nil {
+			c = &ruleCount{session: map[string]int{}}
+			d.counts[name] = c
+		}
+		c.session[session]++
+		c.times = append(c.times, t)
+	}
+}
+
+// Reset forgets every count.
+func (d *Decider) Reset() { d.counts = map[string]*ruleCount{} }
+
+func (d *Decider) limitOK(r *Rule) bool {
+	if r.Limit == nil {
+		return true
+	}
+	c := d.counts[r.Name]
+	if c == nil {
+		return r.Limit.Max > 0
+	}
+	if r.Limit.Per == 0 {
+		return c.session[d.Session] < r.Limit.Max
+	}
+	cut := d.now().Add(-r.Limit.Per)
+	i := 0
+	for i < len(c.times) && !c.times[i].After(cut) {
+		i++
+	}
+	c.times = c.times[i:]
+	return len(c.times) < r.Limit.Max
+}
+
+// event is one prompt under evaluation: its decoded form for `when`, computed once.
+type event struct {
+	raw     []byte
+	decoded any
+	err     error
+	done    bool
+	when    map[*Rule]bool
+}
+
+func (e *event) value() (any, error) {
+	if !e.done {
+		e.done = true
+		e.err = json.Unmarshal(e.raw, &e.decoded)
+	}
+	return e.decoded, e.err
+}
+
+const whenTimeout = 2 * time.Second
+
+// when evaluates a rule's condition over the event; a run-time error is a warning and no match.
+func (d *Decider) whenTrue(ev *event, r *Rule) bool {
+	if r.When == nil {
+		return true
+	}
+	if v, ok := ev.when[r]; ok {
+		return v
+	}
+	res := d.runJQ(ev, r.Name, r.WhenSrc, r.When)
+	if ev.when == nil {
+		ev.when = map[*Rule]bool{}
+	}
+	ev.when[r] = res
+	return res
+}
+
+func (d *Decider) runJQ(ev *event, name, src string, code *gojq.Code) bool {
+	v, err := ev.value()
+	if err != nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), whenTimeout)
+	defer cancel()
+	it := code.RunWithContext(ctx, v)
+	out, ok := it.Next()
+	if !ok {
+		return false
+	}
+	if e, isErr := out.(error); isErr {
+		d.warn("rule %s: when %q: %v; the rule does not match", name, src, e)
+		return false
+	}
+	return out != nil && out != false
+}
+
+// Decide decides an approval_request (raw is the whole event).
+func (d *Decider) Decide(raw []byte) Decision {
+	req, err := wire.DecodeApprovalRequest(raw)
+	if err != nil {
+		kind, _ := wire.TopLevelString(raw, "kind")
+		return Decision{Verdict: Deny, Decider: ByMalformed, Reason: err.Error(), Kind: kind,
+			Summary: "malformed approval_request"}
+	}
+	if req.Kind == wire.KindFileWrite && req.Path == "" {
+		return Decision{Verdict: Deny, Decider: ByMalformed, Reason: "file_write with an empty path", Kind: req.Kind,
+			Summary: req.Summary(), Request: req}
+	}
+	ev := &event{raw: raw}
+	var dec Decision
+	if req.Kind == wire.KindShellCommand {
+		dec = d.decideShell(req, ev)
+	} else {
+		dec = d.decideOne(req, ev)
+	}
+	dec.Kind, dec.Summary, dec.Request = req.Kind, req.Summary(), req
+	return dec
+}
+
+// better reports whether rule a (verdict va) beats the current best b: stricter, or as strict
+// and earlier in the file.
+func better(a *Rule, b *Rule) bool {
+	if b == nil {
+		return true
+	}
+	if a.Decision != b.Decision {
+		return a.Decision > b.Decision
+	}
+	return a.index < b.index
+}
+
+func (d *Decider) decideOne(req *wire.ApprovalRequest, ev *event) Decision {
+	known := wire.KnownKind(req.Kind)
+	var fw *fileFacts
+	if req.Kind == wire.KindFileWrite {
+		fw = d.fileFacts(req)
+	}
+	var best *Rule
+	blocked := ""
+	for _, r := range d.P.rulesFor(req.Kind) {
+		if best != nil && !better(r, best) {
+			continue
+		}
+		if r.Decision == Allow && r.Kind == "" && !known {
+			continue // a wildcard never allows a kind this build does not know
+		}
+		ok, why := d.matchOne(r, req, fw)
+		if !ok {
+			if why != "" && blocked == "" {
+				blocked = fmt.Sprintf("rule %s would allow it, but %s", r.Name, why)
+			}
+			continue
+		}
+		if !d.whenTrue(ev, r) {
+			continue
+		}
+		if r.Decision == Allow && !d.limitOK(r) {
+			if blocked == "" {
+				blocked = fmt.Sprintf("rule %s reached its limit (%s)", r.Name, r.Limit)
+			}
+			continue
+		}
+		best = r
+	}
+	if best == nil {
+		reason := "no rule matches"
+		if !known {
+			reason = "unknown approval kind " + fmt.Sprintf("%q", req.Kind) + " and no rule names it"
+		}
+		if blocked != "" {
+			reason = blocked
+		}
+		return Decision{Verdict: d.P.Default, Decider: ByDefault, Reason: reason}
+	}
+	dec := Decision{Verdict: best.Decision, Decider: ByRule, Rule: best.Name}
+	if best.Decision == Allow && best.Limit != nil {
+		dec.Charge = []string{best.Name}
+	}
+	return dec
+}
+
+// matchOne matches the typed matcher of a rule against a prompt of a kind other than
+// shell_command. why is set when an allow rule matched but was held back by a bound.
+func (d *Decider) matchOne(r *Rule, req *wire.ApprovalRequest, fw *fileFacts) (bool, string) {
+	switch req.Kind {
+	case wire.KindFileWrite:
+		if r.Decision == Allow && !fw.inside {
+			if r.File == nil || matchPaths(r.File.Paths, fw, false) {
+				return false, "the path " + fw.why
+			}
+			return false, ""
+		}
+		if r.File == nil {
+			return true, ""
+		}
+		if !matchPaths(r.File.Paths, fw, r.Decision == Allow) {
+			return false, ""
+		}
+		if r.Decision == Allow {
+			if r.File.MaxSize >= 0 && int64(len(req.NewContent)) > r.File.MaxSize {
+				return false, fmt.Sprintf("the new content is %d bytes (max_size %d)", len(req.NewContent), r.File.MaxSize)
+			}
+			if r.File.MaxChangedLines >= 0 {
+				if n := changedLines(req.OldContent, req.NewContent, r.File.MaxChangedLines); n > r.File.MaxChangedLines {
+					return false, fmt.Sprintf("more than %d lines change (max_changed_lines)", r.File.MaxChangedLines)
+				}
+			}
+		} else {
+			// deny and ask rules with bounds match writes beyond them
+			over := r.File.MaxSize < 0 && r.File.MaxChangedLines < 0
+			if r.File.MaxSize >= 0 && int64(len(req.NewContent)) > r.File.MaxSize {
+				over = true
+			}
+			if r.File.MaxChangedLines >= 0 && changedLines(req.OldContent, req.NewContent, r.File.MaxChangedLines) > r.File.MaxChangedLines {
+				over = true
+			}
+			return over, ""
+		}
+		return true, ""
+	case wire.KindToolAction:
+		if r.Tool == nil {
+			return true, ""
+		}
+		return r.Tool.Plugin.Match(req.Plugin) && r.Tool.Action.Match(req.Action) && r.Tool.Detail.Match(req.Detail), ""
+	case wire.KindRouteApproval:
+		if r.Route == nil {
+			return true, ""
+		}
+		return r.Route.Source.Match(req.SourceAgent) && r.Route.Target.Match(req.TargetAgent) && r.Route.Keyword.Match(req.Keyword), ""
+	}
+	return true, "" // an unknown kind: the rule names it (or is a deny/ask wildcard)
+}
+
+// fileFacts is a file_write path seen every way a glob may look at it.
+type fileFacts struct {
+	inside bool     // within the root, after resolving symlinks
+	why    string   // why not inside
+	rel    []string // root-relative forms (lexical and resolved), when inside
+	abs    []string // absolute forms (lexical and resolved)
+	any    []string // every relative form, even escaping ones (for deny and ask)
+}
+
+func (d *Decider) fileFacts(req *wire.ApprovalRequest) *fileFacts {
+	f := &fileFacts{}
+	p := req.Path
+	if p == "" || strings.ContainsRune(p, 0) {
+		f.why = "is empty or invalid"
+		return f
+	}
+	abs := p
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(d.root, abs)
+	}
+	abs = filepath.Clean(abs)
+	real := resolve(abs)
+	f.abs = appendUnique(f.abs, abs, real)
+	lexRel, lexIn := within(d.root, abs)
+	realRel, realIn := within(d.rootReal, real)
+	f.any = appendUnique(f.any, lexRel, realRel)
+	f.inside = realIn && (lexIn || filepath.IsAbs(p))
+	switch {
+	case !lexIn && !filepath.IsAbs(p):
+		f.why = fmt.Sprintf("%s escapes the root %s", p, d.root)
+		f.inside = false
+	case !realIn:
+		f.why = fmt.Sprintf("%s resolves to %s, outside the root %s", p, real, d.rootReal)
+	}
+	if f.inside {
+		if lexIn {
+			f.rel = append(f.rel, lexRel)
+		}
+		f.rel = appendUnique(f.rel, realRel)
+	}
+	return f
+}
+
+func appendUnique(s []string, vs ...string) []string {
+outer:
+	for _, v := range vs {
+		for _, x := range s {
+			if x == v {
+				continue outer
+			}
+		}
+		s = append(s, v)
+	}
+	return s
+}
+
+func within(root, p string) (string, bool) {
+	rel, err := filepath.Rel(root, p)
+	if err != nil {
+		return p, false
+	}
+	if rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return filepath.ToSlash(rel), false
+	}
+	return filepath.ToSlash(rel), rel != "."
+}
+
+// resolve follows symlinks in the longest existing prefix of the absolute path p.
+func resolve(p string) string {
+	rest := ""
+	cur := p
+	for {
+		if r, err := filepath.EvalSymlinks(cur); err == nil {
+			if rest == "" {
+				return r
+			}
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return p
+		}
+		base := filepath.Base(cur)
+		if rest == "" {
+			rest = base
+		} else {
+			rest = filepath.Join(base, rest)
+		}
+		cur = parent
+	}
+}
+
+// matchPaths: for allow (all=true) every relative form must match; otherwise any form.
+func matchPaths(globs []string, f *fileFacts, all bool) bool {
+	if len(globs) == 0 {
+		return true
+	}
+	one := func(name string, abs bool) bool {
+		for _, g := range globs {
+			if strings.HasPrefix(g, "/") != abs {
+				continue
+			}
+			if ok, _ := doublestar.Match(g, name); ok {
+				return true
+			}
+		}
+		return false
+	}
+	if all {
+		if !f.inside || len(f.rel) == 0 {
+			return false
+		}
+		relOK := true
+		for _, r := range f.rel {
+			if !one(r, false) {
+				relOK = false
+				break
+			}
+		}
+		if relOK {
+			return true
+		}
+		for _, a := range f.abs {
+			if !one(a, true) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, r := range f.any {
+		if one(r, false) {
+			return true
+		}
+	}
+	for _, a := range f.abs {
+		if one(a, true) {
+			return true
+		}
+	}
+	return false
+}
+
+// changedLines counts added plus removed lines between old and new (a line diff), stopping
+// once the count passes limit.
+func changedLines(old, new string, limit int) int {
+	a, b := splitLines(old), splitLines(new)
+	// trim the common prefix and suffix, then Myers' algorithm bounded by limit+1
+	for len(a) > 0 && len(b) > 0 && a[0] == b[0] {
+		a, b = a[1:], b[1:]
+	}
+	for len(a) > 0 && len(b) > 0 && a[len(a)-1] == b[len(b)-1] {
+		a, b = a[:len(a)-1], b[:len(b)-1]
+	}
+	n, m := len(a), len(b)
+	if n == 0 || m == 0 {
+		return n + m
+	}
+	max := limit + 1
+	if max > n+m {
+		max = n + m
+	}
+	off := max + 1
+	v := make([]int, 2*max+3)
+	for dd := 0; dd <= max; dd++ {
+		for k := -dd; k <= dd; k += 2 {
+			var x int
+			if k == -dd || (k != dd && v[off+k-1] < v[off+k+1]) {
+				x = v[off+k+1]
+			} else {
+				x = v[off+k-1] + 1
+			}
+			y := x - k
+			for x < n && y < m && a[x] == b[y] {
+				x++
+				y++
+			}
+			v[off+k] = x
+			if x >= n && y >= m {
+				return dd
+			}
+		}
+	}
+	return max
+}
+
+func splitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	s = strings.TrimSuffix(s, "\n")
+	return strings.Split(s, "\n")
+}
+
+// decideShell decides a shell_command: each simple command is decided on its own, and the
+// strictest decides the whole.
+func (d *Decider) decideShell(req *wire.ApprovalRequest, ev *event) Decision {
+	parts := Analyze(req.Command)
+	var out *Decision
+	var charge []string
+	seen := false
+	for i := range parts {
+		p := &parts[i]
+		pd := d.decidePart(p, ev)
+		if pd == nil {
+			continue
+		}
+		seen = true
+		if pd.Verdict == Allow {
+			for _, c := range pd.Charge {
+				charge = appendUnique(charge, c)
+			}
+		}
+		// the strictest part decides; between equals, the first, and a rule before the default
+		if out == nil || pd.Verdict > out.Verdict || (pd.Verdict == out.Verdict && out.Decider == ByDefault && pd.Decider == ByRule) {
+			out = pd
+		}
+	}
+	if !seen {
+		return Decision{Verdict: d.P.Default, Decider: ByDefault, Reason: "the command runs nothing a rule can judge", Part: strings.TrimSpace(req.Command)}
+	}
+	if out.Verdict == Allow {
+		out.Charge = charge
+	}
+	return *out
+}
+
+// decidePart returns the decision for one part, or nil for a deny-only part no deny or ask
+// rule matches.
+func (d *Decider) decidePart(p *Part, ev *event) *Decision {
+	var best *Rule
+	blocked := ""
+	try := func(r *Rule) {
+		if best != nil && !better(r, best) {
+			return
+		}
+		if r.Decision == Allow && p.DenyOnly {
+			return
+		}
+		ok, why := matchPart(r, p)
+		if !ok {
+			if why != "" && blocked == "" {
+				blocked = fmt.Sprintf("rule %s would allow it, but it %s", r.Name, why)
+			}
+			return
+		}
+		if !d.whenTrue(ev, r) {
+			return
+		}
+		if r.Decision == Allow && !d.limitOK(r) {
+			if blocked == "" {
+				blocked = fmt.Sprintf("rule %s reached its limit (%s)", r.Name, r.Limit)
+			}
+			return
+		}
+		best = r
+	}
+	d.P.shell.candidates(p, try)
+	if best == nil {
+		if p.DenyOnly {
+			return nil
+		}
+		reason := "no rule matches"
+		if blocked != "" {
+			reason = blocked
+		} else if p.Flags&FlagUnparsable != 0 {
+			reason = "it " + p.Why
+		}
+		return &Decision{Verdict: d.P.Default, Decider: ByDefault, Part: p.Text, Reason: reason}
+	}
+	dec := &Decision{Verdict: best.Decision, Decider: ByRule, Rule: best.Name, Part: p.Text}
+	if best.Decision == Allow && best.Limit != nil {
+		dec.Charge = []string{best.Name}
+	}
+	return dec
+}
+
+// matchPart matches a shell rule against one simple command. Allow rules see only argv[0] as
+// written (Name), never a computed word, and no flag the rule does not permit; deny and ask
+// rules also see the base name, and take a computed word as matching anything.
+func matchPart(r *Rule, p *Part) (bool, string) {
+	allow := r.Decision == Allow
+	var cmds []*CmdPattern
+	var permit Flag
+	if r.Shell != nil {
+		cmds, permit = r.Shell.Commands, r.Shell.Permit
+	}
+	if len(cmds) == 0 {
+		if allow && p.Flags&^permit != 0 {
+			return false, p.Why
+		}
+		return true, ""
+	}
+	if p.Flags&FlagUnparsable != 0 && len(p.Words) == 0 {
+		return allow && permit&FlagUnparsable != 0, ""
+	}
+	matched := false
+	for _, c := range cmds {
+		if c.match(p, allow) {
+			matched = true
+			break
+		}
+	}
+	if !matched {
+		return false, ""
+	}
+	if allow && p.Flags&^permit != 0 {
+		return false, p.Why
+	}
+	return true, ""
+}
+
+func (c *CmdPattern) match(p *Part, allow bool) bool {
+	if len(p.Words) == 0 {
+		return false
+	}
+	return c.matchFrom(p, allow, 0, 0)
+}
+
+func (c *CmdPattern) matchFrom(p *Part, allow bool, pi, wi int) bool {
+	for pi < len(c.Words) {
+		pw := c.Words[pi]
+		if pw == nil { // **
+			for k := wi; k <= len(p.Words); k++ {
+				if c.matchFrom(p, allow, pi+1, k) {
+					return true
+				}
+			}
+			return false
+		}
+		if wi >= len(p.Words) {
+			return false
+		}
+		if !wordMatch(pw, p, wi, allow) {
+			return false
+		}
+		pi++
+		wi++
+	}
+	return !c.Anchored || wi == len(p.Words)
+}
+
+func wordMatch(pw *Pattern, p *Part, i int, allow bool) bool {
+	if p.dyn(i) {
+		return !allow || pw.MatchAll()
+	}
+	if i == 0 {
+		if pw.Match(p.Name) {
+			return true
+		}
+		return !allow && p.Base != p.Name && pw.Match(p.Base)
+	}
+	return pw.Match(p.Words[i])
+}
+
+// shellIndex finds the shell rules worth trying for a command name.
+type shellIndex struct {
+	byName map[string][]*Rule // rules with a pattern whose first word is that literal
+	wild   []*Rule            // rules with no patterns, or a pattern whose first word is not a literal
+	all    []*Rule
+}
+
+func (p *Policy) index() {
+	p.byKind = map[string][]*Rule{}
+	named := map[string]bool{}
+	for _, r := range p.Rules {
+		if r.Kind != "" {
+			named[r.Kind] = true
+		}
+	}
+	for _, k := range knownKinds {
+		named[k] = true
+	}
+	for k := range named {
+		for _, r := range p.Rules {
+			if r.Kind == "" || r.Kind == k {
+				p.byKind[k] = append(p.byKind[k], r)
+			}
+		}
+	}
+	for _, r := range p.Rules {
+		if r.Kind == "" {
+			p.byKind[""] = append(p.byKind[""], r)
+		}
+	}
+	p.shell = shellIndex{byName: map[string][]*Rule{}}
+	for _, r := range p.byKind[wire.KindShellCommand] {
+		p.shell.all = append(p.shell.all, r)
+		if r.Shell == nil || len(r.Shell.Commands) == 0 {
+			p.shell.wild = append(p.shell.wild, r)
+			continue
+		}
+		wild := false
+		names := map[string]bool{}
+		for _, c := range r.Shell.Commands {
+			w := c.Words[0]
+			if w == nil || !w.literal {
+				wild = true
+				break
+			}
+			names[w.Src] = true
+		}
+		if wild {
+			p.shell.wild = append(p.shell.wild, r)
+			continue
+		}
+		for n := range names {
+			p.shell.byName[n] = append(p.shell.byName[n], r)
+		}
+	}
+}
+
+// rulesFor lists the rules that apply to a kind, in file order.
+func (p *Policy) rulesFor(kind string) []*Rule {
+	if rs, ok := p.byKind[kind]; ok {
+		return rs
+	}
+	return p.byKind[""]
+}
+
+func (s *shellIndex) candidates(p *Part, try func(*Rule)) {
+	if len(p.Words) == 0 || p.dyn(0) {
+		for _, r := range s.all {
+			try(r)
+		}
+		return
+	}
+	for _, r := range s.byName[p.Name] {
+		try(r)
+	}
+	if p.Base != p.Name {
+		for _, r := range s.byName[p.Base] {
+			try(r)
+		}
+	}
+	for _, r := range s.wild {
+		try(r)
+	}
+}
+
+// QuestionDecision is the outcome for one question.
+type QuestionDecision struct {
+	Action  string  // "answer", "skip" or "ask"
+	Answer  *string // for "answer"
+	Decider string  // ByRule, ByDefault or ByMalformed
+	Rule    string
+	Reason  string
+	Q       *wire.Question
+}
+
+// AnswerQuestion decides a question event: the first question rule that applies answers it.
+func (d *Decider) AnswerQuestion(raw []byte) QuestionDecision {
+	var q wire.Question
+	if err := json.Unmarshal(raw, &q); err != nil {
+		return QuestionDecision{Action: "skip", Decider: ByMalformed, Reason: "malformed question: " + err.Error()}
+	}
+	if _, ok := wire.TopLevelString(raw, "question"); !ok {
+		return QuestionDecision{Action: "skip", Decider: ByMalformed, Reason: "malformed question: no question text", Q: &q}
+	}
+	ev := &event{raw: raw}
+	for _, r := range d.P.Questions {
+		if !r.Question.Match(q.Question) {
+			continue
+		}
+		if r.When != nil && !d.runJQ(ev, r.Name, r.WhenSrc, r.When) {
+			continue
+		}
+		switch r.Answer {
+		case "skip":
+			return QuestionDecision{Action: "skip", Decider: ByRule, Rule: r.Name, Q: &q}
+		case "ask":
+			return QuestionDecision{Action: "ask", Decider: ByRule, Rule: r.Name, Q: &q}
+		case "text":
+			if len(q.Options) > 0 && !q.AllowOther && !contains(q.Options, r.Text) {
+				continue
+			}
+			t := r.Text
+			return QuestionDecision{Action: "answer", Answer: &t, Decider: ByRule, Rule: r.Name, Q: &q}
+		case "option":
+			for _, o := range q.Options {
+				if r.Option.Match(o) {
+					o := o
+					return QuestionDecision{Action: "answer", Answer: &o, Decider: ByRule, Rule: r.Name, Q: &q}
+				}
+			}
+		}
+	}
+	return QuestionDecision{Action: d.P.QuestionDefault, Decider: ByDefault, Reason: "no question rule answers it", Q: &q}
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,143 @@
+package policy
+
+import (
+	"fmt"
+	"regexp"
+	resyntax "regexp/syntax"
+	"strings"
+)
+
+// Pattern matches a string: a glob (`*` any run of characters, `?` one, `[...]` a class) that
+// must match the whole string, or a regular expression written between slashes (`/^feat/`),
+// which matches anywhere unless anchored.
+type Pattern struct {
+	Src     string
+	literal bool // Src has no glob metacharacters: compare as a string
+	re      *regexp.Regexp
+	IsRegex bool
+}
+
+// MatchAll reports whether the pattern accepts every string ("*", "/.*/", "//").
+func (p *Pattern) MatchAll() bool {
+	if p.IsRegex {
+		s := p.re.String()
+		return s == "" || s == ".*" || s == "^.*$" || s == "(?s).*" || s == "^.*"
+	}
+	return strings.Trim(p.Src, "*") == ""
+}
+
+// Match reports whether s matches.
+func (p *Pattern) Match(s string) bool {
+	if p.literal {
+		return s == p.Src
+	}
+	return p.re.MatchString(s)
+}
+
+func (p *Pattern) String() string { return p.Src }
+
+// CompilePattern compiles a glob or a /regex/.
+func CompilePattern(src string) (*Pattern, error) {
+	if len(src) >= 2 && src[0] == '/' && src[len(src)-1] == '/' {
+		re, err := regexp.Compile(src[1 : len(src)-1])
+		if err != nil {
+			return nil, fmt.Errorf("bad regular expression %s: %v", src, regexErrText(err))
+		}
+		return &Pattern{Src: src, re: re, IsRegex: true}, nil
+	}
+	if !strings.ContainsAny(src, `*?[\`) {
+		return &Pattern{Src: src, literal: true}, nil
+	}
+	re, err := globRegexp(src)
+	if err != nil {
+		return nil, err
+	}
+	return &Pattern{Src: src, re: re}, nil
+}
+
+func regexErrText(err error) string {
+	if e, ok := err.(*resyntax.Error); ok {
+		return fmt.Sprintf("%s: %q", e.Code, e.Expr)
+	}
+	return err.Error()
+}
+
+// globRegexp turns a glob into an anchored regular expression. `*` crosses `/`: these globs
+// match words and names, not paths (file paths use doublestar).
+func globRegexp(glob string) (*regexp.Regexp, error) {
+	var b strings.Builder
+	b.WriteString(`^(?s:`)
+	for i := 0; i < len(glob); i++ {
+		c := glob[i]
+		switch c {
+		case '*':
+			b.WriteString(`.*`)
+		case '?':
+			b.WriteString(`.`)
+		case '\\':
+			if i+1 >= len(glob) {
+				return nil, fmt.Errorf("bad glob %q: trailing backslash", glob)
+			}
+			i++
+			b.WriteString(regexp.QuoteMeta(string(glob[i])))
+		case '[':
+			j := i + 1
+			if j < len(glob) && (glob[j] == '!' || glob[j] == '^') {
+				j++
+			}
+			if j < len(glob) && glob[j] == ']' {
+				j++
+			}
+			for j < len(glob) && glob[j] != ']' {
+				j++
+			}
+			if j >= len(glob) {
+				return nil, fmt.Errorf("bad glob %q: unclosed [", glob)
+			}
+			class := glob[i+1 : j]
+			if strings.HasPrefix(class, "!") {
+				class = "^" + class[1:]
+			}
+			b.WriteString("[" + strings.ReplaceAll(class, `\`, `\\`) + "]")
+			i = j
+		default:
+			b.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	b.WriteString(`)$`)
+	re, err := regexp.Compile(b.String())
+	if err != nil {
+		return nil, fmt.Errorf("bad glob %q: %v", glob, regexErrText(err))
+	}
+	return re, nil
+}
+
+// Patterns is a list of patterns; it matches when any one does. An empty list matches
+// everything.
+type Patterns []*Pattern
+
+// Match reports whether any pattern matches s (true for an empty list).
+func (ps Patterns) Match(s string) bool {
+	if len(ps) == 0 {
+		return true
+	}
+	for _, p := range ps {
+		if p.Match(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// MatchAll reports whether the list accepts everything.
+func (ps Patterns) MatchAll() bool {
+	if len(ps) == 0 {
+		return true
+	}
+	for _, p := range ps {
+		if p.MatchAll() {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,762 @@
+package policy
+
+import (
+	"path"
+	"strings"
+	"sync"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Flag marks what makes a simple command unsafe to allow on its argv alone. An allow rule
+// matches a part carrying a flag only when the rule permits that flag explicitly.
+type Flag uint8
+
+const (
+	// FlagRedirect: the command writes to a file through a redirection (> f, >> f, &> f).
+	FlagRedirect Flag = 1 << iota
+	// FlagExpansion: a word is only known at run time ($VAR, $(cmd), globs, xargs input).
+	FlagExpansion
+	// FlagUnparsable: the command (or a command string it runs) could not be analysed.
+	FlagUnparsable
+	// FlagEnv: the command assigns a variable that changes what runs (PATH, LD_PRELOAD, ...).
+	FlagEnv
+)
+
+// Part is one simple command found in a shell command line, with its argv as far as it is
+// known before running it.
+type Part struct {
+	Text  string   // the command as written (the statement's source text)
+	Words []string // argv; a computed word is ""
+	Dyn   []bool   // Dyn[i]: Words[i] is computed at run time (nil when none is)
+	// Name is argv[0] as allow rules see it: the word itself, or its base name when it is an
+	// absolute path in a system directory (/bin/rm is rm; ./rm is not).
+	Name string
+	// Base is the base name of argv[0], which deny and ask rules also match (./rm is rm).
+	Base  string
+	Flags Flag
+	Why   string // what set the first flag, for people
+	// DenyOnly parts are seen by deny and ask rules only: the inner command of sudo, and the
+	// wrappers (env, xargs, bash -c, ...) whose inner commands are parts of their own.
+	DenyOnly bool
+}
+
+func (p *Part) dyn(i int) bool { return p.Dyn != nil && p.Dyn[i] }
+
+func (p *Part) addFlag(f Flag, why string) {
+	if p.Flags == 0 {
+		p.Why = why
+	}
+	p.Flags |= f
+}
+
+var systemDirs = map[string]bool{
+	"/bin": true, "/usr/bin": true, "/usr/local/bin": true, "/sbin": true, "/usr/sbin": true,
+	"/usr/local/sbin": true, "/opt/homebrew/bin": true, "/run/current-system/sw/bin": true,
+}
+
+var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true,
+	"mksh": true, "ash": true, "yash": true, "posh": true}
+
+// dangerousEnv reports whether assigning name changes which program runs or what it loads.
+func dangerousEnv(name string) bool {
+	switch name {
+	case "PATH", "BASH_ENV", "ENV", "IFS", "SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND",
+		"GIT_SSH", "GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_PAGER", "GIT_EDITOR", "GIT_ASKPASS",
+		"GIT_EXEC_PATH", "GIT_DIR", "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM",
+		"PAGER", "EDITOR", "VISUAL", "PYTHONPATH", "PYTHONSTARTUP", "NODE_OPTIONS", "PERL5OPT",
+		"PERL5LIB", "RUBYOPT", "GOFLAGS", "CC", "CXX", "GIT_CONFIG_COUNT":
+		return true
+	}
+	return strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "DYLD_") ||
+		strings.HasPrefix(name, "BASH_FUNC_") || strings.HasPrefix(name, "GIT_CONFIG_")
+}
+
+var parserPool = sync.Pool{New: func() any {
+	return syntax.NewParser(syntax.Variant(syntax.LangBash))
+}}
+
+const maxDepth = 8
+
+// Analyze splits a shell command line into the simple commands it would run: every command of
+// pipelines, lists, subshells, command and process substitutions, function bodies, and the
+// command strings of `bash -c`, `sh -c`, `eval`, the commands run by env, command, exec,
+// nohup, nice, timeout, xargs, find -exec and sudo. A command that does not parse is one part
+// flagged FlagUnparsable.
+func Analyze(cmd string) []Part {
+	a := &analyzer{}
+	a.source(cmd, 0, "", false, 0)
+	return a.parts
+}
+
+type analyzer struct {
+	parts []Part
+}
+
+type span struct {
+	from, to uint
+	why      string
+}
+
+func (a *analyzer) source(src string, inherit Flag, why string, denyOnly bool, depth int) {
+	if depth > maxDepth {
+		p := Part{Text: src, DenyOnly: denyOnly}
+		p.addFlag(FlagUnparsable|inherit, "command strings nested too deeply")
+		a.parts = append(a.parts, p)
+		return
+	}
+	parser := parserPool.Get().(*syntax.Parser)
+	f, err := parser.Parse(strings.NewReader(src), "")
+	parserPool.Put(parser)
+	if err != nil {
+		// Deny and ask rules still see the words as a best guess; no allow rule does.
+		p := Part{Text: strings.TrimSpace(src), DenyOnly: denyOnly, Words: strings.Fields(src)}
+		if len(p.Words) > 0 {
+			p.Name, p.Base = p.Words[0], path.Base(p.Words[0])
+		}
+		p.addFlag(FlagUnparsable, "does not parse: "+err.Error())
+		if inherit != 0 {
+			p.Flags |= inherit
+		}
+		a.parts = append(a.parts, p)
+		return
+	}
+	var redirected []span // compound statements whose output goes to a file
+	syntax.Walk(f, func(n syntax.Node) bool {
+		st, ok := n.(*syntax.Stmt)
+		if !ok {
+			return true
+		}
+		rf, rwhy := redirFlags(st.Redirs)
+		from, to := st.Pos().Offset(), st.End().Offset()
+		fl, fwhy := inherit, why
+		for _, s := range redirected {
+			if from >= s.from && from < s.to {
+				if fl == 0 {
+					fwhy = s.why
+				}
+				fl |= FlagRedirect
+			}
+		}
+		if rf != 0 {
+			if fl == 0 {
+				fwhy = rwhy
+			}
+			fl |= rf
+		}
+		text := src
+		if int(to) <= len(src) && from <= to {
+			text = strings.TrimRight(src[from:to], "; &\t\r\n")
+		}
+		switch c := st.Cmd.(type) {
+		case *syntax.CallExpr:
+			a.call(text, c, fl, fwhy, denyOnly, depth)
+		case *syntax.DeclClause:
+			a.decl(text, c, fl, fwhy, denyOnly)
+		case nil:
+			if fl != 0 {
+				p := Part{Text: text, DenyOnly: denyOnly}
+				p.addFlag(fl, fwhy)
+				a.parts = append(a.parts, p)
+			}
+		default:
+			if rf != 0 {
+				redirected = append(redirected, span{from, to, rwhy})
+			}
+		}
+		return true
+	})
+}
+
+func redirFlags(rs []*syntax.Redirect) (Flag, string) {
+	for _, r := range rs {
+		switch r.Op {
+		case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob, syntax.RdrAll,
+			syntax.RdrAllClob, syntax.AppAll, syntax.AppAllClob, syntax.RdrInOut:
+			t, dyn, _ := wordLit(r.Word)
+			if dyn {
+				return FlagRedirect, "redirects output to a file named at run time"
+			}
+			switch t {
+			case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty":
+				continue
+			}
+			return FlagRedirect, "writes to " + t + " with " + r.Op.String()
+		case syntax.DplOut, syntax.DplIn:
+			t, dyn, _ := wordLit(r.Word)
+			if !dyn && (t == "-" || isDigits(t)) {
+				continue
+			}
+			if r.Op == syntax.DplOut {
+				return FlagRedirect, "writes to " + t + " with >&"
+			}
+		}
+	}
+	return 0, ""
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func (a *analyzer) decl(text string, d *syntax.DeclClause, fl Flag, why string, denyOnly bool) {
+	p := Part{Text: text, Words: []string{d.Variant.Value}, Name: d.Variant.Value, Base: d.Variant.Value, DenyOnly: denyOnly}
+	if fl != 0 {
+		p.addFlag(fl, why)
+	}
+	for _, as := range d.Args {
+		var w string
+		dyn := false
+		wwhy := ""
+		if as.Name != nil {
+			w = as.Name.Value
+			if !as.Naked && dangerousEnv(as.Name.Value) {
+				p.addFlag(FlagEnv, "assigns "+as.Name.Value)
+			}
+			if as.Value != nil {
+				v, d, y := wordLit(as.Value)
+				w += "=" + v
+				dyn, wwhy = d, y
+			}
+		} else if as.Value != nil {
+			w, dyn, wwhy = wordLit(as.Value)
+		}
+		p.pushWord(w, dyn, wwhy)
+	}
+	a.parts = append(a.parts, p)
+}
+
+func (p *Part) pushWord(w string, dyn bool, why string) {
+	if dyn {
+		if p.Dyn == nil {
+			p.Dyn = make([]bool, len(p.Words), len(p.Words)+4)
+		}
+		p.addFlag(FlagExpansion, why)
+		w = ""
+	}
+	p.Words = append(p.Words, w)
+	if p.Dyn != nil {
+		p.Dyn = append(p.Dyn, dyn)
+	}
+}
+
+func (a *analyzer) call(text string, c *syntax.CallExpr, fl Flag, why string, denyOnly bool, depth int) {
+	var envFlag Flag
+	envWhy := ""
+	for _, as := range c.Assigns {
+		if as.Name != nil && dangerousEnv(as.Name.Value) {
+			envFlag, envWhy = FlagEnv, "assigns "+as.Name.Value
+			break
+		}
+	}
+	if len(c.Args) == 0 {
+		if fl|envFlag != 0 {
+			p := Part{Text: text, DenyOnly: denyOnly}
+			if fl != 0 {
+				p.addFlag(fl, why)
+			}
+			if envFlag != 0 {
+				p.addFlag(envFlag, envWhy)
+			}
+			a.parts = append(a.parts, p)
+		}
+		return
+	}
+	w := words{}
+	for _, arg := range c.Args {
+		s, dyn, wwhy := wordLit(arg)
+		w.push(s, dyn, wwhy)
+	}
+	if envFlag != 0 {
+		if fl == 0 {
+			why = envWhy
+		}
+		fl |= envFlag
+	}
+	a.command(text, w, fl, why, denyOnly, depth)
+}
+
+// words is an argv under construction.
+type words struct {
+	s   []string
+	dyn []bool
+	why []string
+}
+
+func (w *words) push(s string, dyn bool, why string) {
+	w.s = append(w.s, s)
+	w.dyn = append(w.dyn, dyn)
+	w.why = append(w.why, why)
+}
+
+func (w words) from(i int) words {
+	return words{s: w.s[i:], dyn: w.dyn[i:], why: w.why[i:]}
+}
+
+func (w words) lit(i int) (string, bool) {
+	if i >= len(w.s) || w.dyn[i] {
+		return "", false
+	}
+	return w.s[i], true
+}
+
+func (a *analyzer) part(text string, w words, fl Flag, why string, denyOnly bool) *Part {
+	p := Part{Text: text, DenyOnly: denyOnly}
+	if fl != 0 {
+		p.addFlag(fl, why)
+	}
+	for i := range w.s {
+		p.pushWord(w.s[i], w.dyn[i], w.why[i])
+	}
+	if len(w.s) > 0 && !w.dyn[0] {
+		name := w.s[0]
+		p.Base = path.Base(name)
+		p.Name = name
+		if strings.Contains(name, "/") && systemDirs[path.Dir(path.Clean(name))] {
+			p.Name = p.Base
+		}
+		if !strings.Contains(name, "/") {
+			p.Base = name
+		}
+	}
+	a.parts = append(a.parts, p)
+	return &a.parts[len(a.parts)-1]
+}
+
+// command adds the parts of one argv, seeing through the wrappers that run another command.
+func (a *analyzer) command(text string, w words, fl Flag, why string, denyOnly bool, depth int) {
+	if len(w.s) == 0 {
+		return
+	}
+	name, ok := w.lit(0)
+	if !ok {
+		a.part(text, w, fl, why, denyOnly)
+		return
+	}
+	base := path.Base(name)
+	if depth > maxDepth*4 {
+		p := a.part(text, w, fl, why, denyOnly)
+		p.addFlag(FlagUnparsable, "wrappers nested too deeply")
+		return
+	}
+	wrapper := func(inner int, innerFl Flag, innerWhy string) {
+		a.part(text, w, fl, why, true)
+		if inner < len(w.s) {
+			f, y := fl, why
+			if innerFl != 0 {
+				if f == 0 {
+					y = innerWhy
+				}
+				f |= innerFl
+			}
+			a.command(text, w.from(inner), f, y, denyOnly, depth+1)
+		}
+	}
+	switch base {
+	case "env":
+		i := 1
+		var ef Flag
+		ewhy := ""
+		for ; i < len(w.s); i++ {
+			s, ok := w.lit(i)
+			if !ok {
+				break
+			}
+			if s == "--" {
+				i++
+				break
+			}
+			if strings.HasPrefix(s, "-") {
+				switch {
+				case s == "-u" || s == "--unset" || s == "-C" || s == "--chdir":
+					i++
+				case s == "-S" || strings.HasPrefix(s, "--split-string") || (strings.HasPrefix(s, "-S") && len(s) > 2):
+					p := a.part(text, w, fl, why, denyOnly)
+					p.addFlag(FlagUnparsable, "env -S splits a command string")
+					return
+				}
+				continue
+			}
+			if eq := strings.IndexByte(s, '='); eq > 0 {
+				if dangerousEnv(s[:eq]) {
+					ef, ewhy = FlagEnv, "assigns "+s[:eq]
+				}
+				continue
+			}
+			break
+		}
+		if i >= len(w.s) {
+			a.part(text, w, fl|ef, firstWhy(fl, why, ewhy), denyOnly)
+			return
+		}
+		wrapper(i, ef, ewhy)
+	case "command", "builtin":
+		i := 1
+		for ; i < len(w.s); i++ {
+			s, ok := w.lit(i)
+			if !ok || !strings.HasPrefix(s, "-") {
+				break
+			}
+			if s == "-v" || s == "-V" { // only looks the name up
+				a.part(text, w, fl, why, denyOnly)
+				return
+			}
+			if s == "--" {
+				i++
+				break
+			}
+		}
+		if i >= len(w.s) {
+			a.part(text, w, fl, why, denyOnly)
+			return
+		}
+		wrapper(i, 0, "")
+	case "exec", "nohup", "time", "setsid", "nice", "stdbuf", "timeout", "chronic", "ionice":
+		i := skipOptions(base, w)
+		if base == "timeout" && i < len(w.s) {
+			i++ // the duration
+		}
+		if i >= len(w.s) {
+			a.part(text, w, fl, why, denyOnly)
+			return
+		}
+		wrapper(i, 0, "")
+	case "xargs":
+		i := skipOptions(base, w)
+		if i >= len(w.s) {
+			a.part(text, w, fl, why, true)
+			inner := words{}
+			inner.push("echo", false, "")
+			inner.push("", true, "xargs appends arguments read from its input")
+			a.command(text, inner, fl, why, denyOnly, depth+1)
+			return
+		}
+		inner := w.from(i)
+		inner = words{s: append(append([]string{}, inner.s...), ""), dyn: append(append([]bool{}, inner.dyn...), true),
+			why: append(append([]string{}, inner.why...), "xargs appends arguments read from its input")}
+		a.part(text, w, fl, why, true)
+		a.command(text, inner, fl, why, denyOnly, depth+1)
+	case "sudo", "doas", "run0", "pkexec":
+		// Privilege is never granted by a rule about the inner command: the argv as written
+		// (sudo ...) must be allowed, and the inner command is still seen by deny and ask rules.
+		a.part(text, w, fl, why, denyOnly)
+		i := skipOptions(base, w)
+		if i < len(w.s) {
+			a.command(text, w.from(i), fl, why, true, depth+1)
+		}
+	case "eval":
+		var b strings.Builder
+		for i := 1; i < len(w.s); i++ {
+			s, ok := w.lit(i)
+			if !ok {
+				p := a.part(text, w, fl, why, denyOnly)
+				p.addFlag(FlagUnparsable, "eval of a string computed at run time")
+				return
+			}
+			if i > 1 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(s)
+		}
+		a.part(text, w, fl, why, true)
+		a.source(b.String(), fl, why, denyOnly, depth+1)
+	case "find":
+		a.find(text, w, fl, why, denyOnly, depth)
+	default:
+		if shells[base] {
+			if str, at, ok := shellString(w); ok {
+				if at < 0 {
+					p := a.part(text, w, fl, why, denyOnly)
+					p.addFlag(FlagUnparsable, base+" -c runs a command string computed at run time")
+					return
+				}
+				a.part(text, w, fl, why, true)
+				a.source(str, fl, why, denyOnly, depth+1)
+				return
+			}
+		}
+		a.part(text, w, fl, why, denyOnly)
+	}
+}
+
+func firstWhy(fl Flag, why, other string) string {
+	if fl != 0 {
+		return why
+	}
+	return other
+}
+
+// optionsWithValue lists, per wrapper, the short options that take the next word as a value.
+var optionsWithValue = map[string]string{
+	"exec":    "a",
+	"nice":    "n",
+	"stdbuf":  "ioe",
+	"timeout": "sk",
+	"ionice":  "cnp",
+	"xargs":   "adEeIiLlnPs",
+	"sudo":    "CDghpRrTtUu",
+	"doas":    "Cu",
+	"run0":    "u",
+}
+
+// skipOptions returns the index of the first word after the options of a wrapper.
+func skipOptions(cmd string, w words) int {
+	withValue := optionsWithValue[cmd]
+	for i := 1; i < len(w.s); i++ {
+		s, ok := w.lit(i)
+		if !ok {
+			return i
+		}
+		if s == "--" {
+			return i + 1
+		}
+		if !strings.HasPrefix(s, "-") || s == "-" {
+			if cmd == "nice" || cmd == "timeout" {
+				return i
+			}
+			return i
+		}
+		if strings.HasPrefix(s, "--") {
+			if !strings.Contains(s, "=") && longTakesValue(cmd, s) {
+				i++
+			}
+			continue
+		}
+		if cmd == "nice" && isDigits(s[1:]) { // nice -10 cmd
+			continue
+		}
+		// -abc: a value-taking option ends the cluster; its value is the rest or the next word
+		c := s[1:]
+		for j := 0; j < len(c); j++ {
+			if strings.IndexByte(withValue, c[j]) >= 0 {
+				if j == len(c)-1 {
+					if cmd == "xargs" && (c[j] == 'i' || c[j] == 'l' || c[j] == 'e') {
+						break // optional value, attached only
+					}
+					i++
+				}
+				break
+			}
+		}
+	}
+	return len(w.s)
+}
+
+func longTakesValue(cmd, opt string) bool {
+	switch cmd {
+	case "xargs":
+		switch opt {
+		case "--arg-file", "--delimiter", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var":
+			return true
+		}
+	case "sudo":
+		switch opt {
+		case "--user", "--group", "--host", "--prompt", "--role", "--type", "--other-user", "--chdir", "--close-from", "--command-timeout":
+			return true
+		}
+	case "timeout":
+		return opt == "--signal" || opt == "--kill-after"
+	case "nice":
+		return opt == "--adjustment"
+	case "ionice":
+		return opt == "--class" || opt == "--classdata" || opt == "--pid"
+	}
+	return false
+}
+
+// shellString finds the command string of `sh -c STRING`. at is -1 when the string is
+// computed at run time; ok is false when the shell runs a script file or its input instead.
+func shellString(w words) (str string, at int, ok bool) {
+	sawC := false
+	for i := 1; i < len(w.s); i++ {
+		s, lit := w.lit(i)
+		if !lit {
+			if sawC {
+				return "", -1, true
+			}
+			return "", 0, false
+		}
+		if s == "--" || s == "-" {
+			continue
+		}
+		if (strings.HasPrefix(s, "-") || strings.HasPrefix(s, "+")) && len(s) > 1 {
+			if strings.HasPrefix(s, "--") {
+				if s == "--rcfile" || s == "--init-file" {
+					i++
+				}
+				continue
+			}
+			if strings.ContainsRune(s[1:], 'c') {
+				sawC = true
+			}
+			if strings.ContainsAny(s[1:], "oO") {
+				i++
+			}
+			continue
+		}
+		if sawC {
+			return s, i, true
+		}
+		return "", 0, false
+	}
+	return "", 0, false
+}
+
+func (a *analyzer) find(text string, w words, fl Flag, why string, denyOnly bool, depth int) {
+	own := words{}
+	own.push(w.s[0], w.dyn[0], w.why[0])
+	for i := 1; i < len(w.s); i++ {
+		s, ok := w.lit(i)
+		if ok && (s == "-exec" || s == "-execdir" || s == "-ok" || s == "-okdir") {
+			inner := words{}
+			j := i + 1
+			for ; j < len(w.s); j++ {
+				t, ok := w.lit(j)
+				if ok && (t == ";" || t == "+") {
+					break
+				}
+				if ok && strings.Contains(t, "{}") {
+					inner.push("", true, "find substitutes file names for {}")
+					continue
+				}
+				inner.push(w.s[j], w.dyn[j], w.why[j])
+			}
+			if len(inner.s) > 0 {
+				a.command(text, inner, fl, why, denyOnly, depth+1)
+			}
+			i = j
+			continue
+		}
+		own.push(w.s[i], w.dyn[i], w.why[i])
+	}
+	a.part(text, own, fl, why, denyOnly)
+}
+
+// wordLit returns the value of a word when it is known before running the command; dyn is true
+// (and why says why) when any of it is computed at run time.
+func wordLit(w *syntax.Word) (s string, dyn bool, why string) {
+	if w == nil {
+		return "", true, "an empty word"
+	}
+	var b strings.Builder
+	for _, part := range w.Parts {
+		switch p := part.(type) {
+		case *syntax.Lit:
+			v, glob := unescapeUnquoted(p.Value)
+			if glob && !dyn {
+				dyn, why = true, "a glob ("+p.Value+") expands at run time"
+			}
+			b.WriteString(v)
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				if !dyn {
+					dyn, why = true, "$'...' quoting is decoded at run time"
+				}
+				continue
+			}
+			b.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				if l, ok := q.(*syntax.Lit); ok {
+					b.WriteString(unescapeDouble(l.Value))
+					continue
+				}
+				if !dyn {
+					dyn, why = true, dynWhy(q)
+				}
+			}
+		default:
+			if !dyn {
+				dyn, why = true, dynWhy(part)
+			}
+		}
+	}
+	return b.String(), dyn, why
+}
+
+func dynWhy(p syntax.WordPart) string {
+	switch p := p.(type) {
+	case *syntax.ParamExp:
+		if p.Param != nil {
+			return "expands $" + p.Param.Value
+		}
+		return "expands a parameter"
+	case *syntax.CmdSubst:
+		return "uses the output of a command substitution"
+	case *syntax.ArithmExp:
+		return "uses an arithmetic expansion"
+	case *syntax.ProcSubst:
+		return "uses a process substitution"
+	case *syntax.ExtGlob:
+		return "an extended glob expands at run time"
+	case *syntax.BraceExp:
+		return "a brace expansion"
+	}
+	return "a word computed at run time"
+}
+
+// unescapeUnquoted removes the backslashes of an unquoted word and reports whether it holds
+// an unescaped glob or brace expansion.
+func unescapeUnquoted(v string) (string, bool) {
+	glob := false
+	if !strings.ContainsAny(v, `\*?[{`) {
+		return v, false
+	}
+	var b strings.Builder
+	brace := -1
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch c {
+		case '\\':
+			if i+1 < len(v) {
+				i++
+				if v[i] != '\n' {
+					b.WriteByte(v[i])
+				}
+			}
+			continue
+		case '*', '?', '[':
+			glob = true
+		case '{':
+			brace = i
+		case ',':
+			if brace >= 0 {
+				glob = true
+			}
+		case '.':
+			if brace >= 0 && i+1 < len(v) && v[i+1] == '.' {
+				glob = true
+			}
+		}
+		b.WriteByte(c)
+	}
+	return b.String(), glob
+}
+
+func unescapeDouble(v string) string {
+	if !strings.Contains(v, `\`) {
+		return v
+	}
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		if v[i] == '\\' && i+1 < len(v) {
+			switch v[i+1] {
+			case '$', '`', '"', '\\':
+				i++
+			case '\n':
+				i++
+				continue
+			}
+		}
+		b.WriteByte(v[i])
+	}
+	return b.String()
+}
