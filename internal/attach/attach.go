@@ -1,14 +1,257 @@
-// Package attach implements fr-attach.
+// Package attach implements fr-attach: a client of a running fuseraft serve daemon, over its Unix
+// socket or its WebSocket, for scripts, cron and CI. Events go to stdout as JSONL (the hello
+// included), inputs come from stdin or a FIFO and are gated so that nothing but an answer ever
+// reaches the daemon while a prompt is pending, and no new task while ours is queued or running.
 package attach
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"io"
+	"net/url"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/pkg/wire"
 )
+
+const prog = "fr-attach"
+
+// description ends the help text and the man page.
+const description = `fr-attach connects to a running 'fuseraft serve' (or fr-sim serve), writes every event it sends to
+stdout as JSONL, exactly as received (the hello first), and sends tasks and answers.
+
+With neither --socket nor --url it connects to the Unix socket 'fuseraft attach' uses for the
+working directory: FUSERAFT_HOME/run/HASH.sock (FUSERAFT_HOME defaults to ~/.fuseraft).
+
+INPUT
+   Tasks come from --task (repeatable, sent in order) and from input lines: stdin, or --input
+   PATH, a file or a named FIFO whose writers may come and go (it is reopened at each end).
+   A line that is a JSON object is sent as it is; any other line is sent as a user_input task.
+   Inputs are gated: while an approval_request or question is pending only its answer goes
+   out, one answer per prompt, in order; a new task waits while this client's task is queued
+   or running (the daemon would read it as an approval answer); an answer with no prompt
+   pending is dropped with a warning. The end of stdin does not end fr-attach.
+
+EXIT ON RESULT
+   With --exit-on-result fr-attach exits once every task of this client has its result (tasks
+   it sent, the task named in hello.inFlight, those in hello.pendingResults): 0 if all
+   succeeded, else 1. It also waits until every --task has been sent, and, without --task,
+   for the end of stdin (so every task line is read); an --input FIFO never ends, so there it
+   exits once the tasks sent so far have their results. Without --exit-on-result it streams
+   until interrupted or until the daemon is gone for good.
+
+RECONNECTING
+   A dropped connection is retried with exponential backoff and full jitter, from 100ms up to
+   --max-backoff, at most --max-reconnects times in a row (unlimited by default), one line on
+   stderr each. Over the WebSocket it reconnects with the same client id (a random one is made
+   when --client-id is not given), so the daemon hands back the task in flight, asks again an
+   approval that was pending, and delivers results that finished meanwhile. The Unix socket
+   cannot carry a client id: a reconnect there resumes the event stream only, and a task of
+   ours whose outcome can no longer be learned ends --exit-on-result with exit 1 and a message.
+   Two identical authentication failures in a row stop it (exit 4); a newer connection with
+   our client id replacing this one stops it too (exit 1), instead of fighting over the id.
+   The WebSocket is pinged every 10s, so a daemon that vanished is noticed within 20s.
+
+SECURITY
+   The bearer token comes only from --token-file or FUSERAFT_SERVE_TOKEN, never from argv,
+   and is never printed. No Origin header is ever sent.
+
+EXIT STATUS
+   0    every task succeeded (--exit-on-result), or stdout was closed
+   1    a task failed or its outcome was lost, or a newer connection replaced ours
+   2    usage error: bad flag, invalid --client-id, unreadable --token-file or --ca-cert
+   3    protocol error: unsupported protocolVersion in hello (see --any-version), no hello
+   4    refused: 401 or 403, or a read-only token tried to send a task
+   10   no daemon: no socket, connection refused, reconnects exhausted
+   130  interrupted (SIGINT or SIGTERM); the daemon keeps our task
+
+ENVIRONMENT
+   FUSERAFT_HOME          fuseraft's home, for the default socket path
+   FUSERAFT_SERVE_TOKEN   the bearer token for the WebSocket (--token-file wins)
+   NO_COLOR               no colour in --format pretty
+
+EXAMPLES
+   # dispatch a task, answer its approvals by policy, exit with its outcome
+   mkfifo answers
+   fr-attach --task 'run the tests' --exit-on-result --input answers \
+     | fr-approve --policy ci.yaml > answers
+
+   # watch a daemon's progress from another project directory
+   fr-attach --socket ~/.fuseraft/run/0123456789abcdef.sock | fr-filter --type tool_calling
+
+   # over the WebSocket with a token, keeping tasks across reconnects
+   FUSERAFT_SERVE_TOKEN=$(cat ~/.serve-token) fr-attach --url ws://127.0.0.1:8787/attach \
+     --client-id ci-nightly --task 'update deps' --exit-on-result`
+
+// App returns fr-attach's command line.
+func App(s cmdutil.Streams) *cli.App {
+	app := cmdutil.NewApp(s, prog, "attach to a fuseraft serve daemon: stream its events, send tasks and answers")
+	app.UsageText = "fr-attach [--socket PATH | --url ws://HOST:PORT/attach] [--task TEXT]... [--exit-on-result] [options]"
+	app.Description = description
+	app.Flags = []cli.Flag{
+		&cli.StringFlag{Name: "socket", Usage: "connect to the daemon's Unix socket at `PATH` (default: derived from the working directory)"},
+		&cli.StringFlag{Name: "url", Usage: "connect to the daemon's WebSocket at `URL` (ws://HOST:PORT/attach or wss://...)"},
+		&cli.StringFlag{Name: "token-file", Usage: "read the bearer token from `FILE` (else FUSERAFT_SERVE_TOKEN)"},
+		&cli.StringFlag{Name: "client-id", Usage: "send `ID` as Fuseraft-Client-Id (1-64 of A-Z a-z 0-9 - _) to keep tasks across reconnects"},
+		&cli.StringFlag{Name: "ca-cert", Usage: "trust the PEM certificates in `FILE` for wss:// instead of the system roots"},
+		&cli.StringFlag{Name: "input", Usage: "read input lines from `PATH` (a file or a named FIFO) instead of stdin"},
+		&cli.StringSliceFlag{Name: "task", Usage: "dispatch `TEXT` as a task (repeatable; one at a time, in order)"},
+		&cli.BoolFlag{Name: "exit-on-result", Usage: "exit once every task of this client has its result: 0 if all succeeded, else 1"},
+		&cli.DurationFlag{Name: "max-backoff", Value: 10 * time.Second, Usage: "longest wait between reconnect attempts"},
+		&cli.IntFlag{Name: "max-reconnects", Value: -1, Usage: "give up after `N` failed reconnect attempts in a row (-1: never)"},
+		&cli.StringFlag{Name: "format", Usage: "output `FORMAT`: jsonl or pretty (default: pretty on a terminal, else jsonl)"},
+		&cli.StringFlag{Name: "color", Value: "auto", Usage: "colour in pretty output: `WHEN` auto, always or never"},
+		&cli.BoolFlag{Name: "any-version", Usage: "go on (with a warning) when hello has a protocolVersion this build does not support"},
+		&cli.DurationFlag{Name: "ping-interval", Value: 10 * time.Second, Hidden: true},
+	}
+	app.Action = func(c *cli.Context) error {
+		if c.NArg() > 0 {
+			return cmdutil.Usagef("unexpected argument %q (a task is given with --task)", c.Args().First())
+		}
+		o, err := parseOptions(c, s)
+		if err != nil {
+			return err
+		}
+		return run(c.Context, s, o)
+	}
+	return app
+}
 
 // Run runs fr-attach with args (args[0] is the program name) and returns its exit code.
 func Run(ctx context.Context, s cmdutil.Streams, args []string) int {
-	app := cmdutil.NewApp(s, "fr-attach", "not built yet")
-	return cmdutil.RunApp(ctx, app, s, args)
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return cmdutil.RunApp(ctx, App(s), s, args)
+}
+
+type options struct {
+	target        target
+	input         string
+	tasks         []string
+	exitOnResult  bool
+	maxBackoff    time.Duration
+	maxReconnects int
+	pretty        bool
+	color         bool
+	anyVersion    bool
+	randomID      bool
+}
+
+func parseOptions(c *cli.Context, s cmdutil.Streams) (options, error) {
+	o := options{
+		input:         c.String("input"),
+		tasks:         c.StringSlice("task"),
+		exitOnResult:  c.Bool("exit-on-result"),
+		maxBackoff:    c.Duration("max-backoff"),
+		maxReconnects: c.Int("max-reconnects"),
+		anyVersion:    c.Bool("any-version"),
+	}
+	if o.maxBackoff < 100*time.Millisecond {
+		o.maxBackoff = 100 * time.Millisecond
+	}
+	t := &o.target
+	t.ping = c.Duration("ping-interval")
+	t.socket, t.url = c.String("socket"), c.String("url")
+	if t.socket != "" && t.url != "" {
+		return o, cmdutil.Usagef("--socket and --url cannot be combined")
+	}
+	if t.url != "" {
+		u, err := url.Parse(t.url)
+		if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
+			return o, cmdutil.WithHint(cmdutil.Usagef("--url %q is not a ws:// or wss:// URL", t.url),
+				"the daemon's WebSocket is ws://HOST:PORT/attach")
+		}
+	}
+	if f := c.String("ca-cert"); f != "" {
+		if t.url == "" || !strings.HasPrefix(t.url, "wss:") {
+			return o, cmdutil.Usagef("--ca-cert is for wss:// URLs")
+		}
+		cfg, err := loadCA(f)
+		if err != nil {
+			return o, err
+		}
+		t.tls = cfg
+	}
+	if f := c.String("token-file"); f != "" {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return o, cmdutil.Usagef("cannot read --token-file: %v", err)
+		}
+		t.token = strings.TrimSpace(cmdutil.FirstLine(strings.TrimSpace(string(b))))
+		if t.token == "" {
+			return o, cmdutil.Usagef("--token-file %s is empty", f)
+		}
+	} else {
+		t.token = strings.TrimSpace(s.Env("FUSERAFT_SERVE_TOKEN"))
+	}
+	if id := c.String("client-id"); c.IsSet("client-id") {
+		if !wire.ValidClientID(id) {
+			return o, cmdutil.Usagef("--client-id %q is not valid: it must be 1-64 of A-Z a-z 0-9 - _", id)
+		}
+		if t.url == "" {
+			cmdutil.Warnf(s.Err, prog, "the Unix socket cannot carry a client id: --client-id is ignored there")
+		} else {
+			t.clientID = id
+		}
+	} else if t.url != "" {
+		var b [8]byte
+		rand.Read(b[:])
+		t.clientID = "fr-attach-" + hex.EncodeToString(b[:])
+		o.randomID = true
+	}
+	if t.url == "" && t.socket == "" {
+		home, err := wire.Home(s.Env)
+		if err != nil {
+			return o, err
+		}
+		cwd, err := os.Getwd()
+		if err != nil {
+			return o, err
+		}
+		t.socket, err = wire.SocketPath(home, cwd)
+		if err != nil {
+			return o, cmdutil.WithHint(err, "pass --socket PATH, or set FUSERAFT_HOME to a shorter directory")
+		}
+	}
+	outTTY := cmdutil.IsTerminal(s.Out)
+	switch f := c.String("format"); f {
+	case "":
+		o.pretty = outTTY
+	case "jsonl":
+	case "pretty":
+		o.pretty = true
+	default:
+		return o, cmdutil.Usagef("--format %q: expected jsonl or pretty", f)
+	}
+	switch c.String("color") {
+	case "auto", "always", "never":
+	default:
+		return o, cmdutil.Usagef("--color %q: expected auto, always or never", c.String("color"))
+	}
+	o.color = cmdutil.UseColor(c.String("color"), s.Env, outTTY)
+	return o, nil
+}
+
+func run(ctx context.Context, s cmdutil.Streams, o options) error {
+	a := newAttacher(s, o)
+	var in io.Reader = s.In
+	if o.input == "" && len(o.tasks) == 0 && cmdutil.IsTerminal(s.In) && cmdutil.IsTerminal(s.Out) {
+		return interactive(ctx, a, in)
+	}
+	return a.run(ctx, in)
+}
+
+// interactive is fr-attach with a person at the terminal: stdin and stdout both terminals and
+// no --task. It is where typed lines become tasks and prompts are asked on the terminal; for
+// now it behaves as the scripted mode does.
+func interactive(ctx context.Context, a *attacher, in io.Reader) error {
+	return a.run(ctx, in)
 }

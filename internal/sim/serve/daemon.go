@@ -407,7 +407,7 @@ func (d *daemon) play(ctx context.Context, t *task) bool {
 		d.mu.Unlock()
 	}
 	p := planFor(t.text)
-	fail := p.fail
+	fail := ""
 	for i := t.step; i < len(p.steps) && fail == ""; i++ {
 		if tctx.Err() != nil {
 			break
@@ -460,6 +460,8 @@ func (d *daemon) play(ctx context.Context, t *task) bool {
 	d.mu.Unlock()
 	if interrupted {
 		fail = "cancelled"
+	} else if fail == "" {
+		fail = p.fail
 	}
 	var errMsg, lastMsg any
 	if fail != "" {

@@ -1,0 +1,223 @@
+package attach_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/fuseraft/fr/internal/attach"
+	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/sim"
+	"github.com/fuseraft/fr/internal/sim/serve"
+	"github.com/fuseraft/fr/pkg/wire"
+)
+
+// commands run in process-like fashion by the scripts.
+var commands map[string]func() int
+
+func init() {
+	commands = map[string]func() int{
+		"fr-attach": func() int { return attach.Run(context.Background(), cmdutil.OSStreams(), os.Args) },
+		"fr-sim": func() int {
+			if len(os.Args) > 1 && os.Args[1] == "serve" {
+				return serve.Run(context.Background(), cmdutil.OSStreams(), os.Args[2:])
+			}
+			return sim.Run(context.Background(), cmdutil.OSStreams(), os.Args)
+		},
+		"attach-answer": attachAnswer,
+		"expect-exit":   expectExit,
+	}
+}
+
+func TestMain(m *testing.M) {
+	main := map[string]func(){}
+	for name, f := range commands {
+		main[name] = func() { os.Exit(f()) }
+	}
+	testscript.Main(m, main)
+}
+
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(env *testscript.Env) error {
+			// AF_UNIX paths are short; $WORK can be long.
+			dir, err := os.MkdirTemp("/tmp", "fra")
+			if err != nil {
+				return err
+			}
+			env.Defer(func() { os.RemoveAll(dir) })
+			env.Setenv("SHORT", dir)
+			env.Setenv("FUSERAFT_HOME", dir+"/home")
+			env.Setenv("FUSERAFT_SERVE_TOKEN", "")
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"waitfile":   cmdWaitFile,
+			"readyenv":   cmdReadyEnv,
+			"mkfifo":     cmdMkfifo,
+			"countlines": cmdCountLines,
+		},
+	})
+}
+
+// waitfile FILE [REGEXP]: wait (up to 30s) until FILE exists and, when given, matches REGEXP.
+func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: waitfile FILE [REGEXP]")
+	}
+	var re *regexp.Regexp
+	if len(args) == 2 {
+		re = regexp.MustCompile(args[1])
+	}
+	path := ts.MkAbs(args[0])
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		b, err := os.ReadFile(path)
+		if err == nil && (re == nil || re.Match(b)) {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("timed out waiting for %s to match %v; it holds:\n%s", args[0], re, b)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// readyenv FILE: wait for fr-sim serve's ready file and set $SOCK, $URL and $DAEMON_PID.
+func cmdReadyEnv(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: readyenv FILE")
+	}
+	cmdWaitFile(ts, false, args)
+	var r struct {
+		PID    int    `json:"pid"`
+		Socket string `json:"socket"`
+		URL    string `json:"url"`
+	}
+	b, _ := os.ReadFile(ts.MkAbs(args[0]))
+	if err := json.Unmarshal(b, &r); err != nil {
+		ts.Fatalf("ready file: %v", err)
+	}
+	ts.Setenv("SOCK", r.Socket)
+	ts.Setenv("URL", r.URL)
+	ts.Setenv("DAEMON_PID", strconv.Itoa(r.PID))
+}
+
+func cmdMkfifo(ts *testscript.TestScript, neg bool, args []string) {
+	for _, a := range args {
+		ts.Check(syscall.Mkfifo(ts.MkAbs(a), 0o600))
+	}
+}
+
+// countlines FILE REGEXP N: exactly N lines of FILE match REGEXP.
+func cmdCountLines(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 {
+		ts.Fatalf("usage: countlines FILE REGEXP N")
+	}
+	re := regexp.MustCompile(args[1])
+	n := 0
+	for _, l := range strings.Split(ts.ReadFile(args[0]), "\n") {
+		if re.MatchString(l) {
+			n++
+		}
+	}
+	want, _ := strconv.Atoi(args[2])
+	if (n == want) == neg {
+		ts.Fatalf("%d lines of %s match %q, want %d", n, args[0], args[1], want)
+	}
+}
+
+// expect-exit N PROG ARGS...: run a registered command and succeed when it exits with N.
+func expectExit() int {
+	if len(os.Args) < 3 {
+		fmt.Fprintln(os.Stderr, "usage: expect-exit N PROG ARGS...")
+		return 2
+	}
+	want, _ := strconv.Atoi(os.Args[1])
+	f := commands[os.Args[2]]
+	if f == nil {
+		fmt.Fprintf(os.Stderr, "expect-exit: unknown command %s\n", os.Args[2])
+		return 2
+	}
+	os.Args = os.Args[2:]
+	if got := f(); got != want {
+		fmt.Fprintf(os.Stderr, "expect-exit: exit status %d, want %d\n", got, want)
+		return 1
+	}
+	return 0
+}
+
+// attach-answer [-deny] [-hold FILE] [-log FILE] FR-ATTACH-ARGS...: run fr-attach with an
+// answerer on its other end, as `fr-attach --input fifo | fr-approve > fifo` would: every
+// approval_request on its stdout is answered on its input (after FILE exists, with -hold).
+// Every output line is copied to stdout and, at once, to the -log file.
+func attachAnswer() int {
+	args := os.Args[1:]
+	approve, hold, logPath := true, "", ""
+	for len(args) > 0 {
+		switch args[0] {
+		case "-deny":
+			approve, args = false, args[1:]
+			continue
+		case "-hold":
+			hold, args = args[1], args[2:]
+			continue
+		case "-log":
+			logPath, args = args[1], args[2:]
+			continue
+		}
+		break
+	}
+	var logf *os.File
+	if logPath != "" {
+		var err error
+		if logf, err = os.Create(logPath); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		defer logf.Close()
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	code := make(chan int, 1)
+	go func() {
+		c := attach.Run(context.Background(), cmdutil.Streams{In: inR, Out: outW, Err: os.Stderr, Getenv: os.Getenv},
+			append([]string{"fr-attach"}, args...))
+		outW.Close()
+		code <- c
+	}()
+	sc := bufio.NewScanner(outR)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		line := sc.Bytes()
+		os.Stdout.Write(append(line, '\n'))
+		if logf != nil {
+			logf.Write(append(line, '\n'))
+		}
+		if t, _ := wire.TopLevelString(line, "type"); t == wire.TypeApproval {
+			if hold != "" {
+				for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+					if _, err := os.Stat(hold); err == nil {
+						break
+					}
+				}
+			}
+			go inW.Write(append(wire.ApprovalResponse(approve), '\n'))
+		}
+	}
+	c := <-code
+	inW.Close()
+	return c
+}

@@ -1,0 +1,540 @@
+package attach
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/render"
+	"github.com/fuseraft/fr/pkg/wire"
+)
+
+// ourTask is a task of this client whose result we wait for.
+type ourTask struct {
+	text      string // "" when we did not send it (hello.inFlight, pendingResults)
+	sessionID string // "" until queued says it
+}
+
+type inputMsg struct {
+	in  wire.Input
+	err error
+	eof bool
+}
+
+type attacher struct {
+	s    cmdutil.Streams
+	o    options
+	out  *wire.Writer
+	rend *render.Renderer
+	gate *wire.Gate
+
+	tasks         []*ourTask // outstanding, in dispatch order
+	results       int        // results received
+	failed        []string   // why tasks count as failed
+	inputEnded    bool
+	inputIsFIFO   bool
+	inputTasks    int // tasks that came from the input
+	warnedVersion bool
+	connected     bool // a hello was ever received
+}
+
+func newAttacher(s cmdutil.Streams, o options) *attacher {
+	a := &attacher{s: s, o: o, out: wire.NewWriter(s.Out), gate: wire.NewGate(wire.Serve)}
+	if o.pretty {
+		a.rend = render.New(a.out, render.Options{Color: o.color})
+	}
+	return a
+}
+
+func (a *attacher) warnf(format string, args ...any) { cmdutil.Warnf(a.s.Err, prog, format, args...) }
+
+// errStop ends the attach with the given error (nil: success).
+type errStop struct{ err error }
+
+func (e *errStop) Error() string { return fmt.Sprint(e.err) }
+
+// errLost is a connection that dropped; we may reconnect.
+type errLost struct{ err error }
+
+func (e *errLost) Error() string {
+	if e.err == nil || errors.Is(e.err, io.EOF) {
+		return "the daemon closed the connection"
+	}
+	return e.err.Error()
+}
+
+func (a *attacher) run(ctx context.Context, in io.Reader) error {
+	defer func() {
+		if a.rend != nil {
+			a.rend.Close()
+		}
+		a.out.Flush()
+	}()
+	inputs := make(chan inputMsg, 64)
+	if a.o.input != "" {
+		if fi, err := os.Stat(a.o.input); err != nil {
+			return cmdutil.Usagef("--input: %v", err)
+		} else if fi.Mode()&os.ModeNamedPipe != 0 {
+			a.inputIsFIFO = true
+		}
+		go readInputPath(ctx, a.o.input, a.inputIsFIFO, inputs)
+	} else if in != nil {
+		go readInput(in, inputs)
+	} else {
+		a.inputEnded = true
+	}
+	for _, t := range a.o.tasks {
+		b, _ := wire.UserInput(t)
+		a.gate.Push(wire.Input{Line: b, Type: wire.TypeUserInput})
+	}
+
+	l, err := dial(ctx, a.o.target)
+	if err != nil {
+		if ctx.Err() != nil {
+			return cmdutil.Exit(cmdutil.ExitInterrupted)
+		}
+		return dialError(a.o.target, err)
+	}
+	var lastAuth string
+	for {
+		err := a.session(ctx, l, inputs)
+		l.close()
+		var stop *errStop
+		if errors.As(err, &stop) {
+			return stop.err
+		}
+		lost := err
+		// Reconnect with exponential backoff and full jitter.
+		attempt := 0
+		for {
+			if ctx.Err() != nil {
+				return cmdutil.Exit(cmdutil.ExitInterrupted)
+			}
+			if a.o.maxReconnects >= 0 && attempt >= a.o.maxReconnects {
+				return cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitUnavailable,
+					"lost the connection to %s (%v) and gave up after %d reconnect attempts", a.o.target, lost, attempt),
+					"raise --max-reconnects, or check that 'fuseraft serve' is running")
+			}
+			attempt++
+			ceiling := 100 * time.Millisecond << min(attempt-1, 20)
+			if ceiling > a.o.maxBackoff || ceiling <= 0 {
+				ceiling = a.o.maxBackoff
+			}
+			wait := time.Duration(rand.Int64N(int64(ceiling) + 1))
+			fmt.Fprintf(a.s.Err, "%s: reconnecting to %s in %s (attempt %d): %v\n", prog, a.o.target,
+				wait.Round(time.Millisecond), attempt, lost)
+			a.out.Flush()
+			select {
+			case <-ctx.Done():
+				return cmdutil.Exit(cmdutil.ExitInterrupted)
+			case <-time.After(wait):
+			}
+			l, err = dial(ctx, a.o.target)
+			if err == nil {
+				lastAuth = ""
+				break
+			}
+			var ae *errAuth
+			if errors.As(err, &ae) {
+				if ae.Error() == lastAuth {
+					return dialError(a.o.target, err)
+				}
+				lastAuth = ae.Error()
+			} else {
+				lastAuth = ""
+				var ce *cmdutil.Error
+				if errors.As(err, &ce) && ce.Code != cmdutil.ExitUnavailable {
+					return ce
+				}
+			}
+			lost = err
+		}
+	}
+}
+
+// readInput reads input lines from r until its end.
+func readInput(r io.Reader, ch chan<- inputMsg) {
+	lr := wire.NewReader(r, wire.ReaderOptions{})
+	for {
+		line, err := lr.ReadLine()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				ch <- inputMsg{eof: true}
+			} else {
+				ch <- inputMsg{err: err}
+			}
+			return
+		}
+		if in, ok := wire.ParseInput(line); ok {
+			ch <- inputMsg{in: in}
+		}
+	}
+}
+
+// readInputPath reads --input: a FIFO is reopened at each end, since its writers come and go.
+func readInputPath(ctx context.Context, path string, fifo bool, ch chan<- inputMsg) {
+	for ctx.Err() == nil {
+		f, err := os.Open(path)
+		if err != nil {
+			ch <- inputMsg{err: fmt.Errorf("--input: %w", err)}
+			return
+		}
+		sub := make(chan inputMsg, 64)
+		go readInput(f, sub)
+		for m := range sub {
+			if m.eof {
+				break
+			}
+			ch <- m
+			if m.err != nil {
+				f.Close()
+				return
+			}
+		}
+		f.Close()
+		if !fifo {
+			ch <- inputMsg{eof: true}
+			return
+		}
+	}
+}
+
+// session runs one connection: hello, then events out and inputs in, until the connection
+// drops (*errLost) or the attach is over (*errStop).
+func (a *attacher) session(ctx context.Context, l link, inputs <-chan inputMsg) error {
+	type readMsg struct {
+		line []byte
+		err  error
+	}
+	lines := make(chan readMsg, 256)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		for {
+			b, err := l.readLine()
+			if err != nil {
+				b = nil
+			} else {
+				b = append([]byte(nil), b...)
+			}
+			select {
+			case lines <- readMsg{b, err}:
+			case <-done:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	helloSeen := false
+	var replacedMsg string
+	for {
+		select {
+		case <-ctx.Done():
+			return &errStop{cmdutil.Exit(cmdutil.ExitInterrupted)}
+		case m := <-lines:
+			if m.err != nil {
+				if replaced(m.err) || replacedMsg != "" {
+					return &errStop{cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitFailed,
+						"a newer connection with client id %s replaced this one; stopping", a.o.target.clientID),
+						"give each fr-attach its own --client-id")}
+				}
+				return &errLost{m.err}
+			}
+			ln := wire.ParseLine(m.line)
+			if ln.Kind == wire.Noise {
+				if len(strings.TrimSpace(string(ln.Raw))) > 0 {
+					a.warnf("the daemon sent a line that is not JSON: %s", cmdutil.FirstLine(string(ln.Raw)))
+				}
+				break
+			}
+			ev, isEvent := ln.Event()
+			if !helloSeen {
+				if !isEvent || ev.Type != wire.TypeHello {
+					return &errStop{&wire.ProtocolError{Msg: "expected hello as the daemon's first event", Seen: cmdutil.FirstLine(string(ln.Raw))}}
+				}
+				if err := a.checkHello(ev); err != nil {
+					return &errStop{err}
+				}
+				helloSeen = true
+			}
+			if err := a.emit(ln); err != nil {
+				return &errStop{err}
+			}
+			if isEvent {
+				if ev.Type == wire.TypeError && strings.Contains(strings.ToLower(string(ev.Raw)), "newer connection") {
+					replacedMsg = string(ev.Raw)
+				}
+				if err := a.observe(ev); err != nil {
+					return &errStop{err}
+				}
+			}
+			if len(lines) == 0 {
+				if err := a.out.Flush(); err != nil {
+					return &errStop{err}
+				}
+			}
+		case m := <-inputs:
+			switch {
+			case m.err != nil:
+				return &errStop{m.err}
+			case m.eof:
+				a.inputEnded = true
+			default:
+				a.gate.Push(m.in)
+			}
+		}
+		if helloSeen {
+			if err := a.pump(l); err != nil {
+				return err
+			}
+			if stop := a.finished(); stop != nil {
+				a.out.Flush()
+				return &errStop{stop.err}
+			}
+		}
+	}
+}
+
+func (a *attacher) emit(ln wire.Line) error {
+	if a.rend != nil {
+		if ev, ok := ln.Event(); ok {
+			return a.rend.Event(ev)
+		}
+		return nil
+	}
+	return a.out.WriteLine(ln.Raw)
+}
+
+// checkHello checks hello's protocolVersion and reconciles our tasks with what the daemon
+// still knows of them.
+func (a *attacher) checkHello(ev wire.Event) error {
+	if err := wire.CheckHandshake(ev); err != nil {
+		var ve *wire.VersionError
+		if !errors.As(err, &ve) || !a.o.anyVersion {
+			if ve != nil {
+				return cmdutil.WithHint(err, "pass --any-version to go on anyway")
+			}
+			return err
+		}
+		if !a.warnedVersion {
+			a.warnf("%v; going on (--any-version)", err)
+			a.warnedVersion = true
+		}
+	}
+	var h wire.Hello
+	if err := ev.Decode(&h); err != nil {
+		return &wire.ProtocolError{Msg: "hello is not valid", Seen: cmdutil.FirstLine(string(ev.Raw))}
+	}
+	reconnect := a.connected
+	a.connected = true
+	inFlight, _ := a.gate.TaskInFlight()
+
+	if h.ClientID == nil && reconnect && len(a.tasks) > 0 {
+		// The Unix socket: the daemon cannot know us again, so our tasks' results are lost.
+		var ids []string
+		for _, t := range a.tasks {
+			ids = append(ids, t.label())
+		}
+		msg := fmt.Sprintf("the connection dropped while %s was in flight; over the Unix socket its result cannot be learned",
+			strings.Join(ids, ", "))
+		if a.o.exitOnResult {
+			return cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitFailed, "%s", msg),
+				"use the WebSocket (--url) with a --client-id to keep tasks across reconnects")
+		}
+		a.warnf("%s", msg)
+		a.tasks = nil
+	}
+	known := map[string]bool{}
+	for _, id := range h.PendingResults {
+		known[id] = true
+	}
+	if h.InFlight != nil {
+		known[h.InFlight.SessionID] = true
+	}
+	if reconnect && h.ClientID != nil {
+		// Our tasks the daemon no longer knows of: their outcome is lost.
+		kept := a.tasks[:0]
+		for _, t := range a.tasks {
+			if t.sessionID != "" && !known[t.sessionID] {
+				a.failed = append(a.failed, t.label()+": the daemon no longer knows it after the reconnect")
+				continue
+			}
+			if t.sessionID == "" && h.InFlight == nil && len(h.PendingResults) == 0 {
+				a.failed = append(a.failed, t.label()+": lost when the connection dropped before the daemon confirmed it")
+				continue
+			}
+			kept = append(kept, t)
+		}
+		a.tasks = kept
+	}
+	have := map[string]bool{}
+	for _, t := range a.tasks {
+		if t.sessionID != "" {
+			have[t.sessionID] = true
+		}
+	}
+	if h.InFlight != nil && !have[h.InFlight.SessionID] {
+		if t := a.unconfirmed(); t != nil {
+			t.sessionID = h.InFlight.SessionID
+		} else {
+			a.tasks = append(a.tasks, &ourTask{sessionID: h.InFlight.SessionID, text: h.InFlight.Task})
+		}
+		have[h.InFlight.SessionID] = true
+	}
+	for _, id := range h.PendingResults {
+		if !have[id] {
+			a.tasks = append(a.tasks, &ourTask{sessionID: id})
+		}
+	}
+	if inFlight && h.InFlight == nil && len(a.tasks) == 0 {
+		// wire.Gate keeps a task it never learned the id of in flight after such a hello;
+		// a result for no session clears it.
+		defer a.gate.Observe(wire.Event{Type: wire.TypeResult, Raw: []byte(`{"type":"result","sessionId":""}`)})
+	}
+	return nil
+}
+
+func (t *ourTask) label() string {
+	if t.sessionID != "" {
+		return "task " + t.sessionID
+	}
+	return fmt.Sprintf("task %q", t.text)
+}
+
+// unconfirmed is our oldest task the daemon has not named yet.
+func (a *attacher) unconfirmed() *ourTask {
+	for _, t := range a.tasks {
+		if t.sessionID == "" {
+			return t
+		}
+	}
+	return nil
+}
+
+// observe updates the gate and our tasks from an event.
+func (a *attacher) observe(ev wire.Event) error {
+	a.gate.Observe(ev)
+	switch ev.Type {
+	case wire.TypeQueued:
+		var q wire.Queued
+		if ev.Decode(&q) == nil {
+			if t := a.unconfirmed(); t != nil {
+				t.sessionID = q.SessionID
+			}
+		}
+	case wire.TypeResult:
+		var r wire.TaskResult
+		if err := ev.Decode(&r); err != nil {
+			a.failed = append(a.failed, "a result event that cannot be read: "+err.Error())
+			return nil
+		}
+		a.results++
+		idx := -1
+		for i, t := range a.tasks {
+			if t.sessionID == r.SessionID {
+				idx = i
+				break
+			}
+		}
+		if idx < 0 {
+			for i, t := range a.tasks {
+				if t.sessionID == "" {
+					idx = i
+					break
+				}
+			}
+		}
+		if idx >= 0 {
+			a.tasks = append(a.tasks[:idx], a.tasks[idx+1:]...)
+		}
+		if !r.Succeeded {
+			why := "task " + r.SessionID + " failed"
+			if r.ErrorMessage != nil && *r.ErrorMessage != "" {
+				why += ": " + *r.ErrorMessage
+			}
+			a.failed = append(a.failed, why)
+		}
+	}
+	return nil
+}
+
+// pump sends every input the gate allows now.
+func (a *attacher) pump(l link) error {
+	for {
+		d, ok := a.gate.Next()
+		if !ok {
+			return nil
+		}
+		isTask := isTaskInput(d.Input)
+		if d.Action == wire.Drop {
+			if isTask && a.gate.ReadOnly() {
+				return &errStop{cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitRefused,
+					"the token is read-only: the daemon takes no tasks from it"),
+					"use a write token (--token-file or FUSERAFT_SERVE_TOKEN) to dispatch tasks")}
+			}
+			a.warnf("dropped %s: %s", d.Input.Type, d.Reason)
+			continue
+		}
+		if err := l.writeLine(d.Input.Line); err != nil {
+			if isTask {
+				// Sent or not, the daemon's next hello tells.
+				a.tasks = append(a.tasks, &ourTask{text: taskLabel(d.Input)})
+			}
+			return &errLost{err}
+		}
+		if isTask {
+			a.tasks = append(a.tasks, &ourTask{text: taskLabel(d.Input)})
+		}
+	}
+}
+
+func isTaskInput(in wire.Input) bool {
+	switch in.Type {
+	case wire.TypeApprovalResponse, wire.TypeQuestionResponse, wire.TypeInterrupt:
+		return false
+	}
+	return true
+}
+
+func taskLabel(in wire.Input) string {
+	var u struct {
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(in.Line, &u) == nil && u.Text != "" {
+		return cmdutil.FirstLine(u.Text)
+	}
+	return cmdutil.FirstLine(string(in.Line))
+}
+
+// finished says whether --exit-on-result is satisfied, and with which outcome.
+func (a *attacher) finished() *errStop {
+	if !a.o.exitOnResult || len(a.tasks) > 0 || a.gate.Waiting() > 0 {
+		return nil
+	}
+	if inFlight, _ := a.gate.TaskInFlight(); inFlight {
+		return nil
+	}
+	switch {
+	case len(a.o.tasks) > 0:
+	case a.inputEnded:
+	case a.inputIsFIFO && a.results > 0:
+	default:
+		return nil
+	}
+	if len(a.failed) > 0 {
+		for _, f := range a.failed[:len(a.failed)-1] {
+			fmt.Fprintf(a.s.Err, "%s: error: %s\n", prog, f)
+		}
+		return &errStop{cmdutil.Errorf(cmdutil.ExitFailed, "%s", a.failed[len(a.failed)-1])}
+	}
+	return &errStop{nil}
+}
