@@ -1,14 +1,170 @@
-// Package filter implements fr-filter.
+// Package filter implements fr-filter: jq (an embedded gojq) over live event streams.
 package filter
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
 )
 
+const prog = "fr-filter"
+
+// jq's exit codes, which fr-filter keeps.
+const (
+	exitOK       = 0
+	exitFalsy    = 1 // -e: the last value was false or null
+	exitUsage    = 2 // a bad flag, an unreadable file
+	exitCompile  = 3 // the filter does not compile (also: an unsupported protocolVersion)
+	exitNoOutput = 4 // -e: no value at all
+	exitRuntime  = 5 // a runtime error, or a non-JSON line under --strict
+)
+
+const description = `fr-filter runs a jq filter (an embedded gojq, compiled once) over each JSON line of a
+fuseraft event stream, read from standard input or from the files named after the filter.
+The filter may come anywhere among the flags, as with jq. Output is compact JSON, one value a
+line; -r prints strings raw and -j adds no newline, so 'fr-filter -j --type token .text'
+shows a reply as it streams. Output is written as soon as the input has nothing more ready:
+a consumer in a pipe sees each event at once, and a recorded file runs at full speed.
+
+Lines that are not JSON (banners, slash-command output) are skipped; a warning at the end
+says how many. --strict makes the first one an error instead. An error in the filter on one
+line is reported with its line number and the stream goes on; the exit status is then 5.
+
+--type T[,T...] keeps only events of those types. It is decided from the bytes of each line,
+before anything is decoded, with exactly the result a full decode gives (the last "type" key
+counts, escapes are read, non-objects are not events). With no filter, or with '.', lines
+are passed on as they are: fuseraft's field order and escapes are kept. A filter that passes
+its input on unchanged (select(...), .) does the same. A filter that starts with
+select(.type == "X" ...) is only run on lines of type X; the others are dropped unread.
+
+The environment is not visible to filters ($ENV, env) unless --env is given.
+--pretty renders the events for a person instead of printing JSON, as fr-stream does on a
+terminal; values that are not events are printed as JSON lines.
+
+EXIT STATUS
+  0    success
+  1    with -e, the last value was false or null
+  2    usage error (bad flag or argument), or an input file that cannot be read
+  3    the filter does not compile; or fuseraft speaks an unsupported protocolVersion
+       (in a ready or hello event, or a --json envelope) and --any-version was not given
+  4    with -e, the filter produced no value
+  5    a runtime error on some line (reported with its line number), an evaluation that
+       went past --timeout, or a line that is not JSON under --strict
+  halt_error sets its own status. A closed standard output ends fr-filter quietly with 0.
+
+ENVIRONMENT
+  NO_COLOR, TERM   with --pretty, colour is off when NO_COLOR is set or TERM is dumb
+  COLUMNS          with --pretty, the width when standard output is not a terminal
+  Other variables are visible to filters only with --env.
+
+EXAMPLES
+  Show a reply as it streams:
+    fr-stream repl < prompts.txt | fr-filter -j --type token .text
+
+  Failed tool calls of a recorded session, as id and name:
+    fr-filter 'select(.type == "tool_result" and .ok == false) | {id, name}' session.jsonl
+
+  Count events by type:
+    fr-filter -n 'reduce inputs as $e ({}; .[$e.type] += 1)' < session.jsonl
+
+  Pass a value in, and stop at the first approval prompt:
+    fr-filter --arg kind shell_command 'select(.kind == $kind) | ., halt' < events.jsonl
+
+  Fail a CI step when any turn was cancelled:
+    fr-filter -e --type cancelled . < run.jsonl > /dev/null && exit 1`
+
+// App returns fr-filter's command definition. Flags are parsed by fr-filter itself (jq style:
+// anywhere on the line, -rc bundles, --arg NAME VALUE); this list describes them.
+func App(s cmdutil.Streams) *cli.App {
+	app := cmdutil.NewApp(s, prog, "run a jq filter over a fuseraft event stream")
+	app.UsageText = "fr-filter [FLAGS] [FILTER] [FILE...]\n" +
+		"fr-filter [FLAGS] FILTER --args STRING...\n" +
+		"fr-filter [FLAGS] FILTER --jsonargs JSON..."
+	app.Description = description
+	app.SkipFlagParsing = true
+	app.HideHelp = true
+	app.HideVersion = true
+	app.Flags = flagDocs()
+	app.Action = func(c *cli.Context) error {
+		opts, err := parseArgs(c.Args().Slice())
+		if err != nil {
+			return err
+		}
+		switch {
+		case opts.help:
+			return cli.ShowAppHelp(c)
+		case opts.version:
+			fmt.Fprintf(s.Out, "%s version %s\n", prog, cmdutil.VersionString())
+			return nil
+		}
+		return run(c.Context, s, opts)
+	}
+	return app
+}
+
 // Run runs fr-filter with args (args[0] is the program name) and returns its exit code.
 func Run(ctx context.Context, s cmdutil.Streams, args []string) int {
-	app := cmdutil.NewApp(s, "fr-filter", "not built yet")
-	return cmdutil.RunApp(ctx, app, s, args)
+	if s.Out == os.Stdout {
+		// A reader that goes away (| head -1) ends us through EPIPE, quietly, not by SIGPIPE.
+		signal.Ignore(syscall.SIGPIPE)
+	}
+	return cmdutil.RunApp(ctx, App(s), s, args)
+}
+
+func flagDocs() []cli.Flag {
+	b := func(name, alias, usage string) cli.Flag {
+		f := &cli.BoolFlag{Name: name, Usage: usage}
+		if alias != "" {
+			f.Aliases = []string{alias}
+		}
+		return f
+	}
+	v := func(name, alias, usage string) cli.Flag {
+		f := &cli.StringFlag{Name: name, Usage: usage}
+		if alias != "" {
+			f.Aliases = []string{alias}
+		}
+		return f
+	}
+	return []cli.Flag{
+		v("type", "t", "keep only events of these types (T[,T...]; repeatable), decided before decoding"),
+		b("raw-output", "r", "print strings raw, without quotes"),
+		b("join-output", "j", "like -r, with no newline after each value"),
+		b("raw-output0", "", "like -r, with a NUL after each value"),
+		b("compact-output", "c", "compact output, one value a line (the default)"),
+		b("tab", "", "pretty-print with a tab for each level"),
+		v("indent", "", "pretty-print with N spaces for each level (0-7; 0 is compact)"),
+		b("sort-keys", "S", "sort the keys of every object, also of lines passed on unchanged"),
+		b("seq", "", "write an ASCII RS before each value (application/json-seq); accept it before input lines"),
+		b("exit-status", "e", "exit 1 when the last value is false or null, 4 when there is none"),
+		b("null-input", "n", "run the filter once with null as input; read lines with input and inputs"),
+		b("slurp", "s", "read every line into one array and run the filter once on it"),
+		v("from-file", "f", "read the filter from FILE"),
+		v("arg", "", "NAME VALUE: set $NAME to the string VALUE (repeatable)"),
+		v("argjson", "", "NAME JSON: set $NAME to the JSON value (repeatable)"),
+		v("slurpfile", "", "NAME FILE: set $NAME to an array of the JSON values in FILE"),
+		v("rawfile", "", "NAME FILE: set $NAME to the contents of FILE as a string"),
+		b("args", "", "the remaining arguments are strings, in $ARGS.positional (not input files)"),
+		b("jsonargs", "", "the remaining arguments are JSON values, in $ARGS.positional"),
+		b("env", "", "let the filter see the environment ($ENV, env)"),
+		b("strict", "", "a line that is not JSON is an error (exit 5) instead of being skipped"),
+		v("timeout", "", "stop evaluating a line after DUR (e.g. 2s) and report it as an error"),
+		b("pretty", "p", "render events for a person, as fr-stream does on a terminal"),
+		v("color", "", "with --pretty: auto, always or never (default auto)"),
+		b("any-version", "", "go on (with a warning) when fuseraft speaks an unsupported protocolVersion"),
+		b("unbuffered", "", "accepted for jq compatibility: output is always written as it is ready"),
+		b("help", "h", "show help"),
+		b("version", "V", "print the version"),
+	}
+}
+
+// usageErr is a usage error with the usual hint.
+func usageErr(format string, a ...any) error {
+	return cmdutil.WithHint(cmdutil.Usagef(format, a...), "see 'fr-filter --help'")
 }

@@ -1,0 +1,194 @@
+package filter
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/itchyny/gojq"
+
+	"github.com/fuseraft/fr/internal/cmdutil"
+)
+
+// queryError is a filter that does not parse: shown with the query and a caret under the bad
+// token, as gojq's command line does.
+type queryError struct {
+	fname, query string
+	err          error
+}
+
+func (e *queryError) Error() string {
+	offset := 0
+	var pe *gojq.ParseError
+	if errors.As(e.err, &pe) {
+		offset = pe.Offset - len(pe.Token) + 1
+	}
+	line, lineNo, col := lineAt(e.query, offset)
+	if e.fname != "" || strings.ContainsAny(e.query, "\r\n") {
+		name := e.fname
+		if name == "" {
+			name = "<arg>"
+		}
+		num := fmt.Sprint(lineNo)
+		return fmt.Sprintf("invalid query: %s:%d\n    %s | %s\n    %*c  %s",
+			name, lineNo, num, line, col+len(num)+4, '^', e.err)
+	}
+	return fmt.Sprintf("invalid query: %s\n    %s\n    %*c  %s", e.query, line, col+1, '^', e.err)
+}
+
+// lineAt finds the line holding the 1-based byte offset, its number and the caret's column.
+func lineAt(s string, offset int) (line string, num, col int) {
+	start := 0
+	num = 1
+	for {
+		i := strings.IndexByte(s[start:], '\n')
+		if i < 0 || offset <= start+i+1 {
+			end := len(s)
+			if i >= 0 {
+				end = start + i
+			}
+			line = strings.TrimSuffix(s[start:end], "\r")
+			break
+		}
+		start += i + 1
+		num++
+	}
+	off := min(max(offset-1-start, 0), len(line))
+	for off > 0 && off < len(line) && !utf8.RuneStart(line[off]) {
+		off--
+	}
+	return line, num, utf8.RuneCountInString(line[:off])
+}
+
+// compile parses and compiles the filter with fr-filter's functions and variables.
+func compile(o *options, query, fname string, r *runner) (*gojq.Code, error) {
+	q, err := gojq.Parse(query)
+	if err != nil {
+		return nil, cmdutil.Errorf(exitCompile, "%s", &queryError{fname, query, err})
+	}
+	environ := func() []string { return nil }
+	if o.env {
+		environ = r.environ
+	}
+	names := append(append([]string{}, o.varNames...), "$ARGS")
+	code, err := gojq.Compile(q,
+		gojq.WithEnvironLoader(environ),
+		gojq.WithVariables(names),
+		gojq.WithFunction("debug", 0, 0, r.funcDebug),
+		gojq.WithFunction("stderr", 0, 0, r.funcStderr),
+		gojq.WithFunction("input_filename", 0, 0, r.funcInputFilename),
+		gojq.WithFunction("input_line_number", 0, 0, r.funcInputLineNumber),
+		gojq.WithInputIter(r),
+	)
+	if err != nil {
+		return nil, cmdutil.Errorf(exitCompile, "compile error: %v", err)
+	}
+	r.prefilter = typePrefilter(q)
+	r.identity = isIdentity(q)
+	return code, nil
+}
+
+// isIdentity reports whether the filter is '.' (so every line is passed on as it is).
+func isIdentity(q *gojq.Query) bool {
+	return q.Meta == nil && len(q.Imports) == 0 && len(q.FuncDefs) == 0 && q.Op == 0 &&
+		q.Left == nil && q.Right == nil && len(q.Patterns) == 0 && q.Term != nil &&
+		q.Term.Type == gojq.TermTypeIdentity && len(q.Term.SuffixList) == 0
+}
+
+// typePrefilter returns the event types a filter of the shape
+//
+//	select(.type == "A" or .type == "B" ... [and MORE]) [| REST]
+//
+// lets through, or nil when the filter has another shape. On an object whose type is none of
+// them such a filter outputs nothing and cannot fail: the select's condition is false before
+// anything else is evaluated (and/or short-circuit, .type of an object never fails). So those
+// lines can be dropped without decoding. Anything else (definitions, suffixes, bindings, a
+// non-object line) runs the filter.
+func typePrefilter(q *gojq.Query) []string {
+	for {
+		if q == nil || q.Meta != nil || len(q.Imports) > 0 || len(q.FuncDefs) > 0 || len(q.Patterns) > 0 {
+			return nil
+		}
+		if q.Op != gojq.OpPipe {
+			break
+		}
+		q = q.Left
+	}
+	t := q.Term
+	if q.Op != 0 || t == nil || t.Type != gojq.TermTypeFunc || len(t.SuffixList) > 0 ||
+		t.Func.Name != "select" || len(t.Func.Args) != 1 {
+		return nil
+	}
+	cond := t.Func.Args[0]
+	for plainQuery(cond) && cond.Op == gojq.OpAnd {
+		cond = cond.Left
+	}
+	return typeTest(cond)
+}
+
+func plainQuery(q *gojq.Query) bool {
+	return q != nil && q.Meta == nil && len(q.Imports) == 0 && len(q.FuncDefs) == 0 && len(q.Patterns) == 0
+}
+
+// typeTest returns the types for which q (a disjunction of .type == "X") can be true.
+func typeTest(q *gojq.Query) []string {
+	if !plainQuery(q) {
+		return nil
+	}
+	switch q.Op {
+	case gojq.OpOr:
+		l, r := typeTest(q.Left), typeTest(q.Right)
+		if l == nil || r == nil {
+			return nil
+		}
+		return append(l, r...)
+	case gojq.OpEq:
+		if isTypeIndex(q.Left) {
+			if s, ok := stringLiteral(q.Right); ok {
+				return []string{s}
+			}
+		}
+		if isTypeIndex(q.Right) {
+			if s, ok := stringLiteral(q.Left); ok {
+				return []string{s}
+			}
+		}
+		return nil
+	case 0:
+		if t := q.Term; t != nil && t.Type == gojq.TermTypeQuery && len(t.SuffixList) == 0 {
+			return typeTest(t.Query)
+		}
+	}
+	return nil
+}
+
+func termOf(q *gojq.Query) *gojq.Term {
+	if !plainQuery(q) || q.Op != 0 || q.Term == nil || len(q.Term.SuffixList) > 0 {
+		return nil
+	}
+	return q.Term
+}
+
+func isTypeIndex(q *gojq.Query) bool {
+	t := termOf(q)
+	if t == nil || t.Type != gojq.TermTypeIndex || t.Index == nil {
+		return false
+	}
+	ix := t.Index
+	if ix.Start != nil || ix.End != nil || ix.IsSlice {
+		return false
+	}
+	if ix.Name == "type" {
+		return true
+	}
+	return ix.Name == "" && ix.Str != nil && len(ix.Str.Queries) == 0 && ix.Str.Str == "type"
+}
+
+func stringLiteral(q *gojq.Query) (string, bool) {
+	t := termOf(q)
+	if t == nil || t.Type != gojq.TermTypeString || t.Str == nil || len(t.Str.Queries) > 0 {
+		return "", false
+	}
+	return t.Str.Str, true
+}

@@ -1,0 +1,627 @@
+package filter
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"unsafe"
+
+	"github.com/itchyny/gojq"
+	"golang.org/x/term"
+
+	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/render"
+	"github.com/fuseraft/fr/pkg/wire"
+)
+
+// runner holds one run of fr-filter over its inputs.
+type runner struct {
+	s    cmdutil.Streams
+	o    *options
+	ctx  context.Context
+	code *gojq.Code
+	vars []any
+
+	w   *wire.Writer
+	ren *render.Renderer
+	enc encoder
+	out []byte // output scratch
+
+	types     map[string]bool // --type
+	prefilter []string        // from select(.type == "X" ...)
+	identity  bool            // the filter is '.'
+	rawLines  bool            // objects passed on unchanged may be written as their bytes
+
+	// input
+	files   []string
+	fileIdx int
+	rd      *wire.Reader
+	closer  io.Closer
+	name    string // "" for standard input
+	lineNo  int64
+	gen     int64 // counts lines handed to the filter (input/inputs move it)
+	dec     decoder
+	stopErr error // a fatal error met while reading (for input/inputs)
+
+	// outcome
+	noise      int64
+	noiseFirst string
+	failed     bool // a runtime error was reported
+	ioFailed   bool // an input file could not be read
+	outputs    int64
+	lastFalsy  bool
+	warnedVer  bool
+	halted     *gojq.HaltError
+}
+
+func run(ctx context.Context, s cmdutil.Streams, o *options) error {
+	r := &runner{s: s, o: o, ctx: ctx, files: o.files}
+	query, fname := o.query, ""
+	if o.queryFile != "" {
+		b, err := os.ReadFile(o.queryFile)
+		if err != nil {
+			return cmdutil.Errorf(exitUsage, "%v", err)
+		}
+		query, fname = string(b), o.queryFile
+	} else if !o.haveQuery {
+		query = "."
+	}
+	code, err := compile(o, query, fname, r)
+	if err != nil {
+		return err
+	}
+	r.code = code
+	r.vars = append(append([]any{}, o.varValues...), map[string]any{"named": o.named, "positional": o.positional})
+	if len(o.types) > 0 {
+		r.types = map[string]bool{}
+		for _, t := range o.types {
+			r.types[t] = true
+		}
+	}
+	if o.nullInput || o.slurp {
+		r.prefilter, r.identity = nil, false
+	}
+	switch {
+	case o.tab && !o.compact:
+		r.enc = encoder{indent: 1, tab: true}
+	case o.indent > 0 && !o.compact:
+		r.enc = encoder{indent: o.indent}
+	default:
+		r.enc = encoder{indent: -1}
+	}
+	r.rawLines = r.enc.indent < 0 && !o.sortKeys
+	r.w = wire.NewWriter(s.Out)
+	if o.pretty {
+		r.ren = render.New(r.w, render.Options{
+			Color: cmdutil.UseColor(o.color, s.Env, cmdutil.IsTerminal(s.Out)),
+			Width: width(s),
+		})
+	}
+	if len(r.files) == 0 {
+		r.files = []string{"-"}
+	}
+
+	err = r.loop()
+	if err == errHalt {
+		err = nil
+	}
+	if r.ren != nil {
+		if e := r.ren.Close(); err == nil {
+			err = e
+		}
+	}
+	if e := r.w.Flush(); err == nil {
+		err = e
+	}
+	if r.closer != nil {
+		r.closer.Close()
+	}
+	if wire.IsBrokenPipe(err) || wire.IsBrokenPipe(r.w.Err()) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if r.noise > 0 {
+		lines := "lines that are"
+		if r.noise == 1 {
+			lines = "line that is"
+		}
+		cmdutil.Warnf(s.Err, prog, "skipped %d %s not JSON (the first at %s)", r.noise, lines, r.noiseFirst)
+	}
+	switch {
+	case r.halted != nil:
+		return cmdutil.Exit(r.halted.ExitCode())
+	case r.failed:
+		return cmdutil.Exit(exitRuntime)
+	case r.ioFailed:
+		return cmdutil.Exit(exitUsage)
+	case o.exitStatus && r.outputs == 0:
+		return cmdutil.Exit(exitNoOutput)
+	case o.exitStatus && r.lastFalsy:
+		return cmdutil.Exit(exitFalsy)
+	}
+	return nil
+}
+
+func width(s cmdutil.Streams) int {
+	if f, ok := s.Out.(*os.File); ok && cmdutil.IsTerminal(f) {
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+			return w
+		}
+	}
+	if n, err := strconv.Atoi(s.Env("COLUMNS")); err == nil && n > 0 {
+		return n
+	}
+	return 0
+}
+
+// where names the current line for messages: "line 12", or "events.jsonl:12".
+func (r *runner) where() string {
+	if r.name == "" {
+		return "line " + strconv.FormatInt(r.lineNo, 10)
+	}
+	return r.name + ":" + strconv.FormatInt(r.lineNo, 10)
+}
+
+// errFatal wraps an error that ends the run.
+type errFatal struct{ err error }
+
+func (e *errFatal) Error() string { return e.err.Error() }
+func (e *errFatal) Unwrap() error { return e.err }
+
+// readLine returns the next line of the inputs, opening files in turn. io.EOF at the end.
+func (r *runner) readLine() ([]byte, error) {
+	for {
+		if r.rd == nil {
+			if r.fileIdx >= len(r.files) {
+				return nil, io.EOF
+			}
+			name := r.files[r.fileIdx]
+			r.fileIdx++
+			var src io.Reader = r.s.In
+			r.name = ""
+			if name != "-" {
+				f, err := os.Open(name)
+				if err != nil {
+					cmdutil.Report(prog, r.s.Err, err)
+					r.ioFailed = true
+					continue
+				}
+				src, r.closer, r.name = f, f, name
+			} else if len(r.files) > 1 {
+				r.name = "<stdin>"
+			}
+			r.lineNo = 0
+			r.rd = wire.NewReader(src, wire.ReaderOptions{BeforeRead: r.flush})
+		}
+		line, err := r.rd.ReadLine()
+		if err == nil {
+			r.lineNo = r.rd.LineNumber()
+			return line, nil
+		}
+		if r.closer != nil {
+			r.closer.Close()
+			r.closer = nil
+		}
+		r.rd = nil
+		if err == io.EOF {
+			continue
+		}
+		where := "standard input"
+		if r.name != "" && r.name != "<stdin>" {
+			where = r.name
+		}
+		if wire.IsLineTooLong(err) {
+			cmdutil.Report(prog, r.s.Err, fmt.Errorf("%s: %w", where, err))
+		} else {
+			cmdutil.Report(prog, r.s.Err, fmt.Errorf("reading %s: %w", where, err))
+		}
+		r.ioFailed = true
+	}
+}
+
+func (r *runner) flush() {
+	r.w.Flush() // a failure stays in the writer and is seen after the line
+}
+
+// next returns the next input line that is JSON and passes --type, with its shape. It counts
+// and skips the rest, checks protocolVersion, and returns io.EOF at the end or an *errFatal.
+func (r *runner) next() ([]byte, shape, error) {
+	for {
+		if err := r.w.Err(); err != nil {
+			return nil, shape{}, &errFatal{err}
+		}
+		if err := r.ctx.Err(); err != nil {
+			return nil, shape{}, &errFatal{cmdutil.Errorf(cmdutil.ExitInterrupted, "interrupted")}
+		}
+		line, err := r.readLine()
+		if err != nil {
+			return nil, shape{}, err
+		}
+		if r.o.seq {
+			for len(line) > 0 && line[0] == 0x1e {
+				line = line[1:]
+			}
+		}
+		sh := scanLine(line)
+		if !sh.valid {
+			if len(trimSpace(line)) == 0 {
+				continue // an empty line is nothing, not noise
+			}
+			if r.o.strict {
+				return nil, sh, &errFatal{cmdutil.Errorf(exitRuntime, "%s is not JSON: %s", r.where(), preview(line))}
+			}
+			if r.noise == 0 {
+				r.noiseFirst = r.where()
+			}
+			r.noise++
+			continue
+		}
+		if sh.object {
+			if err := r.checkVersion(line, &sh); err != nil {
+				return nil, sh, &errFatal{err}
+			}
+		}
+		if r.types != nil && !(sh.typed && r.typeIn(&sh)) {
+			continue
+		}
+		return line, sh, nil
+	}
+}
+
+func (r *runner) typeIn(sh *shape) bool {
+	if !sh.typeEsc {
+		return r.types[string(sh.rawType[1:len(sh.rawType)-1])]
+	}
+	return r.types[sh.typeString()]
+}
+
+func trimSpace(b []byte) []byte {
+	i, j := 0, len(b)
+	for i < j && isSpace(b[i]) {
+		i++
+	}
+	for j > i && isSpace(b[j-1]) {
+		j--
+	}
+	return b[i:j]
+}
+
+func preview(b []byte) string {
+	const max = 80
+	s := string(b)
+	if len(s) > max {
+		s = s[:max] + "…"
+	}
+	return strconv.Quote(s)
+}
+
+// checkVersion checks protocolVersion where fuseraft sends it: the ready and hello events, and
+// a --json envelope (an object with protocolVersion and items, item or error).
+func (r *runner) checkVersion(line []byte, sh *shape) error {
+	if sh.typed {
+		if len(sh.rawType) > 8 || !(sh.typeIs("ready") || sh.typeIs("hello")) {
+			return nil
+		}
+	}
+	m, ok := r.dec.decode(line).(map[string]any)
+	if !ok {
+		return nil
+	}
+	where := "the envelope"
+	if sh.typed {
+		where = "the " + sh.typeString() + " event"
+	} else if _, typ := m["type"]; typ || !(has(m, "items") || has(m, "item") || has(m, "error")) {
+		return nil
+	}
+	n, ok := m["protocolVersion"].(json.Number)
+	if !ok {
+		return nil
+	}
+	v, err := strconv.Atoi(string(n))
+	if err != nil {
+		return nil
+	}
+	if err := wire.CheckVersion(v, where); err != nil {
+		if !r.o.anyVersion {
+			return cmdutil.WithHint(cmdutil.Errorf(exitCompile, "%v", err), "pass --any-version to read it anyway")
+		}
+		if !r.warnedVer {
+			r.warnedVer = true
+			cmdutil.Warnf(r.s.Err, prog, "%v; going on (--any-version)", err)
+		}
+	}
+	return nil
+}
+
+func has(m map[string]any, k string) bool { _, ok := m[k]; return ok }
+
+// Next implements gojq's input iterator: input and inputs read the following lines.
+func (r *runner) Next() (any, bool) {
+	line, sh, err := r.next()
+	if err != nil {
+		if err != io.EOF {
+			r.stopErr = err
+		}
+		return nil, false
+	}
+	r.gen++
+	_ = sh
+	return r.dec.decode(line), true
+}
+
+func (r *runner) loop() error {
+	if r.o.nullInput {
+		return r.eval(nil, nil, nil)
+	}
+	if r.o.slurp {
+		all := []any{}
+		for {
+			v, ok := r.Next()
+			if !ok {
+				break
+			}
+			all = append(all, v)
+		}
+		if r.stopErr != nil {
+			return r.stopErr
+		}
+		return r.eval(all, nil, nil)
+	}
+	for {
+		line, sh, err := r.next()
+		if err == io.EOF {
+			return r.stopErr
+		}
+		if err != nil {
+			return err
+		}
+		r.gen++
+		if r.identity && r.rawLines && sh.valid && firstByte(line) != '"' && isContainer(line) {
+			if err := r.emitRaw(line, &sh); err != nil {
+				return err
+			}
+			r.outputs++
+			r.lastFalsy = false
+			continue
+		}
+		if r.prefilter != nil && sh.object && !(sh.typed && r.inPrefilter(&sh)) {
+			continue
+		}
+		v := r.dec.decode(line)
+		if err := r.eval(v, line, &sh); err != nil {
+			return err
+		}
+		if r.stopErr != nil {
+			return r.stopErr
+		}
+	}
+}
+
+func firstByte(b []byte) byte {
+	b = trimSpace(b)
+	if len(b) == 0 {
+		return 0
+	}
+	return b[0]
+}
+
+func isContainer(b []byte) bool {
+	c := firstByte(b)
+	return c == '{' || c == '['
+}
+
+func (r *runner) inPrefilter(sh *shape) bool {
+	for _, t := range r.prefilter {
+		if sh.typeIs(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// eval runs the filter on v; line and sh are v's bytes and shape when v is a line as read.
+func (r *runner) eval(v any, line []byte, sh *shape) error {
+	ctx := r.ctx
+	if r.o.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, r.o.timeout)
+		defer cancel()
+	}
+	gen := r.gen
+	iter := r.code.RunWithContext(ctx, v, r.vars...)
+	for {
+		out, ok := iter.Next()
+		if !ok {
+			return nil
+		}
+		if err, ok := out.(error); ok {
+			return r.evalError(err, ctx)
+		}
+		if line != nil && r.rawLines && gen == r.gen && sameValue(out, v) {
+			err := r.emitRaw(line, sh)
+			if err != nil {
+				return err
+			}
+		} else if err := r.emitValue(out); err != nil {
+			return err
+		}
+		r.outputs++
+		r.lastFalsy = out == nil || out == false
+		if err := r.w.Err(); err != nil {
+			return err
+		}
+	}
+}
+
+func (r *runner) evalError(err error, ctx context.Context) error {
+	var halt *gojq.HaltError
+	if errors.As(err, &halt) {
+		if v := halt.Value(); v != nil {
+			if s, ok := v.(string); ok {
+				io.WriteString(r.s.Err, s)
+			} else {
+				r.s.Err.Write(append(r.enc.encodeCompact(nil, v), '\n'))
+			}
+		}
+		r.halted = halt
+		return errHalt
+	}
+	if r.ctx.Err() != nil {
+		return cmdutil.Errorf(cmdutil.ExitInterrupted, "interrupted")
+	}
+	if ctx.Err() != nil && errors.Is(err, context.DeadlineExceeded) {
+		err = fmt.Errorf("evaluation took longer than %s (--timeout)", r.o.timeout)
+	}
+	msg := err.Error()
+	var ve interface{ Value() any }
+	if errors.As(err, &ve) {
+		if s, ok := ve.Value().(string); ok {
+			msg = s
+		} else {
+			msg = string(r.enc.encodeCompact(nil, ve.Value())) + " (not a string)"
+		}
+	}
+	if r.lineNo > 0 {
+		msg = r.where() + ": " + msg
+	}
+	cmdutil.Report(prog, r.s.Err, errors.New(msg))
+	r.failed = true
+	return nil
+}
+
+var errHalt = cmdutil.Exit(0)
+
+func (e *encoder) encodeCompact(b []byte, v any) []byte {
+	c := encoder{indent: -1}
+	return c.encode(b, v)
+}
+
+// sameValue reports whether out is in (the same map, or the same array), so that the line in
+// was read from can be written instead of an encoding. gojq never changes a value it did not
+// make itself, so the same map still holds what was decoded.
+func sameValue(out, in any) bool {
+	switch iv := in.(type) {
+	case map[string]any:
+		om, ok := out.(map[string]any)
+		return ok && *(*unsafe.Pointer)(unsafe.Pointer(&om)) == *(*unsafe.Pointer)(unsafe.Pointer(&iv))
+	case []any:
+		oa, ok := out.([]any)
+		return ok && len(oa) == len(iv) && len(iv) > 0 && &oa[0] == &iv[0]
+	}
+	return false
+}
+
+// emitRaw writes a line as it was read.
+func (r *runner) emitRaw(line []byte, sh *shape) error {
+	line = trimSpace(line)
+	if r.ren != nil {
+		if sh.typed {
+			return r.ren.Event(wire.Event{Type: sh.typeString(), Raw: line})
+		}
+		return r.w.WriteLine(line)
+	}
+	if r.o.seq {
+		r.w.Write([]byte{0x1e})
+	}
+	if len(line) > 4096 {
+		r.w.Write(line)
+		return r.endValue()
+	}
+	r.out = append(r.out[:0], line...)
+	r.out = r.appendEnd(r.out)
+	_, err := r.w.Write(r.out)
+	return err
+}
+
+func (r *runner) appendEnd(b []byte) []byte {
+	switch {
+	case r.o.raw0:
+		return append(b, 0)
+	case r.o.join:
+		return b
+	}
+	return append(b, '\n')
+}
+
+func (r *runner) endValue() error {
+	b := r.appendEnd(r.out[:0])
+	if len(b) == 0 {
+		return r.w.Err()
+	}
+	_, err := r.w.Write(b)
+	return err
+}
+
+// emitValue encodes and writes one output value.
+func (r *runner) emitValue(v any) error {
+	if r.ren != nil {
+		if m, ok := v.(map[string]any); ok {
+			if t, ok := m["type"].(string); ok {
+				return r.ren.Event(wire.Event{Type: t, Raw: r.enc.encodeCompact(nil, v)})
+			}
+		}
+		return r.w.WriteLine(r.enc.encodeCompact(r.out[:0], v))
+	}
+	b := r.out[:0]
+	if r.o.seq {
+		b = append(b, 0x1e)
+	}
+	if s, ok := v.(string); ok && (r.o.raw || r.o.join || r.o.raw0) {
+		if len(s) > 4096 {
+			if len(b) > 0 {
+				r.w.Write(b)
+			}
+			r.w.Write(unsafe.Slice(unsafe.StringData(s), len(s)))
+			return r.endValue()
+		}
+		b = append(b, s...)
+	} else {
+		b = r.enc.encode(b, v)
+	}
+	b = r.appendEnd(b)
+	r.out = b
+	_, err := r.w.Write(b)
+	if cap(r.out) > 1<<20 {
+		r.out = nil // don't keep a huge buffer after one huge value
+	}
+	return err
+}
+
+// gojq functions that need the command's streams.
+
+func (r *runner) environ() []string {
+	return os.Environ()
+}
+
+func (r *runner) funcDebug(v any, _ []any) any {
+	b := append([]byte(`["DEBUG:",`), r.enc.encodeCompact(nil, v)...)
+	r.s.Err.Write(append(b, "]\n"...))
+	return v
+}
+
+func (r *runner) funcStderr(v any, _ []any) any {
+	if s, ok := v.(string); ok {
+		io.WriteString(r.s.Err, s)
+	} else {
+		r.s.Err.Write(r.enc.encodeCompact(nil, v))
+	}
+	return v
+}
+
+func (r *runner) funcInputFilename(any, []any) any {
+	if r.name == "" || r.name == "<stdin>" {
+		return nil
+	}
+	return r.name
+}
+
+func (r *runner) funcInputLineNumber(any, []any) any {
+	return int(r.lineNo)
+}
+

@@ -1,0 +1,332 @@
+package filter
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"unicode/utf8"
+)
+
+// The byte-level side of fr-filter: a JSON validator that accepts exactly what
+// encoding/json.Valid accepts, and that reports on the way the top-level "type" of an object
+// (the last one, as jq reads duplicate keys). It never builds a value, so deciding --type, or a
+// select(.type=="X") prefilter, costs one pass over the bytes. Strings, most of a fuseraft
+// line, are skipped eight bytes at a time.
+
+// maxDepth is encoding/json's nesting limit: deeper input is not valid JSON to it, so not to us.
+const maxDepth = 10000
+
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// stringStop returns a mask with the high bit set in the lowest byte of w that is a quote, a
+// backslash or a control character (and maybe in bytes above it): the first byte a string
+// scan has to look at. Bytes >= 0x80 never match.
+func stringStop(w uint64) uint64 {
+	q := w ^ (lsb * '"')
+	s := w ^ (lsb * '\\')
+	return ((q - lsb) &^ q | (s - lsb) &^ s | (w - lsb*0x20) &^ w) & msb
+}
+
+// stringEnd scans a JSON string whose opening quote is at b[i-1]. It returns the index just
+// past the closing quote, whether the string holds escapes, and ok=false when the string is
+// not valid JSON (control character, bad escape, no closing quote).
+func stringEnd(b []byte, i int) (end int, esc, ok bool) {
+	for {
+		for i+8 <= len(b) {
+			m := stringStop(binary.LittleEndian.Uint64(b[i:]))
+			if m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			i += 8
+		}
+		if i >= len(b) {
+			return i, esc, false
+		}
+		switch c := b[i]; {
+		case c == '"':
+			return i + 1, esc, true
+		case c == '\\':
+			esc = true
+			if i+1 >= len(b) {
+				return i, esc, false
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(b) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
+					return i, esc, false
+				}
+				i += 6
+			default:
+				return i, esc, false
+			}
+		case c < 0x20:
+			return i, esc, false
+		default:
+			i++
+		}
+	}
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	return i
+}
+
+// numberEnd returns the index past the JSON number starting at b[i], or ok=false.
+func numberEnd(b []byte, i int) (int, bool) {
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	if i >= len(b) {
+		return i, false
+	}
+	if b[i] == '0' {
+		i++
+	} else if '1' <= b[i] && b[i] <= '9' {
+		for i++; i < len(b) && '0' <= b[i] && b[i] <= '9'; i++ {
+		}
+	} else {
+		return i, false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if i >= len(b) || b[i] < '0' || b[i] > '9' {
+			return i, false
+		}
+		for i++; i < len(b) && '0' <= b[i] && b[i] <= '9'; i++ {
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i >= len(b) || b[i] < '0' || b[i] > '9' {
+			return i, false
+		}
+		for i++; i < len(b) && '0' <= b[i] && b[i] <= '9'; i++ {
+		}
+	}
+	return i, true
+}
+
+func literalEnd(b []byte, i int, lit string) (int, bool) {
+	if len(b)-i >= len(lit) && string(b[i:i+len(lit)]) == lit {
+		return i + len(lit), true
+	}
+	return i, false
+}
+
+// valueEnd validates the JSON value starting at b[i] (no leading space) at nesting depth
+// depth, and returns the index past it.
+func valueEnd(b []byte, i, depth int) (int, bool) {
+	if i >= len(b) {
+		return i, false
+	}
+	switch c := b[i]; c {
+	case '"':
+		end, _, ok := stringEnd(b, i+1)
+		return end, ok
+	case '{':
+		if depth >= maxDepth {
+			return i, false
+		}
+		i = skipWS(b, i+1)
+		if i < len(b) && b[i] == '}' {
+			return i + 1, true
+		}
+		for {
+			if i >= len(b) || b[i] != '"' {
+				return i, false
+			}
+			var ok bool
+			if i, _, ok = stringEnd(b, i+1); !ok {
+				return i, false
+			}
+			i = skipWS(b, i)
+			if i >= len(b) || b[i] != ':' {
+				return i, false
+			}
+			if i, ok = valueEnd(b, skipWS(b, i+1), depth+1); !ok {
+				return i, false
+			}
+			i = skipWS(b, i)
+			if i >= len(b) {
+				return i, false
+			}
+			if b[i] == '}' {
+				return i + 1, true
+			}
+			if b[i] != ',' {
+				return i, false
+			}
+			i = skipWS(b, i+1)
+		}
+	case '[':
+		if depth >= maxDepth {
+			return i, false
+		}
+		i = skipWS(b, i+1)
+		if i < len(b) && b[i] == ']' {
+			return i + 1, true
+		}
+		for {
+			var ok bool
+			if i, ok = valueEnd(b, i, depth+1); !ok {
+				return i, false
+			}
+			i = skipWS(b, i)
+			if i >= len(b) {
+				return i, false
+			}
+			if b[i] == ']' {
+				return i + 1, true
+			}
+			if b[i] != ',' {
+				return i, false
+			}
+			i = skipWS(b, i+1)
+		}
+	case 't':
+		return literalEnd(b, i, "true")
+	case 'f':
+		return literalEnd(b, i, "false")
+	case 'n':
+		return literalEnd(b, i, "null")
+	default:
+		if c == '-' || '0' <= c && c <= '9' {
+			return numberEnd(b, i)
+		}
+		return i, false
+	}
+}
+
+// shape is what the byte level knows of a line.
+type shape struct {
+	valid  bool // valid JSON, as json.Valid says
+	object bool // a JSON object
+	// typed: the object's last "type" key has a string value, held (still quoted, escapes
+	// and all) in rawType.
+	typed   bool
+	rawType []byte
+	typeEsc bool // rawType holds escapes or bytes >= 0x80 and must be unquoted to compare
+}
+
+// scanLine validates b and finds the top-level "type". The result agrees with json.Valid and
+// wire.TopLevelString(b, "type") on every input (see FuzzScanLine).
+func scanLine(b []byte) (sh shape) {
+	i := skipWS(b, 0)
+	if i >= len(b) {
+		return sh
+	}
+	if b[i] != '{' {
+		end, ok := valueEnd(b, i, 0)
+		sh.valid = ok && skipWS(b, end) == len(b)
+		return sh
+	}
+	i = skipWS(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		sh.valid, sh.object = skipWS(b, i+1) == len(b), true
+		return sh
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return shape{}
+		}
+		kStart := i
+		end, kEsc, ok := stringEnd(b, i+1)
+		if !ok {
+			return shape{}
+		}
+		isType := false
+		if !kEsc {
+			isType = end-kStart == 6 && string(b[kStart+1:end-1]) == "type"
+		} else {
+			s, ok := unquoteBytes(b[kStart:end])
+			isType = ok && s == "type"
+		}
+		i = skipWS(b, end)
+		if i >= len(b) || b[i] != ':' {
+			return shape{}
+		}
+		i = skipWS(b, i+1)
+		if isType {
+			if i < len(b) && b[i] == '"' {
+				vEnd, vEsc, ok := stringEnd(b, i+1)
+				if !ok {
+					return shape{}
+				}
+				sh.typed, sh.rawType, sh.typeEsc = true, b[i:vEnd], vEsc || !isASCII(b[i+1:vEnd-1])
+				i = vEnd
+			} else {
+				sh.typed, sh.rawType, sh.typeEsc = false, nil, false
+				if i, ok = valueEnd(b, i, 1); !ok {
+					return shape{}
+				}
+			}
+		} else if i, ok = valueEnd(b, i, 1); !ok {
+			return shape{}
+		}
+		i = skipWS(b, i)
+		if i >= len(b) {
+			return shape{}
+		}
+		if b[i] == '}' {
+			if skipWS(b, i+1) != len(b) {
+				return shape{}
+			}
+			sh.valid, sh.object = true, true
+			return sh
+		}
+		if b[i] != ',' {
+			return shape{}
+		}
+		i = skipWS(b, i+1)
+	}
+}
+
+// typeString returns the decoded type of a typed shape.
+func (sh *shape) typeString() string {
+	if !sh.typeEsc {
+		return string(sh.rawType[1 : len(sh.rawType)-1])
+	}
+	s, _ := unquoteBytes(sh.rawType)
+	return s
+}
+
+// typeIs reports whether the shape's type equals t without allocating in the common case.
+func (sh *shape) typeIs(t string) bool {
+	if !sh.typeEsc {
+		return string(sh.rawType[1:len(sh.rawType)-1]) == t
+	}
+	s, _ := unquoteBytes(sh.rawType)
+	return s == t
+}
+
+func isASCII(b []byte) bool {
+	for len(b) >= 8 {
+		if binary.LittleEndian.Uint64(b)&msb != 0 {
+			return false
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
