@@ -27,6 +27,8 @@ func TestScripts(t *testing.T) {
 			for _, k := range []string{"FRSIM_SCENARIO", "FRSIM_RECORD", "FRSIM_FAULTS", "FRSIM_PACE", "FUSERAFT_VSCODE_QUESTIONS"} {
 				e.Setenv(k, "")
 			}
+			// Under -race every process would otherwise sleep 1s at exit.
+			e.Setenv("GORACE", "atexit_sleep_ms=0")
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
