@@ -1,11 +1,20 @@
 // Package render shows fuseraft events to a person: the reply as it streams, tool calls as
 // one-liners, prompts that stand out, diffs for file writes. Every command that renders for a
 // terminal uses it.
+//
+// Streamed text (token, thinking, shell_output) is written as it arrives and wraps naturally;
+// every other event is one line cut to the width with "…", or a short block. An open stream
+// is always ended with a newline before another event is printed. Events are read leniently:
+// a field of the wrong type never panics or fails, the event is shown in the neutral form
+// used for unknown types (`· type {json}`). All text from the stream is sanitized first.
 package render
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
+	"time"
 
 	"github.com/fuseraft/fr/pkg/wire"
 )
@@ -15,22 +24,1187 @@ type Options struct {
 	Color      bool // ANSI colour (decide with cmdutil.UseColor)
 	Width      int  // terminal width in columns; 0 means 80
 	Timestamps bool // prefix lines with the time the event was rendered
+
+	// DiffLines cuts the diff of a file_write prompt after this many lines; 0 means 200, a
+	// negative value means no limit.
+	DiffLines int
+	// Now is the clock for timestamps; nil means time.Now.
+	Now func() time.Time
 }
+
+const (
+	defaultWidth     = 80
+	defaultDiffLines = 200
+	// previewBytes bounds how much of a huge field is looked at for a one-line preview.
+	previewBytes = 64 << 10
+)
+
+type streamKind uint8
+
+const (
+	streamNone streamKind = iota
+	streamReply
+	streamThinking
+	streamShell
+)
 
 // Renderer renders a stream of events. It is not safe for concurrent use.
 type Renderer struct {
-	w    io.Writer
-	opts Options
+	w     io.Writer
+	opts  Options
+	width int
+
+	open    streamKind // the streamed text now open, if any
+	atStart bool       // the open stream is at the start of a line
+	b       strings.Builder
 }
 
 // New returns a Renderer writing to w.
-func New(w io.Writer, opts Options) *Renderer { return &Renderer{w: w, opts: opts} }
+func New(w io.Writer, opts Options) *Renderer {
+	width := opts.Width
+	if width <= 0 {
+		width = defaultWidth
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Renderer{w: w, opts: opts, width: width}
+}
 
-// Event renders one event.
+// Event renders one event. The only error it returns is the writer's.
 func (r *Renderer) Event(ev wire.Event) error {
-	_, err := fmt.Fprintf(r.w, "%s\n", ev.Raw)
-	return err
+	r.b.Reset()
+	r.event(ev)
+	return r.flush()
 }
 
 // Close ends any text still open (a reply streamed without a final newline).
-func (r *Renderer) Close() error { return nil }
+func (r *Renderer) Close() error {
+	r.b.Reset()
+	r.endStream()
+	return r.flush()
+}
+
+func (r *Renderer) flush() error {
+	if r.b.Len() == 0 {
+		return nil
+	}
+	_, err := io.WriteString(r.w, r.b.String())
+	r.b.Reset()
+	return err
+}
+
+// ---- styles ----------------------------------------------------------------------------
+
+type style string
+
+const (
+	plain    style = ""
+	dim      style = sgrDim
+	bold     style = sgrBold
+	red      style = sgrRed
+	green    style = sgrGreen
+	yellow   style = sgrYel
+	blue     style = sgrBlue
+	magenta  style = sgrMag
+	cyan     style = sgrCyan
+	boldRed  style = "\x1b[1;31m"
+	boldYel  style = "\x1b[1;33m"
+	boldMag  style = "\x1b[1;35m"
+	boldCyan style = "\x1b[1;36m"
+)
+
+// span is a piece of a line in one style. Its text is already sanitized.
+type span struct {
+	s    style
+	text string
+}
+
+func sp(s style, text string) span { return span{s, text} }
+
+// ---- line output -----------------------------------------------------------------------
+
+func (r *Renderer) stamp() string {
+	if !r.opts.Timestamps {
+		return ""
+	}
+	return r.opts.Now().Format("15:04:05") + " "
+}
+
+func (r *Renderer) paint(s style, text string) {
+	if r.opts.Color && s != plain && text != "" {
+		r.b.WriteString(string(s))
+		r.b.WriteString(text)
+		r.b.WriteString(sgrReset)
+		return
+	}
+	r.b.WriteString(text)
+}
+
+// line prints one line of spans, cut to the width with "…".
+func (r *Renderer) line(spans ...span) {
+	r.endStream()
+	left := r.width
+	if ts := r.stamp(); ts != "" {
+		r.paint(dim, ts)
+		left -= StringWidth(ts)
+	}
+	for i, s := range spans {
+		w := StringWidth(s.text)
+		if w > left || (w == left && restWidth(spans[i+1:]) > 0) {
+			r.paint(s.s, cutMarked(s.text[:fitBytes(s.text, left-1)], left))
+			break
+		}
+		r.paint(s.s, s.text)
+		left -= w
+	}
+	r.b.WriteByte('\n')
+}
+
+func restWidth(spans []span) int {
+	w := 0
+	for _, s := range spans {
+		w += StringWidth(s.text)
+	}
+	return w
+}
+
+// fitBytes is the length of the longest prefix of s at most cols columns wide.
+func fitBytes(s string, cols int) int {
+	w := 0
+	for i, rn := range s {
+		rw := runeWidth(rn)
+		if w+rw > cols {
+			return i
+		}
+		w += rw
+	}
+	return len(s)
+}
+
+// block prints multi-line text (already sanitized, layout kept) after a first-line prefix,
+// with later lines indented by indent. Lines are not cut: prose wraps naturally.
+func (r *Renderer) block(first []span, indent string, s style, text string) {
+	r.endStream()
+	text = strings.TrimRight(text, "\n")
+	lines := strings.Split(text, "\n")
+	ts := r.stamp()
+	for i, l := range lines {
+		if ts != "" {
+			if i == 0 {
+				r.paint(dim, ts)
+			} else {
+				r.b.WriteString(strings.Repeat(" ", len(ts)))
+			}
+		}
+		if i == 0 {
+			for _, f := range first {
+				r.paint(f.s, f.text)
+			}
+		} else if l != "" {
+			r.b.WriteString(indent)
+		}
+		r.paint(s, strings.TrimSuffix(l, "\r"))
+		r.b.WriteByte('\n')
+	}
+}
+
+// ---- streamed text ---------------------------------------------------------------------
+
+// stream appends streamed text of one kind. Text of another kind, or any line event, first
+// ends the open stream with a newline.
+func (r *Renderer) stream(kind streamKind, text string) {
+	if text == "" {
+		return
+	}
+	if r.open != kind {
+		r.endStream()
+		r.open = kind
+		r.atStart = true
+		if ts := r.stamp(); ts != "" {
+			r.paint(dim, ts)
+		}
+	}
+	text = sanitize(text, true)
+	for text != "" {
+		seg, rest, nl := strings.Cut(text, "\n")
+		if r.atStart && (seg != "" || nl) {
+			switch kind {
+			case streamThinking:
+				r.paint(dim, "┊ ")
+			case streamShell:
+				r.paint(dim, "│ ")
+			}
+		}
+		switch kind {
+		case streamThinking:
+			r.paint(dim, seg)
+		default:
+			r.b.WriteString(seg)
+		}
+		if seg != "" {
+			r.atStart = false
+		}
+		if nl {
+			r.b.WriteByte('\n')
+			r.atStart = true
+		}
+		text = rest
+	}
+}
+
+func (r *Renderer) endStream() {
+	if r.open != streamNone && !r.atStart {
+		r.b.WriteByte('\n')
+	}
+	r.open = streamNone
+}
+
+// ---- events ----------------------------------------------------------------------------
+
+func (r *Renderer) event(ev wire.Event) {
+	typ := ev.Type
+	if typ == "" {
+		typ, _ = wire.TopLevelString(ev.Raw, "type")
+	}
+	o, ok := parseObj(ev.Raw)
+	if !ok {
+		r.neutral(typ, ev.Raw)
+		return
+	}
+	h, known := handlers[typ]
+	if !known {
+		r.neutral(typ, ev.Raw)
+		return
+	}
+	// A handler reads every field first and returns what it would print; a field of the
+	// wrong type anywhere shows the whole event neutrally instead.
+	out := h(r, o)
+	if o.bad {
+		r.neutral(typ, ev.Raw)
+		return
+	}
+	if out != nil {
+		out()
+	}
+}
+
+// neutral is the form for unknown and malformed events: `· type {compact json}`.
+func (r *Renderer) neutral(typ string, raw []byte) {
+	name := oneLine(typ)
+	if name == "" {
+		name = "event"
+	}
+	r.line(sp(dim, "· "), sp(dim, name+" "), sp(dim, Sanitize(compactJSON(raw, r.width*4+64))))
+}
+
+type handler func(r *Renderer, o *obj) func()
+
+var handlers map[string]handler
+
+func init() {
+	handlers = map[string]handler{
+		"ready":                (*Renderer).ready,
+		"hello":                (*Renderer).hello,
+		"turn_start":           (*Renderer).turnStart,
+		"token":                (*Renderer).token,
+		"thinking":             (*Renderer).thinking,
+		"tool_call":            (*Renderer).toolCall,
+		"tool_result":          (*Renderer).toolResult,
+		"file_changed":         (*Renderer).fileChanged,
+		"file_changes":         (*Renderer).fileChanges,
+		"message_end":          (*Renderer).messageEnd,
+		"cancelled":            (*Renderer).cancelled,
+		"retrying":             (*Renderer).retrying,
+		"interjection":         (*Renderer).interjection,
+		"status":               (*Renderer).status,
+		"compacted":            (*Renderer).compacted,
+		"plan":                 (*Renderer).plan,
+		"step_status":          (*Renderer).stepStatus,
+		"shell_start":          (*Renderer).shellStart,
+		"shell_output":         (*Renderer).shellOutput,
+		"shell_end":            (*Renderer).shellEnd,
+		"replay":               (*Renderer).replay,
+		"title":                (*Renderer).title,
+		"applied":              (*Renderer).applied,
+		"copy":                 (*Renderer).copyText,
+		"text":                 (*Renderer).text,
+		"info":                 (*Renderer).message,
+		"warning":              (*Renderer).message,
+		"error":                (*Renderer).message,
+		"session_end":          (*Renderer).sessionEnd,
+		"agent_starting":       (*Renderer).agentStarting,
+		"tool_calling":         (*Renderer).toolCalling,
+		"token_budget_warning": (*Renderer).tokenBudgetWarning,
+		"agent_message":        (*Renderer).agentMessage,
+		"result":               (*Renderer).result,
+		"queued":               (*Renderer).queued,
+		"auto_dispatched":      (*Renderer).autoDispatched,
+		"a2a_call":             (*Renderer).a2aCall,
+		"task_resumed":         (*Renderer).taskResumed,
+		"approval_request":     (*Renderer).approvalRequest,
+		"question":             (*Renderer).question,
+		// Inputs are rendered too, for streams that record both directions.
+		"user_input":        (*Renderer).userInput,
+		"approval_response": (*Renderer).approvalResponse,
+		"question_response": (*Renderer).questionResponse,
+		"interrupt":         (*Renderer).interrupt,
+	}
+}
+
+func sep() span { return sp(dim, " · ") }
+
+// quoted is a one-line, sanitized string in double quotes.
+func quoted(s string) string { return "“" + oneLine(s) + "”" }
+
+// shortID shortens long session ids for one-liners; the full id is in the JSON.
+func shortID(id string) string {
+	id = oneLine(id)
+	if len(id) > 12 && StringWidth(id) == len(id) {
+		return id[:8] + "…"
+	}
+	return id
+}
+
+// handshake
+
+func (r *Renderer) ready(o *obj) func() {
+	version := o.int("protocolVersion")
+	session := o.str("sessionId")
+	model := o.str("model")
+	title, hasTitle := o.strp("title")
+	auto, _ := o.strp("autoTitle")
+	task := o.str("task")
+	config, _ := o.strp("config")
+	resumed := o.boolean("resumed")
+	agents := o.strs("agents")
+	mid := o.strs("midTurnCommands")
+	isRun := o.has("task") || o.has("agents") || o.has("resumed")
+	return func() {
+		spans := []span{sp(boldCyan, "▶ ")}
+		if isRun {
+			spans = append(spans, sp(bold, "run"))
+			if resumed {
+				spans = append(spans, sp(bold, " (resumed)"))
+			}
+			if task != "" {
+				spans = append(spans, sp(plain, " "+quoted(task)))
+			}
+			if config != "" {
+				spans = append(spans, sep(), sp(plain, oneLine(config)))
+			}
+			if len(agents) > 0 {
+				spans = append(spans, sep(), sp(magenta, oneLine(strings.Join(agents, ", "))))
+			}
+		} else {
+			spans = append(spans, sp(bold, "chat"))
+			if !hasTitle {
+				title = auto
+			}
+			if title != "" {
+				spans = append(spans, sp(plain, " "+quoted(title)))
+			}
+			if model != "" {
+				spans = append(spans, sep(), sp(plain, oneLine(model)))
+			}
+		}
+		if session != "" {
+			spans = append(spans, sep(), sp(dim, "session "+oneLine(session)))
+		}
+		spans = append(spans, sep(), sp(dim, fmt.Sprintf("protocol %d", version)))
+		if len(mid) > 0 {
+			spans = append(spans, sep(), sp(dim, "mid-turn "+oneLine(strings.Join(mid, " "))))
+		}
+		r.line(spans...)
+	}
+}
+
+func (r *Renderer) hello(o *obj) func() {
+	version := o.int("protocolVersion")
+	client, hasClient := o.strp("clientId")
+	readOnly := o.boolean("readOnly")
+	inFlight, hasInFlight := o.sub("inFlight")
+	var ifTask, ifStatus, ifSession string
+	var ifPos int
+	var hasPos bool
+	if hasInFlight {
+		ifTask = inFlight.str("task")
+		ifStatus = inFlight.str("status")
+		ifSession = inFlight.str("sessionId")
+		ifPos, hasPos = inFlight.intp("position")
+		o.bad = o.bad || inFlight.bad
+	}
+	pending := o.strs("pendingResults")
+	return func() {
+		spans := []span{sp(boldCyan, "▶ "), sp(bold, "attached")}
+		if hasClient {
+			spans = append(spans, sp(plain, " as "+oneLine(client)))
+		}
+		if readOnly {
+			spans = append(spans, sep(), sp(yellow, "read-only"))
+		}
+		spans = append(spans, sep(), sp(dim, fmt.Sprintf("protocol %d", version)))
+		if len(pending) > 0 {
+			spans = append(spans, sep(), sp(plain, fmt.Sprintf("%d %s waiting", len(pending), plural(len(pending), "result", "results"))))
+		}
+		r.line(spans...)
+		if hasInFlight {
+			s := []span{sp(cyan, "  ⋯ "), sp(plain, "in flight: "+quoted(ifTask))}
+			if ifStatus != "" {
+				s = append(s, sep(), sp(plain, oneLine(ifStatus)))
+			}
+			if hasPos {
+				s = append(s, sep(), sp(plain, aheadString(ifPos)))
+			}
+			if ifSession != "" {
+				s = append(s, sep(), sp(dim, "session "+oneLine(ifSession)))
+			}
+			r.line(s...)
+		}
+	}
+}
+
+func aheadString(pos int) string {
+	if pos <= 0 {
+		return "next up"
+	}
+	return fmt.Sprintf("%d ahead", pos)
+}
+
+// turn events
+
+func (r *Renderer) turnStart(o *obj) func() {
+	text := o.str("text")
+	return func() {
+		if strings.TrimSpace(text) != "" {
+			r.block([]span{sp(boldCyan, "› ")}, "  ", bold, sanitize(text, true))
+		}
+	}
+}
+
+func (r *Renderer) token(o *obj) func() {
+	text := o.str("text")
+	return func() { r.stream(streamReply, text) }
+}
+
+func (r *Renderer) thinking(o *obj) func() {
+	text := o.str("text")
+	return func() { r.stream(streamThinking, text) }
+}
+
+func (r *Renderer) toolCall(o *obj) func() {
+	name := o.str("name")
+	summary := o.str("summary")
+	agent, hasAgent := o.strp("agent")
+	args := o.m["args"]
+	hasArgs := o.has("args")
+	return func() {
+		spans := []span{sp(cyan, "→ ")}
+		if hasAgent && agent != "" {
+			spans = append(spans, sp(magenta, "["+oneLine(agent)+"] "))
+		}
+		spans = append(spans, sp(bold, oneLine(name)))
+		switch {
+		case strings.TrimSpace(summary) != "":
+			spans = append(spans, sp(plain, " "+oneLine(summary)))
+		case hasArgs:
+			spans = append(spans, sp(dim, " "+Sanitize(compactJSON(args, r.width*4+64))))
+		}
+		if hasArgs && len(args) > 1024 {
+			spans = append(spans, sp(dim, " ("+sizeString(len(args))+" args)"))
+		}
+		r.line(spans...)
+	}
+}
+
+func (r *Renderer) toolResult(o *obj) func() {
+	name := o.str("name")
+	ok := o.boolean("ok")
+	output := o.str("output")
+	return func() {
+		mark, ms := "✓ ", green
+		if !ok {
+			mark, ms = "✗ ", red
+		}
+		spans := []span{sp(ms, mark), sp(bold, oneLine(name)), sp(dim, " "+outputSize(output))}
+		if p := preview(output); p != "" {
+			s := dim
+			if !ok {
+				s = red
+			}
+			spans = append(spans, sep(), sp(s, p))
+		}
+		r.line(spans...)
+	}
+}
+
+// outputSize is "no output", "1 line, 12 B" or "120 lines, 3.1 KiB".
+func outputSize(s string) string {
+	if s == "" {
+		return "no output"
+	}
+	n := strings.Count(s, "\n")
+	if !strings.HasSuffix(s, "\n") {
+		n++
+	}
+	return fmt.Sprintf("%s %s, %s", commas(n), plural(n, "line", "lines"), sizeString(len(s)))
+}
+
+// preview is the first non-blank line of s, for a one-liner.
+func preview(s string) string {
+	if len(s) > previewBytes {
+		s = s[:previewBytes]
+	}
+	for l := range strings.SplitSeq(s, "\n") {
+		if t := strings.TrimSpace(l); t != "" {
+			return Sanitize(t)
+		}
+	}
+	return ""
+}
+
+func (r *Renderer) fileChanged(o *obj) func() {
+	path := o.str("path")
+	sigil := o.str("sigil")
+	added := o.int("added")
+	removed := o.int("removed")
+	return func() {
+		spans := []span{sp(yellow, "✎ ")}
+		if sigil != "" {
+			spans = append(spans, sp(yellow, oneLine(sigil)+" "))
+		}
+		spans = append(spans, sp(plain, oneLine(path)+" "), sp(green, fmt.Sprintf("+%d", added)), sp(plain, " "), sp(red, fmt.Sprintf("-%d", removed)))
+		r.line(spans...)
+	}
+}
+
+func (r *Renderer) fileChanges(o *obj) func() {
+	var changes []struct {
+		Sigil *string `json:"sigil"`
+		Path  *string `json:"path"`
+	}
+	o.decode("changes", &changes)
+	return func() {
+		n := len(changes)
+		spans := []span{sp(yellow, "✎ "), sp(plain, fmt.Sprintf("%d %s changed", n, plural(n, "file", "files")))}
+		for i, c := range changes {
+			if i == 0 {
+				spans = append(spans, sp(plain, ": "))
+			} else {
+				spans = append(spans, sp(plain, ", "))
+			}
+			if c.Sigil != nil && *c.Sigil != "" {
+				spans = append(spans, sp(yellow, oneLine(*c.Sigil)+" "))
+			}
+			if c.Path != nil {
+				spans = append(spans, sp(plain, oneLine(*c.Path)))
+			}
+		}
+		r.line(spans...)
+	}
+}
+
+func (r *Renderer) messageEnd(o *obj) func() {
+	turn := o.int("turnIndex")
+	calls := o.arrayLen("toolCalls")
+	in, hasIn := o.intp("inputTokens")
+	out, hasOut := o.intp("outputTokens")
+	cached, hasCached := o.intp("cachedInputTokens")
+	return func() {
+		parts := []string{fmt.Sprintf("turn %d", turn)}
+		if hasIn || hasOut {
+			t := commas(in) + " in / " + commas(out) + " out"
+			if hasCached && cached > 0 {
+				t += " (" + commas(cached) + " cached)"
+			}
+			parts = append(parts, t)
+		}
+		if calls > 0 {
+			parts = append(parts, fmt.Sprintf("%d tool %s", calls, plural(calls, "call", "calls")))
+		}
+		r.line(sp(dim, "— "+strings.Join(parts, " · ")))
+	}
+}
+
+func (r *Renderer) cancelled(o *obj) func() {
+	return func() { r.line(sp(yellow, "✗ "), sp(yellow, "cancelled")) }
+}
+
+func (r *Renderer) retrying(o *obj) func() {
+	attempt := o.int("attempt")
+	max := o.int("max")
+	return func() {
+		r.line(sp(yellow, "↻ "), sp(yellow, fmt.Sprintf("stream dropped, retrying (%d/%d)", attempt, max)))
+	}
+}
+
+func (r *Renderer) interjection(o *obj) func() {
+	status := o.str("status")
+	count := o.int("count")
+	return func() {
+		msgs := fmt.Sprintf("%d %s", count, plural(count, "message", "messages"))
+		var what string
+		switch status {
+		case "joined":
+			what = msgs + " joined the reply"
+		case "carried":
+			what = msgs + " carried to the next turn"
+		case "dropped":
+			what = msgs + " dropped"
+		default:
+			what = msgs + " " + oneLine(status)
+		}
+		s := cyan
+		if status == "dropped" {
+			s = yellow
+		}
+		r.line(sp(s, "↪ "), sp(s, what))
+	}
+}
+
+func (r *Renderer) status(o *obj) func() {
+	model := o.str("model")
+	turn := o.int("turn")
+	ctx := o.num("context")
+	level := o.str("level")
+	modes := o.strs("modes")
+	in, out, cached := o.int("input"), o.int("output"), o.int("cached")
+	return func() {
+		parts := []string{}
+		if model != "" {
+			parts = append(parts, oneLine(model))
+		}
+		parts = append(parts, fmt.Sprintf("turn %d", turn))
+		c := fmt.Sprintf("context %.0f%%", ctx*100)
+		if level != "" {
+			c += " " + oneLine(level)
+		}
+		parts = append(parts, c)
+		if len(modes) > 0 {
+			parts = append(parts, oneLine(strings.Join(modes, ", ")))
+		}
+		parts = append(parts, commas(in)+" in", commas(out)+" out", commas(cached)+" cached")
+		cs := dim
+		switch level {
+		case "warning", "warn", "high":
+			cs = yellow
+		case "critical", "error", "full":
+			cs = red
+		}
+		r.line(sp(dim, "◦ "+strings.Join(parts[:2], " · ")+" · "), sp(cs, parts[2]), sp(dim, " · "+strings.Join(parts[3:], " · ")))
+	}
+}
+
+func (r *Renderer) compacted(o *obj) func() {
+	return func() { r.line(sp(cyan, "⟲ "), sp(dim, "history compacted into a summary")) }
+}
+
+func (r *Renderer) plan(o *obj) func() {
+	steps := o.strs("steps")
+	return func() {
+		r.line(sp(boldCyan, "☰ "), sp(bold, fmt.Sprintf("plan, %d %s", len(steps), plural(len(steps), "step", "steps"))))
+		for i, s := range steps {
+			r.line(sp(dim, fmt.Sprintf("  %d. ", i+1)), sp(plain, oneLine(s)))
+		}
+	}
+}
+
+func (r *Renderer) stepStatus(o *obj) func() {
+	step := o.int("step")
+	total := o.int("total")
+	status := o.str("status")
+	left := o.int("stepsLeft")
+	return func() {
+		s := cyan
+		mark := "☰ "
+		switch status {
+		case "done", "completed", "complete", "succeeded":
+			s, mark = green, "✓ "
+		case "failed", "error":
+			s, mark = red, "✗ "
+		case "skipped":
+			s = dim
+		}
+		spans := []span{sp(s, mark), sp(plain, fmt.Sprintf("step %d/%d", step, total))}
+		if status != "" {
+			spans = append(spans, sp(s, " "+oneLine(status)))
+		}
+		spans = append(spans, sep(), sp(dim, fmt.Sprintf("%d left", left)))
+		r.line(spans...)
+	}
+}
+
+func (r *Renderer) shellStart(o *obj) func() {
+	cmd := o.str("command")
+	return func() { r.line(sp(boldYel, "$ "), sp(bold, oneLine(cmd))) }
+}
+
+func (r *Renderer) shellOutput(o *obj) func() {
+	text := o.str("text")
+	return func() { r.stream(streamShell, text) }
+}
+
+func (r *Renderer) shellEnd(o *obj) func() {
+	return func() { r.line(sp(dim, "└ shell done")) }
+}
+
+func (r *Renderer) replay(o *obj) func() {
+	total := o.int("total")
+	compacted := o.boolean("compacted")
+	var turns []struct {
+		User      *string           `json:"user"`
+		Assistant *string           `json:"assistant"`
+		ToolCalls []json.RawMessage `json:"toolCalls"`
+	}
+	o.decode("turns", &turns)
+	return func() {
+		h := fmt.Sprintf("replaying %d earlier %s", total, plural(total, "turn", "turns"))
+		if compacted {
+			h += " (older ones compacted)"
+		}
+		r.line(sp(cyan, "⟲ "), sp(dim, h))
+		for _, t := range turns {
+			if t.User != nil && strings.TrimSpace(*t.User) != "" {
+				r.line(sp(cyan, "  › "), sp(plain, oneLine(*t.User)))
+			}
+			if t.Assistant != nil && strings.TrimSpace(*t.Assistant) != "" {
+				spans := []span{sp(dim, "  ‹ "), sp(dim, oneLine(preview(*t.Assistant)))}
+				if n := len(t.ToolCalls); n > 0 {
+					spans = append(spans, sp(dim, fmt.Sprintf(" (%d tool %s)", n, plural(n, "call", "calls"))))
+				}
+				r.line(spans...)
+			}
+		}
+	}
+}
+
+func (r *Renderer) title(o *obj) func() {
+	session := o.str("sessionId")
+	title, hasTitle := o.strp("title")
+	auto, hasAuto := o.strp("autoTitle")
+	return func() {
+		spans := []span{sp(cyan, "✦ ")}
+		switch {
+		case hasTitle:
+			spans = append(spans, sp(bold, quoted(title)))
+		case hasAuto:
+			spans = append(spans, sp(bold, quoted(auto)))
+		default:
+			spans = append(spans, sp(dim, "untitled"))
+		}
+		if session != "" {
+			spans = append(spans, sep(), sp(dim, "session "+oneLine(session)))
+		}
+		r.line(spans...)
+	}
+}
+
+func (r *Renderer) applied(o *obj) func() {
+	cmd := o.str("command")
+	msg := o.str("message")
+	return func() {
+		spans := []span{sp(green, "✓ "), sp(bold, oneLine(cmd))}
+		if strings.TrimSpace(msg) != "" {
+			spans = append(spans, sp(plain, ": "+oneLine(msg)))
+		}
+		r.line(spans...)
+	}
+}
+
+func (r *Renderer) copyText(o *obj) func() {
+	text := o.str("text")
+	return func() {
+		r.line(sp(cyan, "⧉ "), sp(dim, "to copy: "), sp(plain, oneLine(text)))
+	}
+}
+
+func (r *Renderer) text(o *obj) func() {
+	text := o.str("text")
+	return func() {
+		if strings.TrimSpace(text) == "" {
+			return
+		}
+		// Pre-rendered Markdown may carry colour codes of its own: drop those, show any other
+		// escape.
+		r.block(nil, "", plain, sanitize(stripSGR(text), true))
+	}
+}
+
+func (r *Renderer) message(o *obj) func() {
+	text := o.str("text")
+	typ := o.str("type")
+	return func() {
+		mark, label, s, ts := "ℹ ", "", blue, plain
+		switch typ {
+		case "warning":
+			mark, label, s, ts = "⚠ ", "warning: ", boldYel, yellow
+		case "error":
+			mark, label, s, ts = "✗ ", "error: ", boldRed, red
+		}
+		r.block([]span{sp(s, mark), sp(s, label)}, "  ", ts, sanitize(strings.TrimSpace(text), true))
+	}
+}
+
+func (r *Renderer) sessionEnd(o *obj) func() {
+	return func() { r.line(sp(dim, "■ session ended")) }
+}
+
+// run and daemon events
+
+func (r *Renderer) agentStarting(o *obj) func() {
+	agent := o.str("agent")
+	return func() { r.line(sp(boldMag, "● "), sp(boldMag, oneLine(agent)), sp(dim, " is starting")) }
+}
+
+func (r *Renderer) toolCalling(o *obj) func() {
+	agent := o.str("agent")
+	tool := o.str("tool")
+	args := o.str("argsSummary")
+	return func() {
+		spans := []span{sp(cyan, "→ ")}
+		if agent != "" {
+			spans = append(spans, sp(magenta, "["+oneLine(agent)+"] "))
+		}
+		spans = append(spans, sp(bold, oneLine(tool)))
+		if strings.TrimSpace(args) != "" {
+			spans = append(spans, sp(plain, " "+oneLine(args)))
+		}
+		r.line(spans...)
+	}
+}
+
+func (r *Renderer) tokenBudgetWarning(o *obj) func() {
+	agent := o.str("agent")
+	in := o.int("inputTokens")
+	warn := o.int("warnThreshold")
+	return func() {
+		r.line(sp(yellow, "⚠ "), sp(magenta, oneLine(agent)), sp(yellow, fmt.Sprintf(" is at %s input tokens (warning at %s)", commas(in), commas(warn))))
+	}
+}
+
+func (r *Renderer) agentMessage(o *obj) func() {
+	msg, _ := o.sub("message")
+	elapsed := o.num("elapsedMs")
+	if msg == nil {
+		msg = &obj{m: nil}
+	}
+	agent := msg.str("agentName")
+	role := msg.str("role")
+	content := msg.str("content")
+	turn := msg.int("turnIndex")
+	in, hasIn := msg.intp("inputTokens")
+	out, hasOut := msg.intp("outputTokens")
+	summary := msg.boolean("isCompactionSummary")
+	var calls []struct {
+		Name        *string `json:"name"`
+		ArgsSummary *string `json:"argsSummary"`
+		Succeeded   *bool   `json:"succeeded"`
+	}
+	msg.decode("toolCalls", &calls)
+	o.bad = o.bad || msg.bad
+	return func() {
+		switch {
+		case agent == "Orchestrator":
+			// Routing corrections: most people do not need them, so one dim line.
+			r.line(sp(dim, "· Orchestrator: "+oneLine(preview(content))))
+			return
+		case summary:
+			r.line(sp(cyan, "⟲ "), sp(dim, fmt.Sprintf("%s: compaction summary (%s)", oneLine(agent), sizeString(len(content)))))
+			return
+		case role == "user" || agent == "Human":
+			r.block([]span{sp(boldCyan, "› "), sp(bold, oneLine(agent)+": ")}, "  ", plain, sanitize(strings.TrimSpace(content), true))
+			return
+		}
+		meta := []string{fmt.Sprintf("turn %d", turn)}
+		if elapsed > 0 {
+			meta = append(meta, durString(elapsed/1000))
+		}
+		if hasIn || hasOut {
+			meta = append(meta, commas(in)+" in / "+commas(out)+" out")
+		}
+		r.line(sp(boldMag, "● "), sp(boldMag, oneLine(agent)), sp(dim, " · "+strings.Join(meta, " · ")))
+		for _, c := range calls {
+			ok := c.Succeeded == nil || *c.Succeeded
+			mark, s := "  ✓ ", green
+			if !ok {
+				mark, s = "  ✗ ", red
+			}
+			spans := []span{sp(s, mark)}
+			if c.Name != nil {
+				spans = append(spans, sp(bold, oneLine(*c.Name)))
+			}
+			if c.ArgsSummary != nil && *c.ArgsSummary != "" {
+				spans = append(spans, sp(dim, " "+oneLine(*c.ArgsSummary)))
+			}
+			r.line(spans...)
+		}
+		if strings.TrimSpace(content) != "" {
+			r.block(nil, "", plain, sanitize(strings.TrimSpace(content), true))
+		}
+	}
+}
+
+func durString(sec float64) string {
+	switch {
+	case sec < 0:
+		return "0s"
+	case sec < 10:
+		return fmt.Sprintf("%.1fs", sec)
+	case sec < 60:
+		return fmt.Sprintf("%.0fs", sec)
+	case sec < 3600:
+		return fmt.Sprintf("%dm%02ds", int(sec)/60, int(sec)%60)
+	}
+	return fmt.Sprintf("%dh%02dm", int(sec)/3600, int(sec)%3600/60)
+}
+
+func (r *Renderer) result(o *obj) func() {
+	session, hasSession := o.strp("sessionId")
+	task := o.str("task")
+	ok := o.boolean("succeeded")
+	errMsg, hasErr := o.strp("errorMessage")
+	if o.has("exitCode") || o.has("turns") || o.has("elapsedSeconds") {
+		// run --bridge
+		exit := o.int("exitCode")
+		turns := o.int("turns")
+		elapsed := o.num("elapsedSeconds")
+		in, out := o.int("inputTokens"), o.int("outputTokens")
+		return func() {
+			mark, s, what := "✓ ", boldGreen, "run succeeded"
+			if !ok {
+				mark, s, what = "✗ ", boldRed, "run failed"
+			}
+			spans := []span{sp(s, mark), sp(s, what), sp(dim, fmt.Sprintf(" · exit %d · %d %s · %s · %s in / %s out", exit, turns, plural(turns, "turn", "turns"), durString(elapsed), commas(in), commas(out)))}
+			if hasSession {
+				spans = append(spans, sp(dim, " · session "+oneLine(session)))
+			}
+			r.line(spans...)
+			if hasErr && strings.TrimSpace(errMsg) != "" {
+				r.block([]span{sp(red, "  ")}, "  ", red, sanitize(strings.TrimSpace(errMsg), true))
+			}
+		}
+	}
+	lastAgent, _ := o.strp("lastAgent")
+	last, hasLast := o.strp("lastMessage")
+	return func() {
+		mark, s, what := "✓ ", boldGreen, "done"
+		if !ok {
+			mark, s, what = "✗ ", boldRed, "failed"
+		}
+		spans := []span{sp(s, mark), sp(s, what)}
+		if task != "" {
+			spans = append(spans, sp(plain, " "+quoted(task)))
+		}
+		if session != "" {
+			spans = append(spans, sep(), sp(dim, "session "+oneLine(session)))
+		}
+		r.line(spans...)
+		if hasErr && strings.TrimSpace(errMsg) != "" {
+			r.block([]span{sp(red, "  ")}, "  ", red, sanitize(strings.TrimSpace(errMsg), true))
+		}
+		if hasLast && strings.TrimSpace(last) != "" {
+			first := []span{sp(plain, "  ")}
+			if lastAgent != "" {
+				first = append(first, sp(boldMag, oneLine(lastAgent)+": "))
+			}
+			r.block(first, "  ", plain, sanitize(strings.TrimSpace(last), true))
+		}
+	}
+}
+
+const boldGreen style = "\x1b[1;32m"
+
+func (r *Renderer) queued(o *obj) func() {
+	session := o.str("sessionId")
+	pos, hasPos := o.intp("position")
+	return func() {
+		spans := []span{sp(cyan, "⋯ "), sp(plain, "queued")}
+		if hasPos {
+			spans = append(spans, sep(), sp(plain, aheadString(pos)))
+		}
+		if session != "" {
+			spans = append(spans, sep(), sp(dim, "session "+oneLine(session)))
+		}
+		r.line(spans...)
+	}
+}
+
+func (r *Renderer) autoDispatched(o *obj) func() {
+	session := o.str("sessionId")
+	objective := o.str("objectiveId")
+	task := o.str("task")
+	return func() {
+		spans := []span{sp(boldCyan, "▶ "), sp(plain, "auto-dispatched "+quoted(task))}
+		if objective != "" {
+			spans = append(spans, sep(), sp(dim, "objective "+oneLine(objective)))
+		}
+		if session != "" {
+			spans = append(spans, sep(), sp(dim, "session "+oneLine(session)))
+		}
+		r.line(spans...)
+	}
+}
+
+func (r *Renderer) a2aCall(o *obj) func() {
+	agent := o.str("agent")
+	session := o.str("sessionId")
+	return func() {
+		spans := []span{sp(cyan, "⇄ "), sp(plain, "A2A call to "), sp(magenta, oneLine(agent))}
+		if session != "" {
+			spans = append(spans, sep(), sp(dim, "session "+oneLine(session)))
+		}
+		r.line(spans...)
+	}
+}
+
+func (r *Renderer) taskResumed(o *obj) func() {
+	session := o.str("sessionId")
+	task := o.str("task")
+	return func() {
+		spans := []span{sp(yellow, "↻ "), sp(plain, "resumed after a daemon restart: "+quoted(task))}
+		if session != "" {
+			spans = append(spans, sep(), sp(dim, "session "+oneLine(session)))
+		}
+		r.line(spans...)
+	}
+}
+
+// prompts
+
+func (r *Renderer) approvalRequest(o *obj) func() {
+	// Read through the protocol package, so what is shown is what a client would answer.
+	req, err := wire.DecodeApprovalRequest(o.raw)
+	return func() {
+		bar := sp(boldYel, "┃ ")
+		head := func(what string, rest ...span) {
+			r.line(append([]span{bar, sp(boldYel, "approve? "), sp(bold, what)}, rest...)...)
+		}
+		raw := func() { r.line(bar, sp(dim, Sanitize(compactJSON(o.raw, r.width*4+64)))) }
+		if err != nil {
+			head("malformed request", sp(dim, " (deny it)"))
+			raw()
+			return
+		}
+		switch req.Kind {
+		case wire.KindShellCommand:
+			head("shell command")
+			r.promptBody(bar, "$ ", req.Command)
+		case wire.KindToolAction:
+			head("tool action", sp(plain, " "+oneLine(req.Plugin)+"."+oneLine(req.Action)))
+			if strings.TrimSpace(req.Detail) != "" {
+				r.promptBody(bar, "  ", req.Detail)
+			}
+		case wire.KindFileWrite:
+			add, del := DiffStat(req.OldContent, req.NewContent)
+			what := "write"
+			if req.OldContent == "" {
+				what = "new file"
+			}
+			rest := []span{sp(plain, " "+oneLine(req.Path)+" "), sp(green, fmt.Sprintf("+%d", add)), sp(plain, " "), sp(red, fmt.Sprintf("-%d", del))}
+			if req.Plugin != "" || req.Action != "" {
+				rest = append(rest, sp(dim, " via "+oneLine(req.Plugin)+"."+oneLine(req.Action)))
+			}
+			head(what, rest...)
+			r.diff(bar, req)
+		case wire.KindRouteApproval:
+			rest := []span{sp(plain, " "), sp(magenta, oneLine(req.SourceAgent)), sp(plain, " → "), sp(magenta, oneLine(req.TargetAgent))}
+			if req.Keyword != "" {
+				rest = append(rest, sp(dim, " on "+quoted(req.Keyword)))
+			}
+			head("handoff", rest...)
+		default:
+			head("unknown kind "+quoted(req.Kind), sp(dim, " (deny unless you know it)"))
+			raw()
+		}
+	}
+}
+
+// promptBody prints the body of a prompt (a command, a detail) under the bar, every line of
+// it, the first after prefix.
+func (r *Renderer) promptBody(bar span, prefix, text string) {
+	text = strings.TrimRight(sanitize(text, true), "\n")
+	indent := strings.Repeat(" ", StringWidth(prefix))
+	for i, l := range strings.Split(text, "\n") {
+		p := indent
+		if i == 0 {
+			p = prefix
+		}
+		r.line(bar, sp(bold, p), sp(plain, expandTabs(strings.TrimSuffix(l, "\r"))))
+	}
+}
+
+func (r *Renderer) diff(bar span, req *wire.ApprovalRequest) {
+	max := r.opts.DiffLines
+	switch {
+	case max == 0:
+		max = defaultDiffLines
+	case max < 0:
+		max = 0
+	}
+	d := UnifiedDiff(req.Path, req.OldContent, req.NewContent, DiffOptions{Color: r.opts.Color, MaxLines: max, Width: r.width - 2 - StringWidth(r.stamp())})
+	ts := r.stamp()
+	for l := range strings.SplitSeq(strings.TrimSuffix(d, "\n"), "\n") {
+		if ts != "" {
+			r.paint(dim, ts)
+		}
+		r.paint(bar.s, bar.text)
+		r.b.WriteString(l)
+		r.b.WriteByte('\n')
+	}
+}
+
+func (r *Renderer) question(o *obj) func() {
+	q := o.str("question")
+	options := o.strs("options")
+	other := o.boolean("allowOther")
+	return func() {
+		bar := sp(boldYel, "┃ ")
+		r.block([]span{bar, sp(boldYel, "question: ")}, "", bold, sanitize(strings.TrimSpace(q), true))
+		for i, opt := range options {
+			r.line(bar, sp(cyan, fmt.Sprintf("  %d) ", i+1)), sp(plain, oneLine(opt)))
+		}
+		if other {
+			r.line(bar, sp(dim, "  or type an answer of your own"))
+		}
+	}
+}
+
+// inputs
+
+func (r *Renderer) userInput(o *obj) func() {
+	text := o.str("text")
+	images := o.arrayLen("images")
+	return func() {
+		first := []span{sp(boldCyan, "› ")}
+		if images > 0 {
+			first = append(first, sp(dim, fmt.Sprintf("[%d %s] ", images, plural(images, "image", "images"))))
+		}
+		r.block(first, "  ", bold, sanitize(strings.TrimSpace(text), true))
+	}
+}
+
+func (r *Renderer) approvalResponse(o *obj) func() {
+	approved := o.boolean("approved")
+	return func() {
+		if approved {
+			r.line(sp(boldYel, "┃ "), sp(green, "✓ approved"))
+		} else {
+			r.line(sp(boldYel, "┃ "), sp(red, "✗ denied"))
+		}
+	}
+}
+
+func (r *Renderer) questionResponse(o *obj) func() {
+	answer, has := o.strp("answer")
+	return func() {
+		if !has {
+			r.line(sp(boldYel, "┃ "), sp(dim, "skipped"))
+			return
+		}
+		r.line(sp(boldYel, "┃ "), sp(plain, "answer: "+quoted(answer)))
+	}
+}
+
+func (r *Renderer) interrupt(o *obj) func() {
+	return func() { r.line(sp(yellow, "✗ "), sp(yellow, "interrupt sent")) }
+}

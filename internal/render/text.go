@@ -185,9 +185,39 @@ func cutMarked(s string, width int) string {
 // oneLine squeezes s onto one line: runs of white space (newlines included) become one space,
 // then the result is sanitized.
 func oneLine(s string) string {
+	if len(s) > previewBytes {
+		s = s[:previewBytes]
+	}
 	s = strings.TrimSpace(s)
 	if strings.ContainsAny(s, "\n\r\t") {
 		s = strings.Join(strings.Fields(s), " ")
 	}
 	return Sanitize(s)
+}
+
+// stripSGR removes colour and style sequences (ESC [ digits ; m) from s; any other escape is
+// left for sanitize to show.
+func stripSGR(s string) string {
+	if !strings.Contains(s, "\x1b[") {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "\x1b[")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		j := i + 2
+		for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == ';' || s[j] == ':') {
+			j++
+		}
+		if j < len(s) && s[j] == 'm' {
+			b.WriteString(s[:i])
+			s = s[j+1:]
+			continue
+		}
+		b.WriteString(s[:i+2])
+		s = s[i+2:]
+	}
 }

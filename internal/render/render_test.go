@@ -1,0 +1,410 @@
+package render
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fuseraft/fr/pkg/wire"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// renderStream renders every event line of a recorded stream, as a command would.
+func renderStream(t *testing.T, path string, opts Options) string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out bytes.Buffer
+	r := New(&out, opts)
+	rd := wire.NewReader(f, wire.ReaderOptions{})
+	for {
+		l, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev, ok := l.Event(); ok {
+			if err := r.Event(ev); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
+}
+
+func fixedClock() time.Time { return time.Date(2026, 11, 30, 20, 15, 4, 0, time.UTC) }
+
+func TestGolden(t *testing.T) {
+	cases := []struct {
+		golden string
+		opts   Options
+	}{
+		{"all-events.w60.golden", Options{Width: 60}},
+		{"all-events.w120.golden", Options{Width: 120}},
+		{"all-events.w60.color.golden", Options{Width: 60, Color: true}},
+		{"all-events.w120.color.golden", Options{Width: 120, Color: true}},
+		{"all-events.w80.timestamps.golden", Options{Timestamps: true, Now: fixedClock}},
+	}
+	for _, c := range cases {
+		t.Run(c.golden, func(t *testing.T) {
+			got := renderStream(t, filepath.Join("testdata", "all-events.jsonl"), c.opts)
+			path := filepath.Join("testdata", c.golden)
+			if *update {
+				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test -update to create it)", err)
+			}
+			if got != string(want) {
+				t.Errorf("rendered output differs from %s (run go test -update to accept):\n%s", path, firstDiff(string(want), got))
+			}
+		})
+	}
+}
+
+// firstDiff shows the first differing line of two renderings.
+func firstDiff(want, got string) string {
+	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < len(wl) || i < len(gl); i++ {
+		var w, g string
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if w != g {
+			return "line " + itoa(i+1) + ":\nwant: " + quoteForLog(w) + "\n got: " + quoteForLog(g)
+		}
+	}
+	return ""
+}
+
+func itoa(n int) string { return commas(n) }
+
+func quoteForLog(s string) string { return strings.ReplaceAll(s, "\x1b", `\e`) }
+
+// The golden output honours the width: no line is wider than asked, escape sequences aside.
+func TestGoldenWidths(t *testing.T) {
+	for _, width := range []int{60, 120} {
+		out := renderStream(t, filepath.Join("testdata", "all-events.jsonl"), Options{Width: width})
+		for i, l := range strings.Split(out, "\n") {
+			if w := StringWidth(l); w > width && !isStreamedLine(l) {
+				t.Errorf("width %d: line %d is %d columns: %q", width, i+1, w, l)
+			}
+		}
+		if strings.ContainsRune(out, 0x1b) {
+			t.Errorf("width %d: escape character in uncoloured output", width)
+		}
+	}
+}
+
+// isStreamedLine reports lines of streamed reply text and prose blocks, which wrap naturally
+// instead of being cut. The recorded stream keeps those short except for these.
+func isStreamedLine(l string) bool {
+	return strings.HasPrefix(l, "The bug is on line 4") || strings.HasPrefix(l, "  Coder: Added") ||
+		strings.HasPrefix(l, "✗ error:") || strings.HasPrefix(l, "⚠ warning:") || strings.HasPrefix(l, "› fix the")
+}
+
+func render(t *testing.T, opts Options, lines ...string) string {
+	t.Helper()
+	var out bytes.Buffer
+	r := New(&out, opts)
+	for _, l := range lines {
+		pl := wire.ParseLine([]byte(l))
+		ev, ok := pl.Event()
+		if !ok {
+			ev = wire.Event{Raw: []byte(l)}
+		}
+		if err := r.Event(ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
+}
+
+func TestRenderTable(t *testing.T) {
+	tests := []struct {
+		name  string
+		opts  Options
+		lines []string
+		want  string
+	}{
+		{
+			name: "tokens join without newlines and are ended before the next event",
+			lines: []string{
+				`{"type":"token","text":"Hel"}`,
+				`{"type":"token","text":"lo, "}`,
+				`{"type":"token","text":"world"}`,
+				`{"type":"tool_call","id":"1","name":"ls","summary":"."}`,
+			},
+			want: "Hello, world\n→ ls .\n",
+		},
+		{
+			name:  "a reply ending in a newline gets no extra one",
+			lines: []string{`{"type":"token","text":"done\n"}`, `{"type":"cancelled"}`},
+			want:  "done\n✗ cancelled\n",
+		},
+		{
+			name:  "Close ends an open reply",
+			lines: []string{`{"type":"token","text":"no newline"}`},
+			want:  "no newline\n",
+		},
+		{
+			name: "thinking then reply",
+			lines: []string{
+				`{"type":"thinking","text":"hmm\nok"}`,
+				`{"type":"token","text":"Answer"}`,
+			},
+			want: "┊ hmm\n┊ ok\nAnswer\n",
+		},
+		{
+			name:  "escape sequences in a token are shown, not sent",
+			lines: []string{`{"type":"token","text":"\u001b[2J\u001b]52;c;ZXZpbA==\u0007x\r\n"}`},
+			want:  "␛[2J␛]52;c;ZXZpbA==␇x\n",
+		},
+		{
+			name:  "escape split over two tokens stays harmless",
+			lines: []string{`{"type":"token","text":"a\u001b"}`, `{"type":"token","text":"[31mb"}`},
+			want:  "a␛[31mb\n",
+		},
+		{
+			name:  "bidi overrides and C1 controls",
+			lines: []string{`{"type":"info","text":"x\u202Eevil\u0085y"}`},
+			want:  "ℹ xevil\uFFFDy\n",
+		},
+		{
+			name:  "one-liners are cut with an ellipsis",
+			opts:  Options{Width: 20},
+			lines: []string{`{"type":"tool_call","id":"1","name":"read_file","summary":"a/very/long/path/to/a/file.go"}`},
+			want:  "→ read_file a/very/…\n",
+		},
+		{
+			name:  "wide characters count two columns",
+			opts:  Options{Width: 12},
+			lines: []string{`{"type":"copy","text":"日本語のテキスト"}`},
+			want:  "⧉ to copy: …\n",
+		},
+		{
+			name:  "a line that fits exactly is not cut",
+			opts:  Options{Width: 10},
+			lines: []string{`{"type":"shell_start","command":"make all"}`},
+			want:  "$ make all\n",
+		},
+		{
+			name:  "unknown event in the neutral form",
+			lines: []string{`{"type":"future_thing","a": [1, 2],  "b":"x"}`},
+			want:  "· future_thing {\"type\":\"future_thing\",\"a\":[1,2],\"b\":\"x\"}\n",
+		},
+		{
+			name:  "a field of the wrong type shows the event neutrally",
+			opts:  Options{Width: 200},
+			lines: []string{`{"type":"file_changed","path":"a.go","sigil":"~","added":"one","removed":1}`},
+			want:  "· file_changed {\"type\":\"file_changed\",\"path\":\"a.go\",\"sigil\":\"~\",\"added\":\"one\",\"removed\":1}\n",
+		},
+		{
+			name:  "a token that is not a string",
+			lines: []string{`{"type":"token","text":{"x":1}}`},
+			want:  "· token {\"type\":\"token\",\"text\":{\"x\":1}}\n",
+		},
+		{
+			name:  "missing fields read as empty",
+			lines: []string{`{"type":"tool_result"}`},
+			want:  "✗  no output\n",
+		},
+		{
+			name:  "not an object",
+			lines: []string{`[1,2]`},
+			want:  "· event [1,2]\n",
+		},
+		{
+			name:  "file_changed with counts",
+			lines: []string{`{"type":"file_changed","path":"src/a.go","sigil":"~","added":12,"removed":3}`},
+			want:  "✎ ~ src/a.go +12 -3\n",
+		},
+		{
+			name:  "queued with its position",
+			lines: []string{`{"type":"queued","sessionId":"s1","position":3}`},
+			want:  "⋯ queued · 3 ahead · session s1\n",
+		},
+		{
+			name:  "serve result with the last message",
+			lines: []string{`{"type":"result","sessionId":"s1","task":"t","succeeded":false,"errorMessage":"boom","lastAgent":"Coder","lastMessage":"gave up"}`},
+			want:  "✗ failed “t” · session s1\n  boom\n  Coder: gave up\n",
+		},
+		{
+			name:  "run result with exit code, turns and elapsed time",
+			lines: []string{`{"type":"result","sessionId":"r1","task":"t","config":null,"succeeded":true,"errorMessage":null,"exitCode":0,"turns":4,"elapsedSeconds":125.2,"inputTokens":1000,"outputTokens":20}`},
+			want:  "✓ run succeeded · exit 0 · 4 turns · 2m05s · 1,000 in / 20 out · session r1\n",
+		},
+		{
+			name:  "message_end without token counts",
+			lines: []string{`{"type":"message_end","turnIndex":2,"toolCalls":[]}`},
+			want:  "— turn 2\n",
+		},
+		{
+			name:  "unknown approval kind is shown whole and never as approvable",
+			opts:  Options{Width: 200},
+			lines: []string{`{"type":"approval_request","kind":"teleport","where":"mars"}`},
+			want:  "┃ approve? unknown kind “teleport” (deny unless you know it)\n┃ {\"type\":\"approval_request\",\"kind\":\"teleport\",\"where\":\"mars\"}\n",
+		},
+		{
+			name:  "malformed approval",
+			opts:  Options{Width: 200},
+			lines: []string{`{"type":"approval_request","kind":"shell_command","command":7}`},
+			want:  "┃ approve? malformed request (deny it)\n┃ {\"type\":\"approval_request\",\"kind\":\"shell_command\",\"command\":7}\n",
+		},
+		{
+			name:  "file_write diff is cut for huge files",
+			opts:  Options{DiffLines: 6},
+			lines: []string{`{"type":"approval_request","kind":"file_write","plugin":"fs","action":"write","path":"big.txt","oldContent":"","newContent":"` + strings.Repeat(`x\n`, 5000) + `"}`},
+			want:  "┃ approve? new file big.txt +5000 -0 via fs.write\n┃ --- /dev/null\n┃ +++ b/big.txt\n┃ @@ -0,0 +1,5000 @@\n┃ +x\n┃ +x\n┃ +x\n┃ … 4,997 more lines\n",
+		},
+		{
+			name:  "timestamps on line events and at the start of a reply",
+			opts:  Options{Timestamps: true, Now: fixedClock},
+			lines: []string{`{"type":"token","text":"a\nb"}`, `{"type":"compacted"}`},
+			want:  "20:15:04 a\nb\n20:15:04 ⟲ history compacted into a summary\n",
+		},
+		{
+			name:  "colour only when asked",
+			opts:  Options{Color: true},
+			lines: []string{`{"type":"tool_result","id":"1","name":"x","ok":true,"output":""}`},
+			want:  "\x1b[32m✓ \x1b[0m\x1b[1mx\x1b[0m\x1b[2m no output\x1b[0m\n",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := render(t, tt.opts, tt.lines...)
+			if got != tt.want {
+				t.Errorf("got:\n%s\nwant:\n%s\n(%q)", got, tt.want, got)
+			}
+		})
+	}
+}
+
+// A write error is returned, not swallowed.
+func TestWriteError(t *testing.T) {
+	r := New(failWriter{}, Options{})
+	if err := r.Event(wire.Event{Type: "info", Raw: []byte(`{"type":"info","text":"x"}`)}); err == nil {
+		t.Error("no error from a failing writer")
+	}
+}
+
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errors.New("closed") }
+
+func TestSanitize(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"plain", "plain"},
+		{"tab\there", "tab here"},
+		{"a\nb", "a␊b"},
+		{"\x1b[31mred", "␛[31mred"},
+		{"\x9b31m", "\uFFFD31m"},
+		{"bad \xff utf8", "bad \uFFFD utf8"},
+		{"del\x7f", "del␡"},
+		{"rtl\u202eoverride", "rtloverride"},
+		{"ünïcödé ok", "ünïcödé ok"},
+	}
+	for _, tt := range tests {
+		if got := Sanitize(tt.in); got != tt.want {
+			t.Errorf("Sanitize(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestCut(t *testing.T) {
+	tests := []struct {
+		in    string
+		width int
+		want  string
+	}{
+		{"hello", 10, "hello"},
+		{"hello", 5, "hello"},
+		{"hello!", 5, "hell…"},
+		{"日本語", 6, "日本語"},
+		{"日本語", 5, "日本…"},
+		{"日本語", 4, "日…"},
+		{"x", 0, ""},
+	}
+	for _, tt := range tests {
+		if got := cut(tt.in, tt.width); got != tt.want {
+			t.Errorf("cut(%q, %d) = %q, want %q", tt.in, tt.width, got, tt.want)
+		}
+	}
+}
+
+func TestStripSGR(t *testing.T) {
+	if got := stripSGR("\x1b[1;31mred\x1b[0m \x1b[2J"); got != "red \x1b[2J" {
+		t.Errorf("stripSGR = %q", got)
+	}
+}
+
+func TestWidth(t *testing.T) {
+	env := func(v string) func(string) string { return func(string) string { return v } }
+	if w := Width(&bytes.Buffer{}, env("132")); w != 132 {
+		t.Errorf("Width with COLUMNS=132 = %d", w)
+	}
+	if w := Width(&bytes.Buffer{}, env("junk")); w != 80 {
+		t.Errorf("Width with COLUMNS=junk = %d", w)
+	}
+	if w := Width(&bytes.Buffer{}, nil); w != 80 {
+		t.Errorf("Width without env = %d", w)
+	}
+}
+
+func FuzzEvent(f *testing.F) {
+	data, err := os.ReadFile(filepath.Join("testdata", "all-events.jsonl"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, l := range bytes.Split(data, []byte("\n")) {
+		f.Add(l, 40, false)
+	}
+	f.Add([]byte(`{"type":"agent_message","message":7}`), 80, true)
+	f.Add([]byte(`{"type":"hello","inFlight":{"position":"x"}}`), 80, true)
+	f.Add([]byte(`{"type":"file_changes","changes":[null,{"path":3}]}`), 1, false)
+	f.Fuzz(func(t *testing.T, line []byte, width int, color bool) {
+		var out bytes.Buffer
+		r := New(&out, Options{Width: width % 400, Color: color})
+		ev := wire.Event{Raw: line}
+		if l := wire.ParseLine(line); l.Kind == wire.EventLine {
+			ev, _ = l.Event()
+		}
+		if err := r.Event(ev); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Event(wire.Event{Type: "token", Raw: line}); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if !color && bytes.IndexByte(out.Bytes(), 0x1b) >= 0 {
+			t.Fatalf("escape in uncoloured output: %q", out.String())
+		}
+	})
+}
