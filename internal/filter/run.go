@@ -480,7 +480,9 @@ func (r *runner) evalError(err error, ctx context.Context) error {
 	}
 	msg := err.Error()
 	var ve interface{ Value() any }
-	if errors.As(err, &ve) {
+	if !errors.As(err, &ve) && msg == "break" {
+		msg = "no more inputs" // what gojq's input says at the end of the stream
+	} else if ve != nil {
 		if s, ok := ve.Value().(string); ok {
 			msg = s
 		} else {
@@ -624,4 +626,3 @@ func (r *runner) funcInputFilename(any, []any) any {
 func (r *runner) funcInputLineNumber(any, []any) any {
 	return int(r.lineNo)
 }
-

@@ -26,7 +26,7 @@ const (
 func stringStop(w uint64) uint64 {
 	q := w ^ (lsb * '"')
 	s := w ^ (lsb * '\\')
-	return ((q - lsb) &^ q | (s - lsb) &^ s | (w - lsb*0x20) &^ w) & msb
+	return ((q-lsb)&^q | (s-lsb)&^s | (w-lsb*0x20)&^w) & msb
 }
 
 // stringEnd scans a JSON string whose opening quote is at b[i-1]. It returns the index just
