@@ -1,14 +1,504 @@
-// Package approve implements fr-approve.
+// Package approve implements fr-approve: it answers fuseraft's approval prompts and questions
+// from a policy file, asks a person on the terminal when the policy says so, and keeps a
+// hash-chained audit log of every decision.
 package approve
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
 
+	"github.com/urfave/cli/v2"
+
+	"github.com/fuseraft/fr/internal/approve/policy"
 	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/pkg/wire"
 )
+
+const prog = "fr-approve"
 
 // Run runs fr-approve with args (args[0] is the program name) and returns its exit code.
 func Run(ctx context.Context, s cmdutil.Streams, args []string) int {
-	app := cmdutil.NewApp(s, "fr-approve", "not built yet")
-	return cmdutil.RunApp(ctx, app, s, args)
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	// A closed stdout must come back as EPIPE, a quiet end, not kill the process.
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
+	defer signal.Stop(pipe)
+	app := App(s)
+	return cmdutil.RunApp(ctx, app, s, reorderArgs(args))
+}
+
+// valueFlags are the flags that take a value, for reorderArgs.
+var valueFlags = map[string]bool{
+	"policy": true, "audit": true, "ask-timeout": true, "input": true, "output": true, "root": true,
+	"format": true, "tty": true, "color": true, "p": true, "i": true, "o": true,
+}
+
+var subcommands = map[string]bool{"check": true, "test": true, "lint": true, "verify-audit": true}
+
+// reorderArgs moves flags written after a subcommand's arguments in front of them, since
+// urfave/cli stops parsing flags at the first argument: `fr-approve check events.jsonl
+// --policy p.yaml` works as users expect. Everything after `--` is left alone.
+func reorderArgs(args []string) []string {
+	if len(args) < 2 {
+		return args
+	}
+	i := 1
+	for i < len(args) {
+		a := args[i]
+		if a == "--" || !strings.HasPrefix(a, "-") || a == "-" {
+			break
+		}
+		name := strings.TrimLeft(a, "-")
+		if !strings.Contains(name, "=") && valueFlags[name] {
+			i++
+		}
+		i++
+	}
+	if i >= len(args) || !subcommands[args[i]] {
+		return args
+	}
+	head := append([]string{}, args[:i+1]...)
+	var flags, pos []string
+	rest := args[i+1:]
+	for j := 0; j < len(rest); j++ {
+		a := rest[j]
+		if a == "--" {
+			pos = append(pos, rest[j:]...)
+			break
+		}
+		if strings.HasPrefix(a, "-") && a != "-" {
+			flags = append(flags, a)
+			name := strings.TrimLeft(a, "-")
+			if !strings.Contains(name, "=") && valueFlags[name] && j+1 < len(rest) {
+				j++
+				flags = append(flags, rest[j])
+			}
+			continue
+		}
+		pos = append(pos, a)
+	}
+	return append(append(head, flags...), pos...)
+}
+
+// lookup returns the value of a flag set on the command or any parent.
+func lookup(c *cli.Context, name string) string {
+	for _, x := range c.Lineage() {
+		if x.Command != nil || x.App != nil {
+			if x.IsSet(name) {
+				return x.String(name)
+			}
+		}
+	}
+	return c.String(name)
+}
+
+func lookupBool(c *cli.Context, name string) bool {
+	for _, x := range c.Lineage() {
+		if x.IsSet(name) {
+			return x.Bool(name)
+		}
+	}
+	return false
+}
+
+func policyFlag(required bool) *cli.StringFlag {
+	return &cli.StringFlag{Name: "policy", Aliases: []string{"p"}, Usage: "the policy `FILE` (YAML, version 1)"}
+}
+
+func rootFlag() *cli.StringFlag {
+	return &cli.StringFlag{Name: "root", Usage: "file_write paths are normalised against `DIR`; paths outside it are never allowed (default: the working directory)"}
+}
+
+func anyVersionFlag() *cli.BoolFlag {
+	return &cli.BoolFlag{Name: "any-version", Usage: "go on (with a warning) when fuseraft speaks a protocolVersion this build does not support"}
+}
+
+// App is fr-approve's complete command line.
+func App(s cmdutil.Streams) *cli.App {
+	app := cmdutil.NewApp(s, prog, "answer fuseraft's approval prompts and questions by policy, or by asking a person")
+	app.UsageText = "fr-approve --policy FILE [--audit FILE] [--ask-timeout DUR] [--input PATH] [--output PATH] [--root DIR]\n" +
+		"fr-approve check --policy FILE [--format jsonl|table] [EVENTS...]\n" +
+		"fr-approve test --policy FILE [POLICY...]\n" +
+		"fr-approve lint --policy FILE [POLICY...]\n" +
+		"fr-approve verify-audit FILE"
+	app.Description = description
+	app.Flags = []cli.Flag{
+		policyFlag(true),
+		&cli.StringFlag{Name: "audit", Usage: "append one hash-chained JSON line per decision to `FILE` (limits are rebuilt from it on start)"},
+		&cli.DurationFlag{Name: "ask-timeout", Value: 5 * time.Minute, Usage: "deny a prompt nobody answered on the terminal within `DUR`"},
+		&cli.StringFlag{Name: "input", Aliases: []string{"i"}, Usage: "read events from `PATH` (a file or named FIFO) instead of stdin"},
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write responses to `PATH` instead of stdout; a named FIFO is opened at the first response"},
+		rootFlag(),
+		&cli.StringFlag{Name: "tty", Value: "/dev/tty", Usage: "ask people on the terminal `DEVICE`"},
+		&cli.StringFlag{Name: "color", Value: "auto", Usage: "colour on the terminal: auto, always or never (NO_COLOR is honoured)"},
+		&cli.BoolFlag{Name: "fail-on-deny", Usage: "exit 1 at the end when any prompt was denied"},
+		&cli.BoolFlag{Name: "verbose", Usage: "report each decision on stderr"},
+		anyVersionFlag(),
+	}
+	app.Action = func(c *cli.Context) error {
+		if c.NArg() > 0 {
+			return cmdutil.WithHint(cmdutil.Usagef("unexpected argument %q", c.Args().First()),
+				"events are read from stdin or --input; subcommands are check, test, lint and verify-audit")
+		}
+		return serve(c, s)
+	}
+	app.Commands = []*cli.Command{checkCommand(s), testCommand(s), lintCommand(s), verifyCommand(s)}
+	for _, cmd := range app.Commands {
+		cmd.OnUsageError = cmdutil.UsageError
+	}
+	return app
+}
+
+// loadPolicy loads the policy named by --policy; any problem is exit 2.
+func loadPolicy(name string) (*policy.Policy, error) {
+	if name == "" {
+		return nil, cmdutil.WithHint(cmdutil.Usagef("no policy given"), "pass --policy FILE (see 'fr-approve --help' for the format)")
+	}
+	p, err := policy.LoadFile(name)
+	if err != nil {
+		var es policy.Errors
+		if errors.As(err, &es) {
+			msg := es.Error()
+			if len(es) > 1 {
+				msg = fmt.Sprintf("invalid policy (%d problems):\n%s", len(es), msg)
+			} else {
+				msg = "invalid policy: " + msg
+			}
+			return nil, cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitUsage, "%s", msg), "check it with 'fr-approve lint --policy "+name+"'")
+		}
+		return nil, cmdutil.Errorf(cmdutil.ExitUsage, "policy: %v", err)
+	}
+	return p, nil
+}
+
+func newDecider(c *cli.Context, s cmdutil.Streams, p *policy.Policy) (*policy.Decider, error) {
+	root := lookup(c, "root")
+	if root == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, cmdutil.Errorf(cmdutil.ExitUsage, "working directory: %v", err)
+		}
+		root = wd
+	}
+	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+		return nil, cmdutil.Usagef("--root %s is not a directory", root)
+	}
+	d, err := policy.NewDecider(p, root)
+	if err != nil {
+		return nil, cmdutil.Usagef("--root: %v", err)
+	}
+	d.Warn = func(format string, args ...any) { cmdutil.Warnf(s.Err, prog, format, args...) }
+	return d, nil
+}
+
+// versionCheck checks the protocolVersion of ready and hello events.
+type versionCheck struct {
+	any    bool
+	warned bool
+	warn   func(format string, args ...any)
+}
+
+func (v *versionCheck) check(l wire.Line) error {
+	ev, _ := l.Event()
+	err := wire.CheckHandshake(ev)
+	if err == nil {
+		return nil
+	}
+	if v.any {
+		if !v.warned {
+			v.warned = true
+			v.warn("%v; going on (--any-version)", err)
+		}
+		return nil
+	}
+	return cmdutil.WithHint(err, "pass --any-version to go on anyway")
+}
+
+// sessionOf returns the session a stream event says prompts now belong to.
+func sessionOf(l wire.Line) (string, bool) {
+	switch l.Type {
+	case "ready", "queued", "task_resumed", "title", "auto_dispatched":
+		return wire.TopLevelString(l.Raw, "sessionId")
+	case "hello":
+		var h struct {
+			InFlight *struct {
+				SessionID string `json:"sessionId"`
+			} `json:"inFlight"`
+		}
+		if json.Unmarshal(l.Raw, &h) == nil && h.InFlight != nil {
+			return h.InFlight.SessionID, true
+		}
+	}
+	return "", false
+}
+
+// server answers the prompts of one stream.
+type server struct {
+	s       cmdutil.Streams
+	dec     *policy.Decider
+	p       *policy.Policy
+	audit   *auditLog
+	asker   Asker
+	out     *wire.Writer
+	vc      *versionCheck
+	verbose bool
+	denied  bool
+	session *string
+}
+
+func serve(c *cli.Context, s cmdutil.Streams) error {
+	p, err := loadPolicy(lookup(c, "policy"))
+	if err != nil {
+		return err
+	}
+	dec, err := newDecider(c, s, p)
+	if err != nil {
+		return err
+	}
+	warn := func(format string, args ...any) { cmdutil.Warnf(s.Err, prog, format, args...) }
+	color := c.String("color")
+	switch color {
+	case "auto", "always", "never":
+	default:
+		return cmdutil.Usagef("--color must be auto, always or never, not %q", color)
+	}
+	srv := &server{s: s, dec: dec, p: p, verbose: c.Bool("verbose"),
+		vc:    &versionCheck{any: c.Bool("any-version"), warn: warn},
+		asker: &ttyAsker{path: c.String("tty"), timeout: c.Duration("ask-timeout"), color: color, getenv: s.Env, warn: warn}}
+	if name := c.String("audit"); name != "" {
+		a, recs, err := openAudit(name)
+		if err != nil {
+			return err
+		}
+		defer a.close()
+		srv.audit = a
+		for _, r := range recs {
+			if r.Decision == "allow" && len(r.Charged) > 0 {
+				if t, ok := parseTime(r.Time); ok {
+					sess := ""
+					if r.Session != nil {
+						sess = *r.Session
+					}
+					dec.Record(sess, r.Charged, t)
+				}
+			}
+		}
+	}
+	var out io.Writer = s.Out
+	if name := c.String("output"); name != "" && name != "-" {
+		o, err := openOutput(name)
+		if err != nil {
+			return err
+		}
+		defer o.Close()
+		out = o
+	}
+	srv.out = wire.NewWriter(out)
+	var in io.Reader = s.In
+	inName := c.String("input")
+	done := make(chan error, 1)
+	go func() {
+		if inName != "" && inName != "-" {
+			f, err := os.Open(inName)
+			if err != nil {
+				done <- cmdutil.Errorf(cmdutil.ExitUsage, "--input: %v", err)
+				return
+			}
+			defer f.Close()
+			in = f
+		}
+		done <- srv.run(c.Context, in)
+	}()
+	select {
+	case err = <-done:
+	case <-c.Context.Done():
+		return cmdutil.Exit(cmdutil.ExitInterrupted)
+	}
+	if err != nil {
+		return err
+	}
+	if srv.denied && c.Bool("fail-on-deny") {
+		return cmdutil.Exit(cmdutil.ExitFailed)
+	}
+	return nil
+}
+
+// openOutput opens --output: a regular file now (truncated), a named FIFO at the first
+// response, so a pipeline whose reader opens the FIFO later does not stall at start-up.
+func openOutput(name string) (io.WriteCloser, error) {
+	if fi, err := os.Stat(name); err == nil && fi.Mode()&os.ModeNamedPipe != 0 {
+		return &lazyFile{name: name}, nil
+	}
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, cmdutil.Errorf(cmdutil.ExitUsage, "--output: %v", err)
+	}
+	return f, nil
+}
+
+type lazyFile struct {
+	name string
+	f    *os.File
+}
+
+func (l *lazyFile) Write(b []byte) (int, error) {
+	if l.f == nil {
+		f, err := os.OpenFile(l.name, os.O_WRONLY, 0)
+		if err != nil {
+			return 0, fmt.Errorf("--output: %w", err)
+		}
+		l.f = f
+	}
+	return l.f.Write(b)
+}
+
+func (l *lazyFile) Close() error {
+	if l.f == nil {
+		return nil
+	}
+	return l.f.Close()
+}
+
+func (srv *server) run(ctx context.Context, in io.Reader) error {
+	rd := wire.NewReader(in, wire.ReaderOptions{})
+	for {
+		l, err := rd.Next()
+		if err == io.EOF {
+			return srv.out.Flush()
+		}
+		if err != nil {
+			if wire.IsLineTooLong(err) {
+				return cmdutil.Errorf(cmdutil.ExitFailed, "input: %v", err)
+			}
+			return cmdutil.Errorf(cmdutil.ExitFailed, "reading events: %v", err)
+		}
+		if l.Kind != wire.EventLine {
+			continue
+		}
+		start := time.Now()
+		if sess, ok := sessionOf(l); ok {
+			srv.session = &sess
+			srv.dec.Session = sess
+		}
+		switch l.Type {
+		case wire.TypeReady, wire.TypeHello:
+			if err := srv.vc.check(l); err != nil {
+				return err
+			}
+		case wire.TypeApproval:
+			if err := srv.approval(ctx, l.Raw, start); err != nil {
+				return err
+			}
+		case wire.TypeQuestion:
+			if err := srv.question(ctx, l.Raw, start); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func (srv *server) respond(b []byte) error {
+	if err := srv.out.WriteLine(b); err != nil {
+		return err
+	}
+	return srv.out.Flush()
+}
+
+func (srv *server) approval(ctx context.Context, raw []byte, start time.Time) error {
+	d := srv.dec.Decide(raw)
+	allow := d.Verdict == policy.Allow
+	decider := d.Decider
+	if d.Verdict == policy.Ask {
+		ok, by, err := srv.asker.Approve(ctx, d.Request, d)
+		if err != nil {
+			return err
+		}
+		allow, decider = ok, by
+	}
+	if err := srv.respond(wire.ApprovalResponse(allow)); err != nil {
+		return err
+	}
+	now := time.Now()
+	rec := Record{Time: now.UTC().Format(time.RFC3339Nano), Session: srv.session, Type: wire.TypeApproval, Kind: d.Kind,
+		Summary: d.Summary, Decision: "deny", Decider: decider, Rule: d.Rule, Part: d.Part, Reason: d.Reason,
+		Policy: "sha256:" + srv.p.SHA256, Latency: latencyMs(start, now)}
+	if d.Decider == policy.ByMalformed {
+		rec.Summary = "malformed approval_request"
+	}
+	if allow {
+		rec.Decision = "allow"
+		if decider == policy.ByRule && len(d.Charge) > 0 {
+			srv.dec.Record(srv.dec.Session, d.Charge, now)
+			rec.Charged = d.Charge
+		}
+	} else {
+		srv.denied = true
+	}
+	if srv.verbose {
+		by := decider
+		if d.Rule != "" {
+			by += " " + d.Rule
+		}
+		fmt.Fprintf(srv.s.Err, "%s: %s %s (%s)\n", prog, rec.Decision, Sanitize(rec.Summary), by)
+	}
+	if srv.audit != nil {
+		return srv.audit.append(rec)
+	}
+	return nil
+}
+
+func (srv *server) question(ctx context.Context, raw []byte, start time.Time) error {
+	qd := srv.dec.AnswerQuestion(raw)
+	answer, decider := qd.Answer, qd.Decider
+	if qd.Action == "ask" && qd.Q != nil {
+		a, by, err := srv.asker.Question(ctx, qd.Q)
+		if err != nil {
+			return err
+		}
+		answer, decider = a, by
+	} else if qd.Action != "answer" {
+		answer = nil
+	}
+	if err := srv.respond(wire.QuestionResponse(answer)); err != nil {
+		return err
+	}
+	now := time.Now()
+	summary := "question"
+	if qd.Q != nil {
+		summary = "question: " + qd.Q.Question
+	}
+	rec := Record{Time: now.UTC().Format(time.RFC3339Nano), Session: srv.session, Type: wire.TypeQuestion, Summary: summary,
+		Decision: "skip", Answer: answer, Decider: decider, Rule: qd.Rule, Reason: qd.Reason,
+		Policy: "sha256:" + srv.p.SHA256, Latency: latencyMs(start, now)}
+	if answer != nil {
+		rec.Decision = "answer"
+	}
+	if srv.verbose {
+		a := "(skip)"
+		if answer != nil {
+			a = *answer
+		}
+		by := decider
+		if qd.Rule != "" {
+			by += " " + qd.Rule
+		}
+		fmt.Fprintf(srv.s.Err, "%s: %s %s: %s (%s)\n", prog, rec.Decision, Sanitize(summary), Sanitize(a), by)
+	}
+	if srv.audit != nil {
+		return srv.audit.append(rec)
+	}
+	return nil
+}
+
+func latencyMs(start, end time.Time) float64 {
+	return float64(end.Sub(start).Microseconds()) / 1000
 }

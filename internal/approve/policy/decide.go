@@ -806,3 +806,6 @@ func contains(s []string, v string) bool {
 	}
 	return false
 }
+
+// NowTime is the Decider's clock.
+func (d *Decider) NowTime() time.Time { return d.now() }

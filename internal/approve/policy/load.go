@@ -211,7 +211,10 @@ func Load(data []byte, name string) (*Policy, error) {
 		if errors.Is(err, errorsEOF) || err.Error() == "EOF" {
 			return nil, Errors{{File: name, Msg: "the policy is empty; it needs at least `version: 1`"}}
 		}
-		return nil, Errors{{File: name, Line: yamlErrLine(err), Msg: strings.TrimPrefix(err.Error(), "yaml: ")}}
+		line := yamlErrLine(err)
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		msg = strings.TrimPrefix(msg, fmt.Sprintf("line %d: ", line))
+		return nil, Errors{{File: name, Line: line, Msg: msg}}
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err == nil {
@@ -294,7 +297,7 @@ func Load(data []byte, name string) (*Policy, error) {
 		names[q.Name] = q.Line
 	}
 	for _, t := range p.Tests {
-		if t.Rule != "" && t.Rule != "default" {
+		if t.Rule != "" && t.Rule != ByDefault && t.Rule != ByMalformed {
 			if _, ok := names[t.Rule]; !ok {
 				l.errs = append(l.errs, &Error{File: name, Line: t.Line, Msg: fmt.Sprintf("test expects rule %q, which the policy does not have", t.Rule)})
 			}

@@ -48,6 +48,10 @@ func CompilePattern(src string) (*Pattern, error) {
 	if !strings.ContainsAny(src, `*?[\`) {
 		return &Pattern{Src: src, literal: true}, nil
 	}
+	if lit, ok := escapedLiteral(src); ok {
+		p := &Pattern{Src: lit, literal: true}
+		return p, nil
+	}
 	re, err := globRegexp(src)
 	if err != nil {
 		return nil, err
@@ -140,4 +144,24 @@ func (ps Patterns) MatchAll() bool {
 		}
 	}
 	return false
+}
+
+// escapedLiteral returns the glob's text when its only metacharacters are escaped (`\[`).
+func escapedLiteral(glob string) (string, bool) {
+	var b strings.Builder
+	for i := 0; i < len(glob); i++ {
+		switch c := glob[i]; c {
+		case '*', '?', '[':
+			return "", false
+		case '\\':
+			if i+1 >= len(glob) {
+				return "", false
+			}
+			i++
+			b.WriteByte(glob[i])
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), true
 }

@@ -1,0 +1,296 @@
+package approve
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/fuseraft/fr/internal/approve/policy"
+	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/render"
+	"github.com/fuseraft/fr/pkg/wire"
+)
+
+// Deciders beyond the policy's own.
+const (
+	ByPerson  = "person"
+	ByTimeout = "timeout"
+	ByNoTTY   = "no-tty"
+)
+
+// Asker asks a person. Everything it shows and reads goes through the terminal, never stdin
+// or stdout, which carry the protocol.
+type Asker interface {
+	// Approve asks whether to allow req; decider is ByPerson, ByTimeout or ByNoTTY.
+	Approve(ctx context.Context, req *wire.ApprovalRequest, d policy.Decision) (allow bool, decider string, err error)
+	// Question asks a question; nil skips it.
+	Question(ctx context.Context, q *wire.Question) (answer *string, decider string, err error)
+}
+
+// ttyAsker asks on a terminal device (/dev/tty by default).
+type ttyAsker struct {
+	path    string
+	timeout time.Duration
+	color   string // --color
+	getenv  func(string) string
+	warn    func(format string, args ...any)
+
+	once    sync.Once
+	f       *os.File
+	openErr error
+	lines   chan ttyLine
+	warned  bool
+}
+
+type ttyLine struct {
+	s   string
+	err error
+}
+
+func (a *ttyAsker) open() error {
+	a.once.Do(func() {
+		f, err := os.OpenFile(a.path, os.O_RDWR, 0)
+		if err != nil {
+			a.openErr = err
+			return
+		}
+		a.f = f
+		a.lines = make(chan ttyLine, 16)
+		go func() {
+			r := bufio.NewReader(f)
+			for {
+				s, err := r.ReadString('\n')
+				if err != nil {
+					a.lines <- ttyLine{s, err}
+					close(a.lines)
+					return
+				}
+				a.lines <- ttyLine{s: s}
+			}
+		}()
+	})
+	if a.openErr != nil && !a.warned {
+		a.warned = true
+		a.warn("no terminal to ask on (%v); prompts the policy would ask about are denied", a.openErr)
+	}
+	return a.openErr
+}
+
+// discard drops whatever was typed before the prompt, so a key pressed early never answers it.
+func (a *ttyAsker) discard() {
+	_ = unix.IoctlSetInt(int(a.f.Fd()), unix.TCFLSH, unix.TCIFLUSH)
+	for {
+		select {
+		case l, ok := <-a.lines:
+			if !ok || l.err != nil {
+				// keep the end of input for the read that follows
+				a.lines = closedWith(l)
+				return
+			}
+		default:
+			return
+		}
+	}
+}
+
+func closedWith(l ttyLine) chan ttyLine {
+	c := make(chan ttyLine, 1)
+	if l.err == nil {
+		l.err = io.EOF
+	}
+	c <- l
+	close(c)
+	return c
+}
+
+// read waits for a line, the timeout or ctx.
+func (a *ttyAsker) read(ctx context.Context) (string, string, error) {
+	var timer <-chan time.Time
+	if a.timeout > 0 {
+		t := time.NewTimer(a.timeout)
+		defer t.Stop()
+		timer = t.C
+	}
+	select {
+	case l, ok := <-a.lines:
+		if !ok || l.err != nil {
+			if ok {
+				a.lines = closedWith(l)
+			}
+			return "", ByNoTTY, nil
+		}
+		return strings.TrimSpace(l.s), ByPerson, nil
+	case <-timer:
+		fmt.Fprintf(a.f, "\nno answer within %s\n", a.timeout)
+		return "", ByTimeout, nil
+	case <-ctx.Done():
+		fmt.Fprintln(a.f)
+		return "", "", ctx.Err()
+	}
+}
+
+func (a *ttyAsker) useColor() bool {
+	return cmdutil.UseColor(a.color, a.getenv, true)
+}
+
+func (a *ttyAsker) Approve(ctx context.Context, req *wire.ApprovalRequest, d policy.Decision) (bool, string, error) {
+	if err := a.open(); err != nil {
+		return false, ByNoTTY, nil
+	}
+	a.discard()
+	color := a.useColor()
+	var b strings.Builder
+	head := "approval: " + Sanitize(req.Summary())
+	if color {
+		head = "\x1b[1;33m" + head + "\x1b[0m"
+	}
+	b.WriteString("\n" + head + "\n")
+	why := "policy: " + d.Verdict.String()
+	if d.Rule != "" {
+		why += " (rule " + d.Rule + ")"
+	} else {
+		why += " (" + d.Decider + ")"
+	}
+	if d.Part != "" && d.Part != strings.TrimSpace(req.Command) {
+		why += ", for " + Sanitize(d.Part)
+	}
+	if d.Reason != "" && d.Decider != policy.ByRule {
+		why += ": " + Sanitize(d.Reason)
+	}
+	b.WriteString(why + "\n")
+	switch {
+	case req.Kind == wire.KindFileWrite:
+		b.WriteString(render.UnifiedDiff(SanitizeText(req.Path), SanitizeText(req.OldContent), SanitizeText(req.NewContent),
+			render.DiffOptions{Color: color, MaxLines: 400}))
+		if !strings.HasSuffix(b.String(), "\n") {
+			b.WriteByte('\n')
+		}
+	case req.Kind == wire.KindShellCommand && strings.ContainsAny(req.Command, "\n"):
+		for _, l := range strings.Split(req.Command, "\n") {
+			b.WriteString("  | " + Sanitize(l) + "\n")
+		}
+	case !wire.KnownKind(req.Kind):
+		raw := string(req.Raw)
+		if len(raw) > 4000 {
+			raw = raw[:4000] + "… (cut)"
+		}
+		b.WriteString("  " + Sanitize(raw) + "\n")
+	}
+	b.WriteString("allow? [y/N] ")
+	if _, err := io.WriteString(a.f, b.String()); err != nil {
+		return false, ByNoTTY, nil
+	}
+	ans, by, err := a.read(ctx)
+	if err != nil || by != ByPerson {
+		return false, by, err
+	}
+	switch strings.ToLower(ans) {
+	case "y", "yes":
+		return true, ByPerson, nil
+	}
+	return false, ByPerson, nil
+}
+
+func (a *ttyAsker) Question(ctx context.Context, q *wire.Question) (*string, string, error) {
+	if err := a.open(); err != nil {
+		return nil, ByNoTTY, nil
+	}
+	a.discard()
+	var b strings.Builder
+	head := "question: " + Sanitize(q.Question)
+	if a.useColor() {
+		head = "\x1b[1;36m" + head + "\x1b[0m"
+	}
+	b.WriteString("\n" + head + "\n")
+	for i, o := range q.Options {
+		fmt.Fprintf(&b, "  %d) %s\n", i+1, Sanitize(o))
+	}
+	switch {
+	case len(q.Options) > 0 && q.AllowOther:
+		b.WriteString("number or answer (empty skips): ")
+	case len(q.Options) > 0:
+		b.WriteString("number (empty skips): ")
+	default:
+		b.WriteString("answer (empty skips): ")
+	}
+	if _, err := io.WriteString(a.f, b.String()); err != nil {
+		return nil, ByNoTTY, nil
+	}
+	for {
+		ans, by, err := a.read(ctx)
+		if err != nil || by != ByPerson {
+			return nil, by, err
+		}
+		if ans == "" {
+			return nil, ByPerson, nil
+		}
+		if n, err := strconv.Atoi(ans); err == nil && n >= 1 && n <= len(q.Options) {
+			o := q.Options[n-1]
+			return &o, ByPerson, nil
+		}
+		if len(q.Options) == 0 || q.AllowOther {
+			return &ans, ByPerson, nil
+		}
+		fmt.Fprintf(a.f, "pick 1-%d, or press enter to skip: ", len(q.Options))
+	}
+}
+
+// Sanitize makes s safe to print on one terminal line: control characters (escape sequences
+// that could hide or rewrite what is shown) and line ends become visible escapes.
+func Sanitize(s string) string {
+	return sanitize(s, false)
+}
+
+// SanitizeText is Sanitize for multi-line text: newlines and tabs are kept.
+func SanitizeText(s string) string {
+	return sanitize(s, true)
+}
+
+func sanitize(s string, multiline bool) string {
+	clean := true
+	for _, r := range s {
+		if unsafeRune(r, multiline) {
+			clean = false
+			break
+		}
+	}
+	if clean && utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\n' && !multiline:
+			b.WriteString(`\n`)
+		case unsafeRune(r, multiline):
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func unsafeRune(r rune, multiline bool) bool {
+	if multiline && (r == '\n' || r == '\t') {
+		return false
+	}
+	// bidirectional overrides can make text read differently from what runs
+	if r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069 {
+		return true
+	}
+	return unicode.IsControl(r)
+}

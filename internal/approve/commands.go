@@ -1,0 +1,410 @@
+package approve
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/fuseraft/fr/internal/approve/policy"
+	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/pkg/wire"
+)
+
+// CheckRow is one line of `fr-approve check`'s JSONL output.
+type CheckRow struct {
+	File     string  `json:"file,omitempty"`
+	Line     int64   `json:"line"`
+	Type     string  `json:"type"`
+	Kind     string  `json:"kind,omitempty"`
+	Summary  string  `json:"summary"`
+	Decision string  `json:"decision"` // allow, ask, deny; for questions answer, skip or ask
+	Answer   *string `json:"answer,omitempty"`
+	Decider  string  `json:"decider"`
+	Rule     string  `json:"rule,omitempty"`
+	Part     string  `json:"part,omitempty"`
+	Reason   string  `json:"reason,omitempty"`
+}
+
+func checkCommand(s cmdutil.Streams) *cli.Command {
+	return &cli.Command{
+		Name:      "check",
+		Usage:     "print the decision for each prompt of a recorded stream, answering nothing",
+		UsageText: "fr-approve check --policy FILE [--format jsonl|table] [--root DIR] [--fail-on-deny] [--fail-on-ask] [EVENTS...]",
+		Description: "Reads events from the files given (or stdin, or -) and prints one row per approval_request and\n" +
+			"question: the decision, who decided (a rule, the default, or malformed), and for shell commands\n" +
+			"the simple command that decided. Limits are counted along the stream as if every allow was\n" +
+			"given. Nobody is asked: an ask decision is printed as ask.\n\n" +
+			"EXIT STATUS\n  0 checked; 1 with --fail-on-deny (--fail-on-ask) when a prompt would be denied (asked);\n" +
+			"  2 invalid policy or unreadable file; 3 unsupported protocolVersion\n\n" +
+			"EXAMPLES\n  fr-sim run --bridge -c ci.yaml 'fix the build' | tee run.jsonl >/dev/null\n" +
+			"  fr-approve check --policy ci-policy.yaml run.jsonl --format table\n" +
+			"  fr-approve check --policy ci-policy.yaml run.jsonl | fr-filter 'select(.decision != \"allow\")'",
+		Flags: []cli.Flag{
+			policyFlag(true),
+			&cli.StringFlag{Name: "format", Usage: "jsonl or table (default: table on a terminal, else jsonl)"},
+			rootFlag(),
+			&cli.BoolFlag{Name: "fail-on-deny", Usage: "exit 1 when any prompt would be denied"},
+			&cli.BoolFlag{Name: "fail-on-ask", Usage: "exit 1 when any prompt would be asked about"},
+			anyVersionFlag(),
+		},
+		Action: func(c *cli.Context) error { return check(c, s) },
+	}
+}
+
+func check(c *cli.Context, s cmdutil.Streams) error {
+	p, err := loadPolicy(lookup(c, "policy"))
+	if err != nil {
+		return err
+	}
+	dec, err := newDecider(c, s, p)
+	if err != nil {
+		return err
+	}
+	format := c.String("format")
+	switch format {
+	case "":
+		format = "jsonl"
+		if cmdutil.IsTerminal(s.Out) {
+			format = "table"
+		}
+	case "jsonl", "table":
+	default:
+		return cmdutil.Usagef("--format must be jsonl or table, not %q", format)
+	}
+	files := c.Args().Slice()
+	if len(files) == 0 {
+		files = []string{"-"}
+	}
+	w := wire.NewWriter(s.Out)
+	var tw *tabwriter.Writer
+	if format == "table" {
+		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "LINE\tDECISION\tBY\tPROMPT")
+	}
+	vc := &versionCheck{any: lookupBool(c, "any-version"), warn: func(f string, a ...any) { cmdutil.Warnf(s.Err, prog, f, a...) }}
+	denied, asked := false, false
+	emit := func(row CheckRow) error {
+		switch row.Decision {
+		case "deny":
+			denied = true
+		case "ask":
+			asked = true
+		}
+		if tw != nil {
+			by := row.Decider
+			if row.Rule != "" {
+				by = row.Rule
+			}
+			what := row.Summary
+			if row.Part != "" && !strings.HasSuffix(row.Summary, row.Part) {
+				what += "  [" + row.Part + "]"
+			}
+			if row.Answer != nil {
+				what += " -> " + *row.Answer
+			}
+			loc := fmt.Sprint(row.Line)
+			if len(files) > 1 {
+				loc = row.File + ":" + loc
+			}
+			_, err := fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", loc, row.Decision, Sanitize(by), Sanitize(what))
+			return err
+		}
+		b, _ := json.Marshal(row)
+		return w.WriteLine(b)
+	}
+	for _, name := range files {
+		var in io.Reader = s.In
+		shown := ""
+		if name != "-" {
+			f, err := os.Open(name)
+			if err != nil {
+				return cmdutil.Errorf(cmdutil.ExitUsage, "%v", err)
+			}
+			defer f.Close()
+			in, shown = f, name
+		}
+		dec.Reset()
+		dec.Session = ""
+		rd := wire.NewReader(in, wire.ReaderOptions{BeforeRead: func() {
+			if tw == nil {
+				w.Flush()
+			}
+		}})
+		for {
+			l, err := rd.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return cmdutil.Errorf(cmdutil.ExitFailed, "%s: %v", displayName(name), err)
+			}
+			if l.Kind != wire.EventLine {
+				continue
+			}
+			if sess, ok := sessionOf(l); ok {
+				dec.Session = sess
+			}
+			row := CheckRow{File: shown, Line: rd.LineNumber(), Type: l.Type}
+			switch l.Type {
+			case wire.TypeReady, wire.TypeHello:
+				if err := vc.check(l); err != nil {
+					return err
+				}
+				continue
+			case wire.TypeApproval:
+				d := dec.Decide(l.Raw)
+				row.Kind, row.Summary, row.Decision, row.Decider = d.Kind, d.Summary, d.Verdict.String(), d.Decider
+				row.Rule, row.Part, row.Reason = d.Rule, d.Part, d.Reason
+				if d.Decider == policy.ByMalformed {
+					row.Summary = "malformed approval_request"
+				}
+				if d.Verdict == policy.Allow && len(d.Charge) > 0 {
+					dec.Record(dec.Session, d.Charge, dec.NowTime())
+				}
+			case wire.TypeQuestion:
+				q := dec.AnswerQuestion(l.Raw)
+				row.Summary, row.Decision, row.Decider, row.Rule, row.Reason = "question", q.Action, q.Decider, q.Rule, q.Reason
+				if q.Q != nil {
+					row.Summary = "question: " + q.Q.Question
+				}
+				row.Answer = q.Answer
+			default:
+				continue
+			}
+			if err := emit(row); err != nil {
+				return err
+			}
+		}
+	}
+	if tw != nil {
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if (denied && c.Bool("fail-on-deny")) || (asked && c.Bool("fail-on-ask")) {
+		return cmdutil.Exit(cmdutil.ExitFailed)
+	}
+	return nil
+}
+
+func displayName(name string) string {
+	if name == "-" {
+		return "stdin"
+	}
+	return name
+}
+
+// policyFiles are the policies named by --policy and the arguments.
+func policyFiles(c *cli.Context) ([]string, error) {
+	var files []string
+	if p := lookup(c, "policy"); p != "" {
+		files = append(files, p)
+	}
+	files = append(files, c.Args().Slice()...)
+	if len(files) == 0 {
+		return nil, cmdutil.WithHint(cmdutil.Usagef("no policy given"), "pass --policy FILE or name policy files as arguments")
+	}
+	return files, nil
+}
+
+func testCommand(s cmdutil.Streams) *cli.Command {
+	return &cli.Command{
+		Name:      "test",
+		Usage:     "run the tests: of a policy (an event and the expected decision each)",
+		UsageText: "fr-approve test --policy FILE [--root DIR] [-v] [POLICY...]",
+		Description: "Each test of the policy's tests: list is decided afresh (limits start from zero) and compared\n" +
+			"with its expect: (allow, ask or deny; for a question answer or skip, with answer:) and, when\n" +
+			"given, the deciding rule: (a rule name, default or malformed). Failures are printed as\n" +
+			"FILE:LINE: lines on stdout, then one summary line per policy.\n\n" +
+			"EXIT STATUS\n  0 every test passed; 1 a test failed; 2 invalid policy\n\n" +
+			"EXAMPLES\n  fr-approve test --policy examples/ci-go.yaml\n  fr-approve test examples/*.yaml",
+		Flags: []cli.Flag{
+			policyFlag(true),
+			rootFlag(),
+			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "print passing tests too"},
+		},
+		Action: func(c *cli.Context) error {
+			files, err := policyFiles(c)
+			if err != nil {
+				return err
+			}
+			failed := false
+			w := wire.NewWriter(s.Out)
+			defer w.Flush()
+			for _, f := range files {
+				p, err := loadPolicy(f)
+				if err != nil {
+					return err
+				}
+				dec, err := newDecider(c, s, p)
+				if err != nil {
+					return err
+				}
+				n, bad := 0, 0
+				for _, t := range p.Tests {
+					n++
+					got := runTest(dec, t)
+					if got != "" {
+						bad++
+						fmt.Fprintf(w, "%s:%d: FAIL %s: %s\n", f, t.Line, t.Name, got)
+					} else if c.Bool("verbose") {
+						fmt.Fprintf(w, "%s:%d: ok %s\n", f, t.Line, t.Name)
+					}
+				}
+				switch {
+				case n == 0:
+					fmt.Fprintf(w, "?    %s: no tests\n", f)
+				case bad > 0:
+					failed = true
+					fmt.Fprintf(w, "FAIL %s: %d of %d tests failed\n", f, bad, n)
+				default:
+					fmt.Fprintf(w, "ok   %s: %d tests\n", f, n)
+				}
+			}
+			if err := w.Flush(); err != nil {
+				return err
+			}
+			if failed {
+				return cmdutil.Exit(cmdutil.ExitFailed)
+			}
+			return nil
+		},
+	}
+}
+
+// runTest returns "" when the test passes, else what went wrong.
+func runTest(dec *policy.Decider, t *policy.Test) string {
+	dec.Reset()
+	dec.Session = ""
+	typ, _ := wire.TopLevelString(t.Event, "type")
+	if typ == wire.TypeQuestion {
+		q := dec.AnswerQuestion(t.Event)
+		got := q.Action
+		by := q.Decider
+		if q.Rule != "" {
+			by = q.Rule
+		}
+		if got != t.Expect {
+			return fmt.Sprintf("got %s by %s, want %s", got, by, t.Expect)
+		}
+		if t.Answer != nil && (q.Answer == nil || *q.Answer != *t.Answer) {
+			a := "null"
+			if q.Answer != nil {
+				a = fmt.Sprintf("%q", *q.Answer)
+			}
+			return fmt.Sprintf("answered %s by %s, want %q", a, by, *t.Answer)
+		}
+		if t.Rule != "" && by != t.Rule {
+			return fmt.Sprintf("decided by %s, want %s", by, t.Rule)
+		}
+		return ""
+	}
+	d := dec.Decide(t.Event)
+	by := d.Decider
+	if d.Rule != "" {
+		by = d.Rule
+	}
+	detail := ""
+	if d.Part != "" {
+		detail = fmt.Sprintf(" (for %q)", d.Part)
+	}
+	if d.Reason != "" && d.Decider != policy.ByRule {
+		detail += ": " + d.Reason
+	}
+	if d.Verdict.String() != t.Expect {
+		return fmt.Sprintf("got %s by %s%s, want %s", d.Verdict, by, detail, t.Expect)
+	}
+	if t.Rule != "" && by != t.Rule {
+		return fmt.Sprintf("got %s by %s%s, want rule %s", d.Verdict, by, detail, t.Rule)
+	}
+	return ""
+}
+
+func lintCommand(s cmdutil.Streams) *cli.Command {
+	return &cli.Command{
+		Name:      "lint",
+		Usage:     "find rules that can never decide and allow rules broader than they look",
+		UsageText: "fr-approve lint --policy FILE [POLICY...]",
+		Description: "Loads each policy (every unknown key, bad glob, bad regex and bad jq is reported, with its\n" +
+			"line) and prints FILE:LINE: findings on stdout: rules a stricter (or an earlier, equal) rule\n" +
+			"always overrides, allow patterns that accept any command or argument, bare commands that\n" +
+			"run anything with the right arguments (git, go, make, python, ...), allow paths matching the\n" +
+			"whole tree, unanchored regular expressions, and policies without tests.\n\n" +
+			"EXIT STATUS\n  0 no findings; 1 findings; 2 invalid policy\n\n" +
+			"EXAMPLES\n  fr-approve lint --policy examples/ci-go.yaml\n  fr-approve lint examples/*.yaml || echo 'review the policy'",
+		Flags: []cli.Flag{policyFlag(true)},
+		Action: func(c *cli.Context) error {
+			files, err := policyFiles(c)
+			if err != nil {
+				return err
+			}
+			w := wire.NewWriter(s.Out)
+			defer w.Flush()
+			found := false
+			for _, f := range files {
+				p, err := loadPolicy(f)
+				if err != nil {
+					return err
+				}
+				for _, x := range policy.Lint(p) {
+					found = true
+					if x.Line > 0 {
+						fmt.Fprintf(w, "%s:%d: %s\n", f, x.Line, x.Msg)
+					} else {
+						fmt.Fprintf(w, "%s: %s\n", f, x.Msg)
+					}
+				}
+			}
+			if err := w.Flush(); err != nil {
+				return err
+			}
+			if found {
+				return cmdutil.Exit(cmdutil.ExitFailed)
+			}
+			return nil
+		},
+	}
+}
+
+func verifyCommand(s cmdutil.Streams) *cli.Command {
+	return &cli.Command{
+		Name:      "verify-audit",
+		Usage:     "check the hash chain of an audit log",
+		UsageText: "fr-approve verify-audit FILE",
+		Description: "Each line of an audit log carries prev, the sha256 of the line before it (null on the first).\n" +
+			"verify-audit recomputes the chain and names the first line that breaks it: a line changed,\n" +
+			"removed, inserted or cut. On success it prints {\"file\",\"lines\",\"ok\":true,\"last\"}; keep\n" +
+			"last somewhere else to notice lines removed from the end.\n\n" +
+			"EXIT STATUS\n  0 the chain is intact; 1 it is broken; 2 the file cannot be read\n\n" +
+			"EXAMPLES\n  fr-approve verify-audit approvals.log && fr-filter 'select(.decider==\"person\")' approvals.log",
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return cmdutil.WithHint(cmdutil.Usagef("verify-audit takes one audit log"), "fr-approve verify-audit FILE")
+			}
+			name := c.Args().First()
+			f, err := os.Open(name)
+			if err != nil {
+				return cmdutil.Errorf(cmdutil.ExitUsage, "%v", err)
+			}
+			defer f.Close()
+			res, err := verifyChain(name, f)
+			if err != nil {
+				if _, ok := err.(*ChainError); ok {
+					return cmdutil.Errorf(cmdutil.ExitFailed, "audit chain broken at %v", err)
+				}
+				return cmdutil.Errorf(cmdutil.ExitUsage, "%v", err)
+			}
+			b, _ := json.Marshal(res)
+			_, err = fmt.Fprintf(s.Out, "%s\n", b)
+			return err
+		},
+	}
+}

@@ -1,0 +1,286 @@
+package policy
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// Finding is one lint message about a policy, at a line.
+type Finding struct {
+	Line int
+	Rule string
+	Msg  string
+}
+
+// Lint looks for rules that can never decide and allow rules broader than they look.
+func Lint(p *Policy) []Finding {
+	var out []Finding
+	add := func(line int, rule, format string, args ...any) {
+		out = append(out, Finding{Line: line, Rule: rule, Msg: fmt.Sprintf(format, args...)})
+	}
+	for _, r := range p.Rules {
+		for _, s := range p.Rules {
+			if s == r || !covers(s, r) {
+				continue
+			}
+			if s.Decision > r.Decision {
+				add(r.Line, r.Name, "rule %s can never decide: the stricter rule %s (line %d, %s) matches whenever it does",
+					r.Name, s.Name, s.Line, s.Decision)
+				break
+			}
+			if s.Decision == r.Decision && s.index < r.index {
+				add(r.Line, r.Name, "rule %s can never decide: rule %s (line %d) comes first with the same decision and matches whenever it does",
+					r.Name, s.Name, s.Line)
+				break
+			}
+		}
+		if r.Decision == Allow {
+			lintAllow(r, add)
+		}
+	}
+	for _, q := range p.Questions {
+		if q.Answer == "text" && strings.TrimSpace(q.Text) == "" {
+			add(q.Line, q.Name, "question rule %s answers with empty text; use skip: true to skip", q.Name)
+		}
+	}
+	if len(p.Tests) == 0 {
+		add(0, "", "the policy has no tests: add a few under tests: and run 'fr-approve test'")
+	}
+	return out
+}
+
+// runsAnything names commands that, with the right arguments, run arbitrary code or change
+// anything; an allow pattern of the bare name accepts those arguments too.
+var runsAnything = map[string]string{
+	"git": "git -c core.sshCommand=... or git push --force", "go": "go run or go generate",
+	"npm": "npm exec or npm run", "npx": "npx any-package", "yarn": "yarn run", "pnpm": "pnpm exec",
+	"make": "make -f other.mk or make VAR=$(cmd)", "find": "find -delete", "sed": "sed -i or sed e",
+	"awk": "awk 'BEGIN{system(...)}'", "tar": "tar --to-command", "docker": "docker run --privileged",
+	"kubectl": "kubectl delete", "ssh": "ssh host cmd", "python": "python -c", "python3": "python3 -c",
+	"node": "node -e", "perl": "perl -e", "ruby": "ruby -e", "cargo": "cargo run", "pip": "pip install",
+	"curl": "curl -o or curl | sh", "wget": "wget -O", "rsync": "rsync --delete", "cp": "cp over any file",
+	"mv": "mv over any file", "chmod": "chmod -R 777 /", "dd": "dd of=/dev/sda", "gh": "gh repo delete",
+	"terraform": "terraform destroy", "helm": "helm uninstall", "aws": "aws s3 rm", "gcloud": "gcloud ... delete",
+}
+
+func lintAllow(r *Rule, add func(int, string, string, ...any)) {
+	switch {
+	case r.Kind == "":
+		if r.When == nil {
+			add(r.Line, r.Name, "allow rule %s has no kind and no matcher: it allows every shell command, file write, tool action and route", r.Name)
+		} else {
+			add(r.Line, r.Name, "allow rule %s has no kind: it allows every known kind of prompt its when condition accepts", r.Name)
+		}
+	case r.Shell == nil && r.Kind == "shell_command" && r.When == nil:
+		add(r.Line, r.Name, "allow rule %s allows every shell command", r.Name)
+	case r.File == nil && r.Kind == "file_write" && r.When == nil:
+		add(r.Line, r.Name, "allow rule %s allows every file write inside the root", r.Name)
+	}
+	if r.Shell != nil {
+		if len(r.Shell.Commands) == 0 && r.When == nil {
+			add(r.Line, r.Name, "allow rule %s allows every shell command", r.Name)
+		}
+		for _, c := range r.Shell.Commands {
+			line := c.Line
+			if line == 0 {
+				line = r.Line
+			}
+			if c.Words[0] == nil || c.Words[0].MatchAll() {
+				add(line, r.Name, "allow pattern %q matches any command name", c.Src)
+				continue
+			}
+			if !c.Words[0].literal {
+				add(line, r.Name, "allow pattern %q matches command names by pattern (%s); name the commands", c.Src, c.Words[0].Src)
+			}
+			for _, w := range c.Words[1:] {
+				if w == nil {
+					add(line, r.Name, "allow pattern %q: ** accepts any arguments in between, including options such as --force", c.Src)
+					break
+				}
+				if w.MatchAll() {
+					add(line, r.Name, "allow pattern %q: %s accepts any argument, including paths outside the project and options", c.Src, w.Src)
+					break
+				}
+			}
+			if len(c.Words) == 1 && !c.Anchored && c.Words[0].literal {
+				if ex, ok := runsAnything[c.Words[0].Src]; ok {
+					add(line, r.Name, "allow pattern %q accepts any arguments, such as %s; list the subcommands you mean, or end the pattern with $", c.Src, ex)
+				}
+			}
+		}
+		for _, f := range []struct {
+			flag Flag
+			name string
+		}{{FlagRedirect, "allow_redirects (writes to any file)"}, {FlagExpansion, "allow_expansions ($VAR, $(cmd) and globs in arguments)"},
+			{FlagUnparsable, "allow_unparsable (commands fr-approve cannot read)"}, {FlagEnv, "allow_env (PATH, LD_PRELOAD and the like)"}} {
+			if r.Shell.Permit&f.flag != 0 {
+				add(r.Line, r.Name, "allow rule %s sets %s", r.Name, f.name)
+			}
+		}
+	}
+	if r.File != nil {
+		for _, g := range r.File.Paths {
+			if g == "**" || g == "**/*" {
+				add(r.Line, r.Name, "allow path %q matches every file in the root, .git/hooks and CI configuration included", g)
+			}
+			if strings.HasPrefix(g, "/") {
+				add(r.Line, r.Name, "allow path %q is absolute: it only allows paths inside the root (paths outside it are never allowed)", g)
+			}
+		}
+	}
+	if r.Tool != nil {
+		if r.Tool.Plugin.MatchAll() && r.When == nil {
+			add(r.Line, r.Name, "allow rule %s matches every plugin", r.Name)
+		}
+		for _, ps := range []Patterns{r.Tool.Plugin, r.Tool.Action, r.Tool.Detail} {
+			for _, pt := range ps {
+				if pt.IsRegex && !strings.HasPrefix(pt.re.String(), "^") {
+					add(r.Line, r.Name, "allow pattern %s is a regular expression without ^: it matches anywhere in the text", pt.Src)
+				}
+			}
+		}
+	}
+	if r.Route != nil && r.Route.Source.MatchAll() && r.Route.Target.MatchAll() && r.When == nil {
+		add(r.Line, r.Name, "allow rule %s matches every route", r.Name)
+	}
+}
+
+// covers reports whether rule s surely matches every prompt rule r matches (a conservative
+// check: false when unsure).
+func covers(s, r *Rule) bool {
+	if s.When != nil || s.Limit != nil {
+		return false
+	}
+	if s.Kind != "" && s.Kind != r.Kind {
+		return false
+	}
+	if s.Kind == "" && r.Kind != "" && s.Decision == Allow {
+		return false // a wildcard allow does not reach unknown kinds
+	}
+	switch {
+	case s.Shell != nil:
+		if r.Shell == nil {
+			return false
+		}
+		if s.Decision == Allow && r.Shell.Permit&^s.Shell.Permit != 0 {
+			return false
+		}
+		if len(s.Shell.Commands) == 0 {
+			return true
+		}
+		if len(r.Shell.Commands) == 0 {
+			return false
+		}
+		for _, rc := range r.Shell.Commands {
+			ok := false
+			for _, sc := range s.Shell.Commands {
+				if coversCmd(sc, rc) {
+					ok = true
+					break
+				}
+			}
+			if !ok {
+				return false
+			}
+		}
+		return true
+	case s.File != nil:
+		if r.File == nil || s.File.MaxSize >= 0 || s.File.MaxChangedLines >= 0 {
+			return false
+		}
+		if len(s.File.Paths) == 0 {
+			return true
+		}
+		if len(r.File.Paths) == 0 {
+			return false
+		}
+		for _, rp := range r.File.Paths {
+			ok := false
+			for _, sp := range s.File.Paths {
+				if sp == rp || sp == "**" && !strings.HasPrefix(rp, "/") {
+					ok = true
+					break
+				}
+				if !strings.ContainsAny(rp, "*?[{\\") {
+					if m, _ := doublestar.Match(sp, rp); m {
+						ok = true
+						break
+					}
+				}
+			}
+			if !ok {
+				return false
+			}
+		}
+		return true
+	case s.Tool != nil:
+		if r.Tool == nil {
+			return false
+		}
+		return coversPatterns(s.Tool.Plugin, r.Tool.Plugin) && coversPatterns(s.Tool.Action, r.Tool.Action) && coversPatterns(s.Tool.Detail, r.Tool.Detail)
+	case s.Route != nil:
+		if r.Route == nil {
+			return false
+		}
+		return coversPatterns(s.Route.Source, r.Route.Source) && coversPatterns(s.Route.Target, r.Route.Target) && coversPatterns(s.Route.Keyword, r.Route.Keyword)
+	}
+	// s has no typed matcher: it matches every prompt of its kind (or every known kind)
+	if s.Kind == "" {
+		return r.Kind == "shell_command" || r.Kind == "file_write" || r.Kind == "tool_action" || r.Kind == "route_approval" || r.Kind == ""
+	}
+	return true
+}
+
+func coversPatterns(s, r Patterns) bool {
+	if s.MatchAll() {
+		return true
+	}
+	if len(r) == 0 {
+		return false
+	}
+	for _, rp := range r {
+		ok := false
+		for _, sp := range s {
+			if sp.Src == rp.Src || (rp.literal && sp.Match(rp.Src)) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// coversCmd: every argv sc accepts... the other way round: every argv rc accepts, sc accepts.
+func coversCmd(sc, rc *CmdPattern) bool {
+	for _, w := range sc.Words {
+		if w == nil {
+			return sc.Src == rc.Src
+		}
+	}
+	for _, w := range rc.Words {
+		if w == nil {
+			return sc.Src == rc.Src
+		}
+	}
+	if len(sc.Words) > len(rc.Words) {
+		return false
+	}
+	if sc.Anchored && (!rc.Anchored || len(sc.Words) != len(rc.Words)) {
+		return false
+	}
+	for i, sw := range sc.Words {
+		rw := rc.Words[i]
+		switch {
+		case sw.MatchAll(), sw.Src == rw.Src:
+		case rw.literal && sw.Match(rw.Src):
+		default:
+			return false
+		}
+	}
+	return true
+}
