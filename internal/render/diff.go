@@ -46,6 +46,12 @@ const (
 // Every line is sanitized, so file contents cannot drive the terminal. The result ends with a
 // newline.
 func UnifiedDiff(path, old, new string, opts DiffOptions) string {
+	s, _, _ := unifiedDiff(path, old, new, opts)
+	return s
+}
+
+// unifiedDiff is UnifiedDiff that also counts the lines added and removed.
+func unifiedDiff(path, old, new string, opts DiffOptions) (diff string, added, removed int) {
 	d := newDiffWriter(opts)
 	aName, bName := diffNames(path)
 	if old == "" {
@@ -60,19 +66,15 @@ func UnifiedDiff(path, old, new string, opts DiffOptions) string {
 		d.line(lineNote, fmt.Sprintf("(binary content, %s → %s; not shown)", sizeString(len(old)), sizeString(len(new))))
 	default:
 		a, b := splitLines(old), splitLines(new)
-		writeHunks(d, a, b, diffLines(a, b))
+		runs := diffLines(a, b)
+		added, removed = countRuns(runs)
+		writeHunks(d, a, b, runs)
 	}
-	return d.finish()
+	return d.finish(), added, removed
 }
 
-// DiffStat counts the lines a write adds and removes, as UnifiedDiff would show them. Binary
-// content counts as nothing.
-func DiffStat(old, new string) (added, removed int) {
-	if old == new || isBinary(old) || isBinary(new) {
-		return 0, 0
-	}
-	a, b := splitLines(old), splitLines(new)
-	for _, r := range diffLines(a, b) {
+func countRuns(runs []run) (added, removed int) {
+	for _, r := range runs {
 		switch r.op {
 		case opDel:
 			removed += r.n
@@ -81,6 +83,15 @@ func DiffStat(old, new string) (added, removed int) {
 		}
 	}
 	return added, removed
+}
+
+// DiffStat counts the lines a write adds and removes, as UnifiedDiff would show them. Binary
+// content counts as nothing.
+func DiffStat(old, new string) (added, removed int) {
+	if old == new || isBinary(old) || isBinary(new) {
+		return 0, 0
+	}
+	return countRuns(diffLines(splitLines(old), splitLines(new)))
 }
 
 func diffNames(path string) (a, b string) {

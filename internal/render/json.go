@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // obj reads an event's fields leniently. A missing or null field reads as its zero value (the
@@ -114,22 +116,36 @@ func (o *obj) sub(k string) (*obj, bool) {
 }
 
 // compactJSON squeezes the white space out of JSON (or anything) outside strings, keeping at
-// most limit bytes: enough for a one-line preview of an event of any size, valid or not.
+// most about limit bytes: enough for a one-line preview of an event of any size, valid or not.
+// \uXXXX escapes of printable characters (fuseraft escapes every non-ASCII character and
+// < > & ' " + `) are shown as the characters, so the preview reads as text.
 func compactJSON(raw []byte, limit int) string {
 	var b bytes.Buffer
-	inStr, esc := false, false
-	for _, c := range raw {
-		if b.Len() >= limit {
-			break
-		}
+	inStr := false
+	for i := 0; i < len(raw) && b.Len() < limit; i++ {
+		c := raw[i]
 		switch {
+		case inStr && c == '\\':
+			if r, n := unicodeEscape(raw[i:]); n > 0 {
+				switch {
+				case r == '"':
+					b.WriteString(`\"`)
+				case r >= 0x20 && r != '\\' && r != 0x7f && !(r >= 0x80 && r < 0xa0) && !isBidiControl(r):
+					b.WriteRune(r)
+				default:
+					b.Write(raw[i : i+n])
+				}
+				i += n - 1
+				continue
+			}
+			b.WriteByte(c)
+			if i+1 < len(raw) {
+				i++
+				b.WriteByte(raw[i])
+			}
 		case inStr:
 			b.WriteByte(c)
-			if esc {
-				esc = false
-			} else if c == '\\' {
-				esc = true
-			} else if c == '"' {
+			if c == '"' {
 				inStr = false
 			}
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
@@ -141,4 +157,44 @@ func compactJSON(raw []byte, limit int) string {
 		}
 	}
 	return b.String()
+}
+
+// unicodeEscape decodes a \uXXXX escape (or a surrogate pair of two) at the start of b,
+// returning the rune and the bytes used, or n == 0.
+func unicodeEscape(b []byte) (r rune, n int) {
+	hex := func(b []byte) (rune, bool) {
+		if len(b) < 6 || b[0] != '\\' || b[1] != 'u' {
+			return 0, false
+		}
+		var v rune
+		for _, c := range b[2:6] {
+			switch {
+			case c >= '0' && c <= '9':
+				v = v<<4 | rune(c-'0')
+			case c >= 'a' && c <= 'f':
+				v = v<<4 | rune(c-'a'+10)
+			case c >= 'A' && c <= 'F':
+				v = v<<4 | rune(c-'A'+10)
+			default:
+				return 0, false
+			}
+		}
+		return v, true
+	}
+	r1, ok := hex(b)
+	if !ok {
+		return 0, 0
+	}
+	if utf16.IsSurrogate(r1) {
+		r2, ok := hex(b[6:])
+		if !ok {
+			return 0, 0
+		}
+		r := utf16.DecodeRune(r1, r2)
+		if r == utf8.RuneError {
+			return 0, 0
+		}
+		return r, 12
+	}
+	return r1, 6
 }

@@ -264,10 +264,10 @@ func (r *Renderer) endStream() {
 
 func (r *Renderer) event(ev wire.Event) {
 	typ := ev.Type
-	if typ == "" {
-		typ, _ = wire.TopLevelString(ev.Raw, "type")
-	}
 	o, ok := parseObj(ev.Raw)
+	if ok && typ == "" {
+		_ = json.Unmarshal(o.m["type"], &typ) // an event made by hand may leave Type unset
+	}
 	if !ok {
 		r.neutral(typ, ev.Raw)
 		return
@@ -378,7 +378,7 @@ func (r *Renderer) ready(o *obj) func() {
 	config, _ := o.strp("config")
 	resumed := o.boolean("resumed")
 	agents := o.strs("agents")
-	mid := o.strs("midTurnCommands")
+	o.strs("midTurnCommands") // checked for its type only
 	isRun := o.has("task") || o.has("agents") || o.has("resumed")
 	return func() {
 		spans := []span{sp(boldCyan, "▶ ")}
@@ -411,9 +411,8 @@ func (r *Renderer) ready(o *obj) func() {
 		if session != "" {
 			spans = append(spans, sep(), sp(dim, "session "+oneLine(session)))
 		}
-		spans = append(spans, sep(), sp(dim, fmt.Sprintf("protocol %d", version)))
-		if len(mid) > 0 {
-			spans = append(spans, sep(), sp(dim, "mid-turn "+oneLine(strings.Join(mid, " "))))
+		if version != 1 {
+			spans = append(spans, sep(), sp(yellow, fmt.Sprintf("protocol %d", version)))
 		}
 		r.line(spans...)
 	}
@@ -443,7 +442,9 @@ func (r *Renderer) hello(o *obj) func() {
 		if readOnly {
 			spans = append(spans, sep(), sp(yellow, "read-only"))
 		}
-		spans = append(spans, sep(), sp(dim, fmt.Sprintf("protocol %d", version)))
+		if version != 1 {
+			spans = append(spans, sep(), sp(yellow, fmt.Sprintf("protocol %d", version)))
+		}
 		if len(pending) > 0 {
 			spans = append(spans, sep(), sp(plain, fmt.Sprintf("%d %s waiting", len(pending), plural(len(pending), "result", "results"))))
 		}
@@ -1095,7 +1096,7 @@ func (r *Renderer) approvalRequest(o *obj) func() {
 				r.promptBody(bar, "  ", req.Detail)
 			}
 		case wire.KindFileWrite:
-			add, del := DiffStat(req.OldContent, req.NewContent)
+			diff, add, del := r.diff(req)
 			what := "write"
 			if req.OldContent == "" {
 				what = "new file"
@@ -1105,7 +1106,7 @@ func (r *Renderer) approvalRequest(o *obj) func() {
 				rest = append(rest, sp(dim, " via "+oneLine(req.Plugin)+"."+oneLine(req.Action)))
 			}
 			head(what, rest...)
-			r.diff(bar, req)
+			r.diffLines(bar, diff)
 		case wire.KindRouteApproval:
 			rest := []span{sp(plain, " "), sp(magenta, oneLine(req.SourceAgent)), sp(plain, " → "), sp(magenta, oneLine(req.TargetAgent))}
 			if req.Keyword != "" {
@@ -1133,15 +1134,20 @@ func (r *Renderer) promptBody(bar span, prefix, text string) {
 	}
 }
 
-func (r *Renderer) diff(bar span, req *wire.ApprovalRequest) {
-	max := r.opts.DiffLines
+func (r *Renderer) diff(req *wire.ApprovalRequest) (diff string, added, removed int) {
+	limit := r.opts.DiffLines
 	switch {
-	case max == 0:
-		max = defaultDiffLines
-	case max < 0:
-		max = 0
+	case limit == 0:
+		limit = defaultDiffLines
+	case limit < 0:
+		limit = 0
 	}
-	d := UnifiedDiff(req.Path, req.OldContent, req.NewContent, DiffOptions{Color: r.opts.Color, MaxLines: max, Width: r.width - 2 - StringWidth(r.stamp())})
+	width := r.width - 2 - StringWidth(r.stamp())
+	return unifiedDiff(req.Path, req.OldContent, req.NewContent, DiffOptions{Color: r.opts.Color, MaxLines: limit, Width: max(width, 1)})
+}
+
+// diffLines prints a diff under the prompt's bar.
+func (r *Renderer) diffLines(bar span, d string) {
 	ts := r.stamp()
 	for l := range strings.SplitSeq(strings.TrimSuffix(d, "\n"), "\n") {
 		if ts != "" {

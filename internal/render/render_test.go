@@ -219,6 +219,12 @@ func TestRenderTable(t *testing.T) {
 			want:  "· future_thing {\"type\":\"future_thing\",\"a\":[1,2],\"b\":\"x\"}\n",
 		},
 		{
+			name:  "the neutral form reads .NET escapes as text, control escapes stay escaped",
+			opts:  Options{Width: 200},
+			lines: []string{`{"type":"x","s":"\u003Cb\u003E \u0022q\u0022 \u002B \u001B \uD83D\uDE00 \uD83D \\u0041"}`},
+			want:  "· x {\"type\":\"x\",\"s\":\"<b> \\\"q\\\" + \\u001B 😀 \\uD83D \\\\u0041\"}\n",
+		},
+		{
 			name:  "a field of the wrong type shows the event neutrally",
 			opts:  Options{Width: 200},
 			lines: []string{`{"type":"file_changed","path":"a.go","sigil":"~","added":"one","removed":1}`},
