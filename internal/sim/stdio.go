@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
@@ -32,6 +33,7 @@ type stdio struct {
 	// session does never depends on how fast the client wrote.
 	queue [][]byte
 	sig   chan os.Signal
+	pipe  chan os.Signal
 	stop  chan struct{}
 
 	pace     float64
@@ -52,8 +54,11 @@ func newStdio(s cmdutil.Streams, mode string) (*stdio, error) {
 		return nil, cmdutil.Errorf(cmdutil.ExitUsage, "record file: %v", err)
 	}
 	st := &stdio{s: s, sc: sc, w: scenario.NewLineWriter(s.Out, sc.Faults), rec: rec, mode: mode,
-		lines: make(chan []byte), sig: make(chan os.Signal, 1), stop: make(chan struct{}),
+		lines: make(chan []byte), sig: make(chan os.Signal, 1), pipe: make(chan os.Signal, 1), stop: make(chan struct{}),
 		pace: pace, noDelays: noDelays}
+	// SIGPIPE is caught so that a reader that went away (| head -1) shows up as a write
+	// error, and so a quiet exit.
+	signal.Notify(st.pipe, syscall.SIGPIPE)
 	return st, nil
 }
 
@@ -65,6 +70,7 @@ func (st *stdio) start() {
 
 func (st *stdio) close() {
 	signal.Stop(st.sig)
+	signal.Stop(st.pipe)
 	close(st.stop)
 	_ = st.rec.Close()
 }
@@ -122,6 +128,9 @@ type peer struct {
 }
 
 func (p *peer) Emit(line []byte) error { return p.st.w.WriteLine(line) }
+
+func (p *peer) BeginBatch()     { p.st.w.BeginBatch() }
+func (p *peer) EndBatch() error { return p.st.w.EndBatch() }
 
 func (p *peer) Ask(ctx context.Context, prompt []byte) ([]byte, error) {
 	req := askReq{resp: make(chan askResp, 1)}

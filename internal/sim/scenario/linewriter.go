@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"bufio"
 	"io"
 	"sync"
 	"time"
@@ -12,6 +13,8 @@ import (
 type LineWriter struct {
 	mu     sync.Mutex
 	w      io.Writer
+	out    io.Writer // w, or the batch buffer
+	batch  *bufio.Writer
 	f      Faults
 	lines  int
 	noise  int
@@ -21,7 +24,28 @@ type LineWriter struct {
 
 // NewLineWriter returns a LineWriter over w applying f's crlf, noise and split.
 func NewLineWriter(w io.Writer, f Faults) *LineWriter {
-	return &LineWriter{w: w, f: f}
+	return &LineWriter{w: w, out: w, f: f}
+}
+
+// BeginBatch holds lines in a buffer, written in 64 KiB blocks, until EndBatch.
+func (l *LineWriter) BeginBatch() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.batch == nil {
+		l.batch = bufio.NewWriterSize(l.w, 64<<10)
+	}
+	l.out = l.batch
+}
+
+// EndBatch writes what BeginBatch held back; each line is written at once again.
+func (l *LineWriter) EndBatch() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.out = l.w
+	if l.batch == nil {
+		return nil
+	}
+	return l.batch.Flush()
 }
 
 func (l *LineWriter) end() string {
@@ -64,14 +88,14 @@ func (l *LineWriter) WriteText(s string) error {
 func (l *LineWriter) WritePartial(b []byte) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	_, err := l.w.Write(b)
+	_, err := l.out.Write(b)
 	return err
 }
 
 func (l *LineWriter) write(b []byte) error {
 	sp := l.f.Split
-	if sp == nil || sp.Bytes <= 0 || len(b) <= sp.Bytes {
-		_, err := l.w.Write(b)
+	if sp == nil || sp.Bytes <= 0 || len(b) <= sp.Bytes || l.out != l.w {
+		_, err := l.out.Write(b)
 		return err
 	}
 	for len(b) > 0 {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseErrors(t *testing.T) {
@@ -205,5 +206,41 @@ func TestLineWriter(t *testing.T) {
 	want := "n1\r\n{\"a\":1}\r\n{\"b\":2}\r\nn2\r\n{\"c\":3}\r\n"
 	if b.String() != want {
 		t.Errorf("got %q want %q", b.String(), want)
+	}
+}
+
+// writes records each Write call separately.
+type writes struct{ calls []string }
+
+func (w *writes) Write(b []byte) (int, error) {
+	w.calls = append(w.calls, string(b))
+	return len(b), nil
+}
+
+func TestLineWriterSplitsWrites(t *testing.T) {
+	w := &writes{}
+	lw := NewLineWriter(w, Faults{Split: &Split{Bytes: 4, Pause: Duration(time.Millisecond)}})
+	start := time.Now()
+	if err := lw.WriteLine([]byte(`{"a":12}`)); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(w.calls, "|"); got != `{"a"|:12}|`+"\n" {
+		t.Errorf("writes %q", w.calls)
+	}
+	if time.Since(start) < 2*time.Millisecond {
+		t.Error("no pauses between pieces")
+	}
+	// A batch (a flood) is written in blocks.
+	w.calls = nil
+	lw = NewLineWriter(w, Faults{})
+	lw.BeginBatch()
+	for i := 0; i < 1000; i++ {
+		_ = lw.WriteLine([]byte(`{"type":"token","text":"x"}`))
+	}
+	if len(w.calls) > 1 {
+		t.Errorf("batch written in %d writes before EndBatch", len(w.calls))
+	}
+	if err := lw.EndBatch(); err != nil || len(w.calls) == 0 {
+		t.Errorf("EndBatch: %v, %d writes", err, len(w.calls))
 	}
 }

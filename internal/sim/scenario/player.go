@@ -186,9 +186,14 @@ func (pl *Player) encode(out *Outcome, ev *Object) (line []byte, ok bool) {
 		}
 	}
 	line = pl.Faults.Encode(ev)
+	return line, pl.count(out, typ, ev, line)
+}
+
+// count counts an event about to be emitted; false means the crashAfter fault fires instead.
+func (pl *Player) count(out *Outcome, typ string, ev *Object, line []byte) bool {
 	if pl.Faults.CrashAfter > 0 && pl.events >= pl.Faults.CrashAfter {
 		out.Crash = withCrashDefaults(Crash{ExitCode: pl.Faults.CrashExitCode, Partial: string(line[:len(line)/2])})
-		return nil, false
+		return false
 	}
 	pl.events++
 	out.Events++
@@ -206,7 +211,7 @@ func (pl *Player) encode(out *Outcome, ev *Object) (line []byte, ok bool) {
 			out.Text += t
 		}
 	}
-	return line, true
+	return true
 }
 
 func (pl *Player) emit(_ context.Context, out *Outcome, ev *Object) error {
@@ -251,19 +256,41 @@ func (pl *Player) chunks(ctx context.Context, out *Outcome, typ, text string, ev
 	return nil
 }
 
-func (pl *Player) flood(ctx context.Context, out *Outcome, f Flood) error {
-	ev := NewObject("type", f.Type, "text", f.Text)
-	if f.Text == "" {
-		ev = NewObject("type", f.Type, "text", "x")
+// Batcher is a Peer that can hold lines back and write them in bulk (a flood), instead of
+// one write per event.
+type Batcher interface {
+	BeginBatch()
+	EndBatch() error
+}
+
+func (pl *Player) flood(ctx context.Context, out *Outcome, f Flood) (err error) {
+	text := f.Text
+	if text == "" {
+		text = "x"
 	}
-	for i := 0; i < f.Count; i++ {
+	ev := NewObject("type", f.Type, "text", text)
+	if b, ok := pl.Peer.(Batcher); ok {
+		b.BeginBatch()
+		defer func() {
+			if ferr := b.EndBatch(); err == nil {
+				err = ferr
+			}
+		}()
+	}
+	// Every event of a flood is the same line: encode it once.
+	line, ok := pl.encode(out, ev)
+	for i := 0; ok; i++ {
+		if err := pl.Peer.Emit(line); err != nil {
+			return err
+		}
+		if i+1 == f.Count {
+			break
+		}
 		if i%1024 == 0 && ctx.Err() != nil {
 			out.Cancelled = true
 			return nil
 		}
-		if err := pl.emit(ctx, out, ev); err != nil || out.Ended() {
-			return err
-		}
+		ok = pl.count(out, f.Type, ev, line)
 	}
 	return nil
 }

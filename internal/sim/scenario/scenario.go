@@ -494,15 +494,22 @@ func checkKeys(n *yaml.Node, t reflect.Type, where string) error {
 	return nil
 }
 
-// bytesRepeat builds n bytes of readable filler text, line by line, starting with seed.
+// bytesRepeat builds n bytes of readable filler text, line by line, starting with seed. A
+// block of numbered lines is built once and then copied, so 50 MB cost little.
 func bytesRepeat(seed string, n int) string {
-	var b bytes.Buffer
-	b.Grow(n + 64)
-	b.WriteString(seed)
-	for i := 1; b.Len() < n; i++ {
-		fmt.Fprintf(&b, "line %07d: the quick brown fox jumps over the lazy dog\n", i)
+	if n <= len(seed) {
+		return seed
 	}
-	return b.String()[:max(n, len(seed))]
+	var block bytes.Buffer
+	for i := 1; block.Len() < 64<<10; i++ {
+		fmt.Fprintf(&block, "line %07d: the quick brown fox jumps over the lazy dog\n", i)
+	}
+	b := make([]byte, n)
+	copy(b, seed)
+	for off := len(seed); off < n; {
+		off += copy(b[off:], block.Bytes())
+	}
+	return string(b)
 }
 
 func typeOf[T any]() reflect.Type { return reflect.TypeOf((*T)(nil)).Elem() }

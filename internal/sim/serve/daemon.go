@@ -146,7 +146,7 @@ func (d *daemon) persist() {
 		}
 		add(t, status)
 	}
-	b, _ := json.MarshalIndent(st, "", "  ")
+	b, _ := json.Marshal(st)
 	if err := writeFileAtomic(filepath.Join(d.stateDir, stateFile), append(b, '\n')); err != nil {
 		d.warn("cannot save the daemon state: %v", err)
 	}
@@ -271,7 +271,14 @@ func (d *daemon) sendAsk(c *client) {
 	cn.send(d.encode(c.askReq))
 	d.asked++
 	if d.opts.dropAfterApproval > 0 && d.asked == d.opts.dropAfterApproval {
+		// The fault: the connection is gone from here on, as if the network dropped it
+		// right after the prompt; nothing it sends any more is read.
+		cn.dropped = true
 		cn.closeAfterFlush(closeDropped)
+		delete(d.conns, cn)
+		c.conn = nil
+		c.buffered = nil
+		return
 	}
 	if len(c.buffered) > 0 {
 		// A line read while the task ran is the answer, whatever it says.
@@ -282,9 +289,12 @@ func (d *daemon) sendAsk(c *client) {
 
 // line handles one input line from a connection.
 func (d *daemon) line(cn *conn, line []byte) {
-	d.rec.record(cn, line)
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if cn.dropped {
+		return
+	}
+	d.rec.record(cn, line)
 	c := cn.client
 	if c == nil || c.conn != cn {
 		return // replaced: the older connection's input no longer counts

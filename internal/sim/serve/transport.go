@@ -37,6 +37,7 @@ type conn struct {
 	kind     string // socket or websocket
 	readOnly bool
 	client   *client
+	dropped  bool // the drop fault hit it: its input is no longer read
 
 	out       chan []byte
 	done      chan struct{}
