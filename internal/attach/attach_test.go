@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -49,6 +50,14 @@ func TestMain(m *testing.M) {
 }
 
 func TestScripts(t *testing.T) {
+	var mu sync.Mutex
+	var dirs []string
+	// Removed after every script and its background daemons have ended.
+	t.Cleanup(func() {
+		for _, d := range dirs {
+			os.RemoveAll(d)
+		}
+	})
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
@@ -57,7 +66,9 @@ func TestScripts(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			env.Defer(func() { os.RemoveAll(dir) })
+			mu.Lock()
+			dirs = append(dirs, dir)
+			mu.Unlock()
 			env.Setenv("SHORT", dir)
 			env.Setenv("FUSERAFT_HOME", dir+"/home")
 			env.Setenv("FUSERAFT_SERVE_TOKEN", "")
@@ -113,6 +124,9 @@ func cmdReadyEnv(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv("SOCK", r.Socket)
 	ts.Setenv("URL", r.URL)
 	ts.Setenv("DAEMON_PID", strconv.Itoa(r.PID))
+	if i := strings.LastIndex(r.URL, ":"); i > 0 {
+		ts.Setenv("PORT", strings.TrimSuffix(r.URL[i+1:], "/attach"))
+	}
 }
 
 func cmdMkfifo(ts *testscript.TestScript, neg bool, args []string) {
@@ -180,6 +194,9 @@ func attachAnswer() int {
 		}
 		break
 	}
+	if len(args) > 0 && args[0] == "fr-attach" {
+		args = args[1:]
+	}
 	var logf *os.File
 	if logPath != "" {
 		var err error
@@ -198,6 +215,19 @@ func attachAnswer() int {
 		outW.Close()
 		code <- c
 	}()
+	prompts := make(chan struct{}, 64)
+	go func() {
+		for range prompts {
+			if hold != "" {
+				for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+					if _, err := os.Stat(hold); err == nil {
+						break
+					}
+				}
+			}
+			inW.Write(append(wire.ApprovalResponse(approve), '\n'))
+		}
+	}()
 	sc := bufio.NewScanner(outR)
 	sc.Buffer(nil, 64<<20)
 	for sc.Scan() {
@@ -207,14 +237,7 @@ func attachAnswer() int {
 			logf.Write(append(line, '\n'))
 		}
 		if t, _ := wire.TopLevelString(line, "type"); t == wire.TypeApproval {
-			if hold != "" {
-				for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-					if _, err := os.Stat(hold); err == nil {
-						break
-					}
-				}
-			}
-			go inW.Write(append(wire.ApprovalResponse(approve), '\n'))
+			prompts <- struct{}{}
 		}
 	}
 	c := <-code

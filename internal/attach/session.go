@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/coder/websocket"
+
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/internal/render"
 	"github.com/fuseraft/fr/pkg/wire"
@@ -64,8 +66,15 @@ func (e *errStop) Error() string { return fmt.Sprint(e.err) }
 type errLost struct{ err error }
 
 func (e *errLost) Error() string {
-	if e.err == nil || errors.Is(e.err, io.EOF) {
+	var ce websocket.CloseError
+	switch {
+	case e.err == nil || errors.Is(e.err, io.EOF):
 		return "the daemon closed the connection"
+	case errors.As(e.err, &ce):
+		if ce.Reason != "" {
+			return fmt.Sprintf("the daemon closed the connection: %s (status %d)", ce.Reason, int(ce.Code))
+		}
+		return fmt.Sprintf("the daemon closed the connection (status %d)", int(ce.Code))
 	}
 	return e.err.Error()
 }
