@@ -99,10 +99,7 @@ func openAudit(name string) (*auditLog, []Record, error) {
 // append writes one record in a single write and returns any error.
 func (a *auditLog) append(rec Record) error {
 	rec.Prev = a.prev
-	b, err := json.Marshal(rec)
-	if err != nil {
-		return err
-	}
+	b := marshal(rec)
 	if _, err := a.f.Write(append(b, '\n')); err != nil {
 		return fmt.Errorf("audit log %s: %w", a.name, err)
 	}

@@ -1,6 +1,7 @@
 package approve
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -114,8 +115,7 @@ func check(c *cli.Context, s cmdutil.Streams) error {
 			_, err := fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", loc, row.Decision, Sanitize(by), Sanitize(what))
 			return err
 		}
-		b, _ := json.Marshal(row)
-		return w.WriteLine(b)
+		return w.WriteLine(marshal(row))
 	}
 	for _, name := range files {
 		var in io.Reader = s.In
@@ -402,9 +402,19 @@ func verifyCommand(s cmdutil.Streams) *cli.Command {
 				}
 				return cmdutil.Errorf(cmdutil.ExitUsage, "%v", err)
 			}
-			b, _ := json.Marshal(res)
-			_, err = fmt.Fprintf(s.Out, "%s\n", b)
+			_, err = fmt.Fprintf(s.Out, "%s\n", marshal(res))
 			return err
 		},
 	}
+}
+
+// marshal encodes v as one JSON line body, without escaping <, > and & (people read these).
+func marshal(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic(err)
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'})
 }

@@ -545,6 +545,7 @@ func (l *loader) rule(n *yaml.Node) *Rule {
 	}
 	if len(typed) > 1 {
 		l.errf(n, "rule %q mixes matchers of different kinds; write one rule per kind", r.Name)
+		typed = nil
 	}
 	for k, node := range typed {
 		if r.Kind != "" && r.Kind != k {
@@ -552,10 +553,8 @@ func (l *loader) rule(n *yaml.Node) *Rule {
 		}
 		r.Kind = k
 	}
-	if kindNode != nil && len(typed) == 0 && wire.KnownKind(r.Kind) == false && r.Kind != "" {
-		// a rule naming a kind this build does not know: allowed, it is how such a kind is allowed
-		_ = kindNode
-	}
+	// A kind this build does not know is accepted: naming it is the only way to allow it.
+	_ = kindNode
 	if r.Limit != nil && r.Decision != Allow && r.Decision >= 0 {
 		l.errf(n, "rule %q: limit only applies to allow rules", r.Name)
 	}
@@ -690,8 +689,12 @@ func (l *loader) test(n *yaml.Node) *Test {
 			t.Event = b
 		},
 		"command": func(k, v *yaml.Node) {
-			b, _ := json.Marshal(map[string]string{"type": "approval_request", "kind": "shell_command", "command": l.str(v, "command")})
+			cmd := l.str(v, "command")
+			b, _ := json.Marshal(map[string]string{"type": "approval_request", "kind": "shell_command", "command": cmd})
 			t.Event = b
+			if t.Name == "" {
+				t.Name = fmt.Sprintf("%q", cmd)
+			}
 		},
 		"expect": func(k, v *yaml.Node) {
 			t.Expect = l.str(v, "expect")
@@ -714,7 +717,7 @@ func (l *loader) test(n *yaml.Node) *Test {
 		l.errf(n, "a test needs expect")
 	}
 	if t.Name == "" {
-		t.Name = fmt.Sprintf("line %d", t.Line)
+		t.Name = fmt.Sprintf("test at line %d", t.Line)
 	}
 	return t
 }

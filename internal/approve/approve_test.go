@@ -1,0 +1,33 @@
+package approve
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/fuseraft/fr/internal/cmdutil"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"fr-approve": func() { os.Exit(Run(context.Background(), cmdutil.OSStreams(), os.Args)) },
+	})
+}
+
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		Setup: func(env *testscript.Env) error {
+			root, err := filepath.Abs("../..")
+			if err != nil {
+				return err
+			}
+			env.Setenv("EXAMPLES", filepath.Join(root, "examples"))
+			return nil
+		},
+	})
+}
