@@ -111,6 +111,11 @@ func repl(ctx context.Context, s cmdutil.Streams, o replOptions) error {
 				st.eof = true
 				break
 			}
+			for _, w := range imageWarnings(line) {
+				if err := st.emit("type", "warning", "text", w); err != nil {
+					return writeErr(err)
+				}
+			}
 			if done, err := st.slash(text, sessionID, model, &title, r.AutoTitle, turnIndex); done || err != nil {
 				if err != nil {
 					return writeErr(err)
