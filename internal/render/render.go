@@ -78,6 +78,14 @@ func (r *Renderer) Event(ev wire.Event) error {
 	return r.flush()
 }
 
+// Note prints a line of the caller's own (a command's status, "detached", "sending…") in the
+// renderer's voice: dim, cut to the width, after ending any open streamed text.
+func (r *Renderer) Note(text string) error {
+	r.b.Reset()
+	r.line(sp(dim, "· "+oneLine(text)))
+	return r.flush()
+}
+
 // Close ends any text still open (a reply streamed without a final newline).
 func (r *Renderer) Close() error {
 	r.b.Reset()

@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"io"
@@ -311,6 +312,18 @@ func TestRenderTable(t *testing.T) {
 	}
 }
 
+func TestNote(t *testing.T) {
+	var out bytes.Buffer
+	r := New(&out, Options{Width: 20})
+	r.Event(wire.Event{Type: "token", Raw: []byte(`{"type":"token","text":"partial"}`)})
+	if err := r.Note("detached from the daemon\x1b[2J"); err != nil {
+		t.Fatal(err)
+	}
+	if want := "partial\n· detached from the…\n"; out.String() != want {
+		t.Errorf("got %q, want %q", out.String(), want)
+	}
+}
+
 // A write error is returned, not swallowed.
 func TestWriteError(t *testing.T) {
 	r := New(failWriter{}, Options{})
@@ -395,7 +408,7 @@ func FuzzEvent(f *testing.F) {
 	f.Add([]byte(`{"type":"file_changes","changes":[null,{"path":3}]}`), 1, false)
 	f.Fuzz(func(t *testing.T, line []byte, width int, color bool) {
 		var out bytes.Buffer
-		r := New(&out, Options{Width: width % 400, Color: color})
+		r := New(&out, Options{Width: width % 400, Color: color, Timestamps: width%3 == 0, Now: fixedClock})
 		ev := wire.Event{Raw: line}
 		if l := wire.ParseLine(line); l.Kind == wire.EventLine {
 			ev, _ = l.Event()
@@ -413,4 +426,49 @@ func FuzzEvent(f *testing.F) {
 			t.Fatalf("escape in uncoloured output: %q", out.String())
 		}
 	})
+}
+
+func BenchmarkTokens(b *testing.B) {
+	ev := wire.Event{Type: "token", Raw: []byte(`{"type":"token","text":"Hello, world \u2014 a chunk of a reply "}`)}
+	r := New(io.Discard, Options{Color: true})
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := r.Event(ev); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkToolResult100K(b *testing.B) {
+	raw := []byte(`{"type":"tool_result","id":"1","name":"read_file","ok":true,"output":"` + strings.Repeat(`line of output\n`, 6700) + `"}`)
+	ev := wire.Event{Type: "tool_result", Raw: raw}
+	r := New(io.Discard, Options{Color: true})
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := r.Event(ev); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkFileWrite5MB(b *testing.B) {
+	var old, new strings.Builder
+	for i := range 100_000 {
+		line := "some line of a large generated file " + commas(i) + "\n"
+		old.WriteString(line)
+		if i%1000 == 0 {
+			new.WriteString("changed " + line)
+		} else {
+			new.WriteString(line)
+		}
+	}
+	raw, _ := json.Marshal(map[string]string{"type": "approval_request", "kind": "file_write", "path": "big.txt", "oldContent": old.String(), "newContent": new.String()})
+	ev := wire.Event{Type: "approval_request", Raw: raw}
+	r := New(io.Discard, Options{Color: true})
+	b.SetBytes(int64(len(raw)))
+	for b.Loop() {
+		if err := r.Event(ev); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
