@@ -56,6 +56,7 @@ type Renderer struct {
 
 	open    streamKind // the streamed text now open, if any
 	atStart bool       // the open stream is at the start of a line
+	later   bool       // the open stream is past its first line
 	b       strings.Builder
 }
 
@@ -229,6 +230,7 @@ func (r *Renderer) stream(kind streamKind, text string) {
 		r.endStream()
 		r.open = kind
 		r.atStart = true
+		r.later = false
 		if ts := r.stamp(); ts != "" {
 			r.paint(dim, ts)
 		}
@@ -237,6 +239,9 @@ func (r *Renderer) stream(kind streamKind, text string) {
 	for text != "" {
 		seg, rest, nl := strings.Cut(text, "\n")
 		if r.atStart && (seg != "" || nl) {
+			if r.later && r.opts.Timestamps {
+				r.b.WriteString(strings.Repeat(" ", len(r.stamp()))) // under the first line's time
+			}
 			switch kind {
 			case streamThinking:
 				r.paint(dim, "┊ ")
@@ -256,6 +261,7 @@ func (r *Renderer) stream(kind streamKind, text string) {
 		if nl {
 			r.b.WriteByte('\n')
 			r.atStart = true
+			r.later = true
 		}
 		text = rest
 	}

@@ -293,7 +293,7 @@ func TestRenderTable(t *testing.T) {
 			name:  "timestamps on line events and at the start of a reply",
 			opts:  Options{Timestamps: true, Now: fixedClock},
 			lines: []string{`{"type":"token","text":"a\nb"}`, `{"type":"compacted"}`},
-			want:  "20:15:04 a\nb\n20:15:04 ⟲ history compacted into a summary\n",
+			want:  "20:15:04 a\n         b\n20:15:04 ⟲ history compacted into a summary\n",
 		},
 		{
 			name:  "colour only when asked",
