@@ -22,7 +22,7 @@ type testCase struct {
 	Expected string
 	// ExpectedContains lists substrings of stdout, checked instead of Expected.
 	ExpectedContains []string `yaml:"expected_contains"`
-	ExitCode int `yaml:"exit_code"`
+	ExitCode         int      `yaml:"exit_code"`
 	// Stderr lists substrings the standard error must hold; NoStderr says it must be empty.
 	Stderr   []string
 	NoStderr bool `yaml:"no_stderr"`

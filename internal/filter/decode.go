@@ -105,16 +105,17 @@ func (d *decoder) value(i int) (any, int) {
 	}
 }
 
-// str decodes the string starting at d.s[i] == '"'.
+// str decodes the string starting at d.s[i] == '"'. The line is valid JSON, so the string
+// ends at the first quote after an even run of backslashes.
 func (d *decoder) str(i int) (string, int) {
 	b := unsafe.Slice(unsafe.StringData(d.s), len(d.s))
-	end, esc, ok := stringEnd(b, i+1)
+	end, ok := quickStringEnd(b, i+1)
 	if !ok {
 		return "", len(d.s)
 	}
-	inner := d.s[i+1 : end-1]
-	if !esc && (isASCII(b[i+1:end-1]) || utf8.ValidString(inner)) {
-		return inner, end
+	raw := b[i+1 : end-1]
+	if indexByte(raw, '\\') < 0 && (isASCII(raw) || utf8.Valid(raw)) {
+		return d.s[i+1 : end-1], end
 	}
 	u, _ := unquoteBytes(b[i:end])
 	return u, end
@@ -128,6 +129,17 @@ func unquoteBytes(q []byte) (string, bool) {
 	s := q[1 : len(q)-1]
 	out := make([]byte, 0, len(s)+utf8.UTFMax)
 	for r := 0; r < len(s); {
+		// Copy the run up to the next escape at once when it is valid UTF-8.
+		if j := indexByte(s[r:], '\\'); j != 0 {
+			if j < 0 {
+				j = len(s) - r
+			}
+			if run := s[r : r+j]; isASCII(run) || utf8.Valid(run) {
+				out = append(out, run...)
+				r += j
+				continue
+			}
+		}
 		c := s[r]
 		switch {
 		case c == '\\':

@@ -231,7 +231,11 @@ func (r *runner) flush() {
 
 // next returns the next input line that is JSON and passes --type, with its shape. It counts
 // and skips the rest, checks protocolVersion, and returns io.EOF at the end or an *errFatal.
-func (r *runner) next() ([]byte, shape, error) {
+//
+// pre is a prefilter's type set: lines of other types are dropped too. Lines dropped for their
+// type are only looked at as far as finding the type takes (see quickType), except under
+// --strict, which checks every line.
+func (r *runner) next(pre []string) ([]byte, shape, error) {
 	for {
 		if err := r.w.Err(); err != nil {
 			return nil, shape{}, &errFatal{err}
@@ -246,6 +250,12 @@ func (r *runner) next() ([]byte, shape, error) {
 		if r.o.seq {
 			for len(line) > 0 && line[0] == 0x1e {
 				line = line[1:]
+			}
+		}
+		if (r.types != nil || pre != nil) && !r.o.strict {
+			if q, sure := quickType(line); sure && q.typed && !q.handshake() &&
+				(r.types != nil && !r.typeIn(&q) || pre != nil && !inSet(pre, &q)) {
+				continue
 			}
 		}
 		sh := scanLine(line)
@@ -268,6 +278,9 @@ func (r *runner) next() ([]byte, shape, error) {
 			}
 		}
 		if r.types != nil && !(sh.typed && r.typeIn(&sh)) {
+			continue
+		}
+		if pre != nil && sh.object && !(sh.typed && inSet(pre, &sh)) {
 			continue
 		}
 		return line, sh, nil
@@ -304,10 +317,8 @@ func preview(b []byte) string {
 // checkVersion checks protocolVersion where fuseraft sends it: the ready and hello events, and
 // a --json envelope (an object with protocolVersion and items, item or error).
 func (r *runner) checkVersion(line []byte, sh *shape) error {
-	if sh.typed {
-		if len(sh.rawType) > 8 || !(sh.typeIs("ready") || sh.typeIs("hello")) {
-			return nil
-		}
+	if sh.typed && !sh.handshake() {
+		return nil
 	}
 	m, ok := r.dec.decode(line).(map[string]any)
 	if !ok {
@@ -343,7 +354,7 @@ func has(m map[string]any, k string) bool { _, ok := m[k]; return ok }
 
 // Next implements gojq's input iterator: input and inputs read the following lines.
 func (r *runner) Next() (any, bool) {
-	line, sh, err := r.next()
+	line, sh, err := r.next(nil)
 	if err != nil {
 		if err != io.EOF {
 			r.stopErr = err
@@ -374,7 +385,7 @@ func (r *runner) loop() error {
 		return r.eval(all, nil, nil)
 	}
 	for {
-		line, sh, err := r.next()
+		line, sh, err := r.next(r.prefilter)
 		if err == io.EOF {
 			return r.stopErr
 		}
@@ -388,9 +399,6 @@ func (r *runner) loop() error {
 			}
 			r.outputs++
 			r.lastFalsy = false
-			continue
-		}
-		if r.prefilter != nil && sh.object && !(sh.typed && r.inPrefilter(&sh)) {
 			continue
 		}
 		v := r.dec.decode(line)
@@ -416,8 +424,8 @@ func isContainer(b []byte) bool {
 	return c == '{' || c == '['
 }
 
-func (r *runner) inPrefilter(sh *shape) bool {
-	for _, t := range r.prefilter {
+func inSet(set []string, sh *shape) bool {
+	for _, t := range set {
 		if sh.typeIs(t) {
 			return true
 		}

@@ -1,6 +1,7 @@
 package filter
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math/bits"
 	"unicode/utf8"
@@ -329,4 +330,152 @@ func isASCII(b []byte) bool {
 		}
 	}
 	return true
+}
+
+// quickType finds the top-level "type" of a line that looks like an object without checking
+// that the line is valid JSON: strings are skipped with a memchr-speed search for their
+// closing quote, and nothing inside them is looked at. When it returns sure, the shape's
+// typed and rawType are what scanLine would report if the line is valid; a line that is not
+// valid is not JSON, so it is never output either way. Only lines it drops are spared the
+// full check. sure is false whenever the structure cannot be followed.
+func quickType(b []byte) (sh shape, sure bool) {
+	i := skipWS(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return sh, false
+	}
+	sh.object = true
+	i = skipWS(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return sh, true
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return sh, false
+		}
+		kStart := i
+		end, ok := quickStringEnd(b, i+1)
+		if !ok {
+			return sh, false
+		}
+		key := b[kStart+1 : end-1]
+		isType := string(key) == "type"
+		if !isType && bytesHasBackslash(key) {
+			s, ok := unquoteBytes(b[kStart:end])
+			if !ok {
+				return sh, false
+			}
+			isType = s == "type"
+		}
+		i = skipWS(b, end)
+		if i >= len(b) || b[i] != ':' {
+			return sh, false
+		}
+		i = skipWS(b, i+1)
+		if i >= len(b) {
+			return sh, false
+		}
+		vStart := i
+		if b[i] == '"' {
+			if i, ok = quickStringEnd(b, i+1); !ok {
+				return sh, false
+			}
+		} else if i, ok = quickValueEnd(b, i); !ok {
+			return sh, false
+		}
+		if isType {
+			sh.typed = b[vStart] == '"'
+			sh.rawType, sh.typeEsc = nil, false
+			if sh.typed {
+				sh.rawType = b[vStart:i]
+				inner := b[vStart+1 : i-1]
+				sh.typeEsc = bytesHasBackslash(inner) || !isASCII(inner)
+				if sh.typeEsc {
+					if _, ok := unquoteBytes(sh.rawType); !ok {
+						return sh, false
+					}
+				}
+			}
+		}
+		i = skipWS(b, i)
+		if i >= len(b) {
+			return sh, false
+		}
+		if b[i] == '}' {
+			return sh, skipWS(b, i+1) == len(b)
+		}
+		if b[i] != ',' {
+			return sh, false
+		}
+		i = skipWS(b, i+1)
+	}
+}
+
+func bytesHasBackslash(b []byte) bool { return indexByte(b, '\\') >= 0 }
+
+// quickStringEnd returns the index past the closing quote of the string whose opening quote
+// is at b[i-1]: the first quote preceded by an even number of backslashes.
+func quickStringEnd(b []byte, i int) (int, bool) {
+	for {
+		j := indexByte(b[i:], '"')
+		if j < 0 {
+			return len(b), false
+		}
+		q := i + j
+		n := 0
+		for k := q - 1; k >= i && b[k] == '\\'; k-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q + 1, true
+		}
+		i = q + 1
+	}
+}
+
+// quickValueEnd skips a non-string value: a scalar, or a nested object or array (strings
+// inside skipped as above).
+func quickValueEnd(b []byte, i int) (int, bool) {
+	switch b[i] {
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				end, ok := quickStringEnd(b, i+1)
+				if !ok {
+					return i, false
+				}
+				i = end
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1, true
+				}
+			}
+			i++
+		}
+		return i, false
+	}
+	start := i
+	for i < len(b) {
+		switch b[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i, i > start
+		case '"', '{', '[', ':':
+			return i, false
+		}
+		i++
+	}
+	return i, false
+}
+
+func indexByte(b []byte, c byte) int { return bytes.IndexByte(b, c) }
+
+// handshake reports whether a typed shape is a ready or hello event, whose protocolVersion
+// is checked.
+func (sh *shape) handshake() bool {
+	return len(sh.rawType) <= 40 && (sh.typeIs("ready") || sh.typeIs("hello"))
 }

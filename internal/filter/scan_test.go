@@ -55,6 +55,9 @@ func checkScan(t *testing.T, b []byte) {
 	if !sh.valid {
 		return
 	}
+	if q, sure := quickType(b); sh.object && (!sure || q.typed != sh.typed || q.typed && q.typeString() != sh.typeString()) {
+		t.Fatalf("quickType(%q) = %+v, %v; scanLine says %+v", b, q, sure, sh)
+	}
 	ref := wire.ParseLine(b)
 	if got := sh.typed; got != (ref.Kind == wire.EventLine) {
 		t.Fatalf("scanLine(%q).typed = %v, wire says %v", b, got, ref.Kind)
