@@ -2,11 +2,15 @@ package stream
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -32,11 +36,13 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"waitfor": cmdWaitFor,
-			"signal":  cmdSignal,
-			"gone":    cmdGone,
-			"mkfifo":  cmdMkfifo,
-			"bigline": cmdBigLine,
+			"waitfor":  cmdWaitFor,
+			"signal":   cmdSignal,
+			"gone":     cmdGone,
+			"mkfifo":   cmdMkfifo,
+			"bigline":  cmdBigLine,
+			"start":    cmdStart,
+			"waitexit": cmdWaitExit,
 		},
 	})
 }
@@ -132,4 +138,94 @@ func cmdBigLine(ts *testscript.TestScript, neg bool, args []string) {
 		n -= len(c)
 	}
 	fmt.Fprint(f, "\"}\n")
+}
+
+// A started command, one per script at a time (see start and waitexit).
+type started struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+	err  error
+}
+
+var (
+	startedMu sync.Mutex
+	startedBy = map[*testscript.TestScript]*started{}
+)
+
+// scriptEnv is the part of a script's environment the started command sees.
+var scriptEnv = []string{"PATH", "HOME", "TMPDIR", "WORK", "FUSERAFT_BIN", "FRSIM_PACE",
+	"FRSIM_FAULTS", "FRSIM_RECORD", "FRSIM_SCENARIO", "SLOW", "CODE"}
+
+// start OUT ERR CMD ARGS...: start CMD in the background with stdout and stderr in files, so
+// a script can watch them grow. It is killed when the script ends, passed or failed.
+func cmdStart(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 3 {
+		ts.Fatalf("usage: start OUT ERR CMD [ARGS...]")
+	}
+	bin := args[2]
+	for _, dir := range filepath.SplitList(ts.Getenv("PATH")) {
+		if p := filepath.Join(dir, bin); fileExists(p) {
+			bin = p
+			break
+		}
+	}
+	cmd := exec.Command(bin, args[3:]...)
+	cmd.Dir = ts.MkAbs(".")
+	for _, k := range scriptEnv {
+		cmd.Env = append(cmd.Env, k+"="+ts.Getenv(k))
+	}
+	out, err := os.Create(ts.MkAbs(args[0]))
+	ts.Check(err)
+	errf, err := os.Create(ts.MkAbs(args[1]))
+	ts.Check(err)
+	cmd.Stdout, cmd.Stderr = out, errf
+	ts.Check(cmd.Start())
+	out.Close()
+	errf.Close()
+	st := &started{cmd: cmd, done: make(chan struct{})}
+	go func() { st.err = cmd.Wait(); close(st.done) }()
+	startedMu.Lock()
+	startedBy[ts] = st
+	startedMu.Unlock()
+	ts.Defer(func() {
+		select {
+		case <-st.done:
+		default:
+			cmd.Process.Kill()
+			<-st.done
+		}
+	})
+}
+
+func fileExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && !fi.IsDir()
+}
+
+// waitexit CODE: wait (at most 30s) for the started command and check its exit status.
+func cmdWaitExit(ts *testscript.TestScript, neg bool, args []string) {
+	startedMu.Lock()
+	st := startedBy[ts]
+	delete(startedBy, ts)
+	startedMu.Unlock()
+	if st == nil || len(args) != 1 {
+		ts.Fatalf("usage: waitexit CODE, after start")
+	}
+	select {
+	case <-st.done:
+	case <-time.After(30 * time.Second):
+		st.cmd.Process.Kill()
+		<-st.done
+		ts.Fatalf("the started command did not exit within 30s")
+	}
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(st.err, &ee) {
+		code = ee.ExitCode()
+	} else if st.err != nil {
+		ts.Fatalf("%v", st.err)
+	}
+	if strconv.Itoa(code) != args[0] {
+		ts.Fatalf("exit status %d, want %s", code, args[0])
+	}
 }
