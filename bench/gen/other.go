@@ -1,0 +1,175 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/fuseraft/fr/internal/sim/scenario"
+)
+
+// envelope writes one resource-query envelope of ordinary Session items until -size bytes:
+// {"protocolVersion":1,"items":[...]} on one line, as fuseraft sessions --all --json does.
+func (g *gen) envelope() error {
+	g.p = newPool(g.r, 1<<20)
+	r := g.r
+	g.w.WriteString(`{"protocolVersion":1,"items":[`)
+	g.written = 30
+	for i := 0; g.written < g.c.size; i++ {
+		b := g.buf[:0]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		day, sec := 1+r.IntN(28), r.IntN(86400)
+		ts := fmt.Sprintf("2026-%02d-%02dT%02d:%02d:%02dZ", 1+r.IntN(12), day, sec/3600, sec/60%60, sec%60)
+		o := newObj(b).str("sessionId", fmt.Sprintf("%08x-%04x-4%03x-a%03x-%012x", r.Uint32(), r.IntN(1<<16), r.IntN(1<<12), r.IntN(1<<12), r.Int64N(1<<48))).
+			str("task", strings.ReplaceAll(g.p.slice(r, 20+r.IntN(100)), "\n", " "))
+		if r.IntN(20) == 0 {
+			o.null("workingDirectory").null("configPath")
+		} else {
+			proj := fmt.Sprintf("/home/dev/src/project-%d", r.IntN(50))
+			o.str("workingDirectory", proj).str("configPath", proj+"/.fuseraft/config/team.yaml")
+		}
+		o.str("startedAt", ts).str("lastUpdatedAt", ts).boolean("isComplete", r.IntN(3) > 0).num("turnCount", int64(r.IntN(80)))
+		b = o.end()
+		if g.c.dotnet {
+			b = scenario.DotNetJSON(b)
+		}
+		g.written += int64(len(b))
+		g.w.Write(b)
+		g.buf = b[:0]
+	}
+	g.w.WriteString("]}\n")
+	return nil
+}
+
+// Vocabulary shared by the generated policy and the prompt stream, so that prompts hit
+// rules all along the policy, and some hit none (the default).
+// shellVocab is how many shell words prompts draw from: the 240 of the 200-rule policy
+// and some no rule names.
+const shellVocab = 260
+
+func shellWord(i int) string { return fmt.Sprintf("tool%03d sub%d", i, i%7) }
+func service(i int) string   { return fmt.Sprintf("svc%02d", i) }
+func plugin(i int) string    { return fmt.Sprintf("plugin%02d", i) }
+
+// prompts writes a recorded stream of -n approval prompts of all four kinds, each after a
+// tool_call and followed by its tool_result, as a session under a policy would see them.
+func (g *gen) prompts() error {
+	g.p = newPool(g.r, 1<<20)
+	r := g.r
+	b := newObj(g.buf[:0]).str("type", "ready").num("protocolVersion", 1).str("sessionId", "9b1e7c44-bench-0002").
+		str("task", "bench").str("config", "team.yaml").boolean("resumed", false).raw("agents", []byte(`["planner","coder"]`)).end()
+	if err := g.line(b); err != nil {
+		return err
+	}
+	for i := 0; i < g.c.n; i++ {
+		g.callID++
+		id := fmt.Sprintf("call_%d", g.callID)
+		b = newObj(g.buf[:0]).str("type", "tool_call").str("id", id).str("name", "run_shell").str("summary", "bench").null("agent").end()
+		if err := g.line(b); err != nil {
+			return err
+		}
+		o := newObj(g.buf[:0]).str("type", "approval_request")
+		switch x := r.IntN(10); {
+		case x < 5:
+			o.str("kind", "shell_command").str("command", g.command())
+		case x < 7:
+			s := r.IntN(50)
+			path := fmt.Sprintf("%s/pkg/%s/file%d.go", service(s), []string{"api", "store", "secrets", "web"}[r.IntN(4)], r.IntN(100))
+			if r.IntN(10) == 0 {
+				path = fmt.Sprintf("%s/../../etc/passwd", service(s))
+			}
+			old := g.p.slice(r, logUniform(r, 1, 20000))
+			o.str("kind", "file_write").str("plugin", "filesystem").str("action", "write_file").str("path", path).
+				str("oldContent", old).str("newContent", old+g.p.slice(r, 1+r.IntN(300)))
+		case x < 9:
+			o.str("kind", "tool_action").str("plugin", plugin(r.IntN(25))).
+				str("action", []string{"get", "list", "create", "delete", "update"}[r.IntN(5)]).str("detail", g.p.slice(r, 5+r.IntN(60)))
+		default:
+			o.str("kind", "route_approval").str("keyword", "HANDOFF").
+				str("sourceAgent", agents[r.IntN(len(agents))]).str("targetAgent", fmt.Sprintf("agent%d", r.IntN(12)))
+		}
+		if err := g.line(o.end()); err != nil {
+			return err
+		}
+		b = newObj(g.buf[:0]).str("type", "tool_result").str("id", id).str("name", "run_shell").boolean("ok", true).str("output", "ok").end()
+		if err := g.line(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// command is a shell command as agents write them: mostly one command, sometimes a list
+// or a pipeline, now and then one of the usual dangerous ones.
+func (g *gen) command() string {
+	r := g.r
+	one := func() string {
+		if r.IntN(8) == 0 {
+			return shellCommands[r.IntN(len(shellCommands))]
+		}
+		return fmt.Sprintf("%s --flag%d arg%d", shellWord(r.IntN(shellVocab)), r.IntN(5), r.IntN(100))
+	}
+	switch r.IntN(6) {
+	case 0:
+		return one() + " && " + one()
+	case 1:
+		return one() + " | " + one()
+	default:
+		return one()
+	}
+}
+
+// policy writes an fr-approve policy of -rules rules (200 by default): 60% shell rules,
+// 20% file rules, 10% tool rules, 5% route rules and 5% rules with a jq condition, with the
+// default deny, so nothing is ever asked on a terminal.
+func (g *gen) policy() error {
+	r := g.r
+	n := g.c.rules
+	w := g.w
+	fmt.Fprintf(w, "# generated by: go run ./bench/gen -kind policy -rules %d -seed %d\n", n, g.c.seed)
+	fmt.Fprintf(w, "version: 1\ndescription: \"benchmark policy of %d rules\"\ndefault: deny\nquestion_default: skip\n\nrules:\n", n)
+	decision := func() string {
+		if r.IntN(5) == 0 {
+			return "deny"
+		}
+		return "allow"
+	}
+	nShell, nFile, nTool, nRoute := n*60/100, n*20/100, n*10/100, n*5/100
+	nWhen := n - nShell - nFile - nTool - nRoute
+	k := 0
+	for i := 0; i < nShell; i++ {
+		k++
+		fmt.Fprintf(w, "  - name: shell-%03d\n    decision: %s\n    shell: [%q, %q]\n", k, decision(), shellWord(2*i), shellWord(2*i+1))
+	}
+	for i := 0; i < nFile; i++ {
+		k++
+		s := service(i % 50)
+		if i%4 == 3 {
+			fmt.Fprintf(w, "  - name: file-%03d\n    decision: deny\n    file: [%q]\n", k, s+"/pkg/secrets/**")
+		} else {
+			fmt.Fprintf(w, "  - name: file-%03d\n    decision: allow\n    file: {paths: [%q, %q], max_size: 256KiB}\n", k, s+"/**/*.go", s+"/**/testdata/**")
+		}
+	}
+	for i := 0; i < nTool; i++ {
+		k++
+		fmt.Fprintf(w, "  - name: tool-%03d\n    decision: %s\n    tool: {plugin: %s, action: [get, list]}\n", k, decision(), plugin(i))
+	}
+	for i := 0; i < nRoute; i++ {
+		k++
+		fmt.Fprintf(w, "  - name: route-%03d\n    decision: allow\n    route: {source: [planner, coder, reviewer], target: [agent%d]}\n", k, i)
+	}
+	conds := []struct{ kind, when string }{
+		{"shell_command", `.command | test("sudo|doas")`},
+		{"file_write", `(.newContent // "") | test("-----BEGIN [A-Z ]*PRIVATE KEY-----")`},
+		{"shell_command", `.command | test("curl.*[|] *sh")`},
+		{"file_write", `(.newContent // "") | length > 100000`},
+		{"tool_action", `.detail | test("(?i)password")`},
+	}
+	for i := 0; i < nWhen; i++ {
+		k++
+		c := conds[i%len(conds)]
+		fmt.Fprintf(w, "  - name: when-%03d\n    decision: deny\n    kind: %s\n    when: '%s'\n", k, c.kind, c.when)
+	}
+	return nil
+}
