@@ -65,6 +65,7 @@ func unifiedDiff(path, old, new string, opts DiffOptions) (diff string, added, r
 	case isBinary(old) || isBinary(new):
 		d.line(lineNote, fmt.Sprintf("(binary content, %s → %s; not shown)", sizeString(len(old)), sizeString(len(new))))
 	default:
+		d.showCR = strings.Contains(old, "\r\n") != strings.Contains(new, "\r\n")
 		a, b := splitLines(old), splitLines(new)
 		runs := diffLines(a, b)
 		added, removed = countRuns(runs)
@@ -401,6 +402,9 @@ type diffWriter struct {
 	b       strings.Builder
 	n       int // lines written
 	dropped int // lines past MaxLines
+	// showCR shows a CR before the newline (as ␍) instead of hiding it: when only one side
+	// has CRLF line ends, that is the change, and it must be visible.
+	showCR bool
 }
 
 func newDiffWriter(opts DiffOptions) *diffWriter { return &diffWriter{opts: opts} }
@@ -419,7 +423,9 @@ func (d *diffWriter) content(kind lineKind, l string) {
 	}
 	text, nl := strings.CutSuffix(l, "\n")
 	if nl {
-		text = strings.TrimSuffix(text, "\r")
+		if !d.showCR {
+			text = strings.TrimSuffix(text, "\r")
+		}
 	}
 	if d.full() {
 		d.dropped++

@@ -81,6 +81,20 @@ func TestUnifiedDiff(t *testing.T) {
 			want: "--- a/f\n+++ b/f\n@@ -1,2 +1,3 @@\n+a\n b\n c\n",
 		},
 		{
+			name: "CRLF on both sides is not shown",
+			path: "w.txt",
+			old:  "a\r\nb\r\n",
+			new:  "a\r\nc\r\n",
+			want: "--- a/w.txt\n+++ b/w.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n",
+		},
+		{
+			name: "a change of line ends is visible",
+			path: "w.txt",
+			old:  "a\r\nb\r\n",
+			new:  "a\nb\n",
+			want: "--- a/w.txt\n+++ b/w.txt\n@@ -1,2 +1,2 @@\n-a␍\n-b␍\n+a\n+b\n",
+		},
+		{
 			name: "binary content is noted",
 			path: "logo.png",
 			old:  "\x89PNG\r\n\x1a\n\x00\x00",
@@ -92,7 +106,7 @@ func TestUnifiedDiff(t *testing.T) {
 			path: "evil\x1b[2J.txt",
 			old:  "ok\n",
 			new:  "\x1b]0;pwned\x07\x1b[31mred\r\n",
-			want: "--- a/evil␛[2J.txt\n+++ b/evil␛[2J.txt\n@@ -1 +1 @@\n-ok\n+␛]0;pwned␇␛[31mred\n",
+			want: "--- a/evil␛[2J.txt\n+++ b/evil␛[2J.txt\n@@ -1 +1 @@\n-ok\n+␛]0;pwned␇␛[31mred␍\n",
 		},
 		{
 			name: "tabs expand to the next stop",
