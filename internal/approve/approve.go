@@ -271,9 +271,9 @@ func serve(c *cli.Context, s cmdutil.Streams) error {
 	default:
 		return cmdutil.Usagef("--color must be auto, always or never, not %q", color)
 	}
+	asker := &ttyAsker{path: c.String("tty"), timeout: c.Duration("ask-timeout"), color: color, getenv: s.Env, warn: warn}
 	srv := &server{s: s, dec: dec, p: p, verbose: c.Bool("verbose"),
-		vc:    &versionCheck{any: c.Bool("any-version"), warn: warn},
-		asker: &ttyAsker{path: c.String("tty"), timeout: c.Duration("ask-timeout"), color: color, getenv: s.Env, warn: warn}}
+		vc: &versionCheck{any: c.Bool("any-version"), warn: warn}, asker: asker}
 	if name := c.String("audit"); name != "" {
 		a, recs, err := openAudit(name)
 		if err != nil {
@@ -320,7 +320,9 @@ func serve(c *cli.Context, s cmdutil.Streams) error {
 	}()
 	select {
 	case err = <-done:
+		asker.close()
 	case <-c.Context.Done():
+		// the reading goroutine may still be blocked on input or the terminal: leave it
 		return cmdutil.Exit(cmdutil.ExitInterrupted)
 	}
 	if err != nil {

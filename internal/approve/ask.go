@@ -139,6 +139,13 @@ func (a *ttyAsker) read(ctx context.Context) (string, string, error) {
 	}
 }
 
+// close closes the terminal, which also ends the goroutine reading it.
+func (a *ttyAsker) close() {
+	if a.f != nil {
+		a.f.Close()
+	}
+}
+
 func (a *ttyAsker) useColor() bool {
 	return cmdutil.UseColor(a.color, a.getenv, true)
 }

@@ -1,0 +1,294 @@
+package approve
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+
+	"github.com/fuseraft/fr/internal/cmdutil"
+)
+
+// screen collects what fr-approve writes on the terminal.
+type screen struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (s *screen) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.String()
+}
+
+// waitFor waits until the screen shows want n times.
+func (s *screen) waitFor(t *testing.T, want string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if strings.Count(s.String(), want) >= n {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("terminal never showed %q (x%d); it shows:\n%s", want, n, s.String())
+}
+
+// session runs fr-approve with a real pseudo-terminal as its --tty, events written to in and
+// responses read from out.
+type session struct {
+	t      *testing.T
+	in     *io.PipeWriter
+	out    *bufio.Reader
+	ptmx   *os.File
+	screen *screen
+	done   chan int
+	stderr *syncBuffer
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+func startSession(t *testing.T, policy string, env map[string]string, args ...string) *session {
+	t.Helper()
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	dir := t.TempDir()
+	pol := filepath.Join(dir, "policy.yaml")
+	if err := os.WriteFile(pol, []byte(policy), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	s := &session{t: t, in: inW, out: bufio.NewReader(outR), ptmx: ptmx, screen: &screen{}, done: make(chan int, 1), stderr: &syncBuffer{}}
+	go func() {
+		b := make([]byte, 4096)
+		for {
+			n, err := ptmx.Read(b)
+			s.screen.mu.Lock()
+			s.screen.buf.Write(b[:n])
+			s.screen.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	streams := cmdutil.Streams{In: inR, Out: outW, Err: s.stderr, Getenv: func(k string) string { return env[k] }}
+	argv := append([]string{"fr-approve", "--policy", pol, "--tty", tty.Name()}, args...)
+	go func() {
+		code := Run(context.Background(), streams, argv)
+		outW.Close()
+		s.done <- code
+	}()
+	t.Cleanup(func() {
+		inW.Close()
+		select {
+		case <-s.done:
+		case <-time.After(10 * time.Second):
+			t.Error("fr-approve did not end")
+		}
+		tty.Close()
+		ptmx.Close()
+	})
+	return s
+}
+
+func (s *session) send(line string) {
+	s.t.Helper()
+	if _, err := io.WriteString(s.in, line+"\n"); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+func (s *session) response() string {
+	s.t.Helper()
+	type res struct {
+		l   string
+		err error
+	}
+	c := make(chan res, 1)
+	go func() {
+		l, err := s.out.ReadString('\n')
+		c <- res{l, err}
+	}()
+	select {
+	case r := <-c:
+		if r.err != nil {
+			s.t.Fatalf("reading a response: %v (stderr: %s)", r.err, s.stderr.String())
+		}
+		return strings.TrimSpace(r.l)
+	case <-time.After(10 * time.Second):
+		s.t.Fatalf("no response; terminal shows:\n%s", s.screen.String())
+	}
+	return ""
+}
+
+func (s *session) typeLine(text string) {
+	s.t.Helper()
+	if _, err := s.ptmx.Write([]byte(text + "\r")); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+func (s *session) end() int {
+	s.t.Helper()
+	s.in.Close()
+	select {
+	case code := <-s.done:
+		s.done <- code
+		return code
+	case <-time.After(10 * time.Second):
+		s.t.Fatal("fr-approve did not end after its input did")
+	}
+	return -1
+}
+
+const askPolicy = `version: 1
+default: ask
+question_default: ask
+rules:
+  - {name: ls, decision: allow, shell: [ls]}
+  - {name: no-rm, decision: deny, shell: [rm]}
+`
+
+func TestTerminalAsk(t *testing.T) {
+	audit := filepath.Join(t.TempDir(), "audit.log")
+	s := startSession(t, askPolicy, map[string]string{"NO_COLOR": "1"}, "--audit", audit)
+
+	// allowed by the policy: nobody is asked
+	s.send(`{"type":"approval_request","kind":"shell_command","command":"ls -l"}`)
+	if got := s.response(); got != `{"type":"approval_response","approved":true}` {
+		t.Fatalf("got %s", got)
+	}
+
+	// ask: y allows
+	s.send(`{"type":"approval_request","kind":"shell_command","command":"make deploy"}`)
+	s.screen.waitFor(t, "allow? [y/N] ", 1)
+	if !strings.Contains(s.screen.String(), "approval: shell: make deploy") {
+		t.Errorf("no summary on the terminal:\n%s", s.screen.String())
+	}
+	s.typeLine("y")
+	if got := s.response(); got != `{"type":"approval_response","approved":true}` {
+		t.Fatalf("after y: got %s", got)
+	}
+
+	// a file write is shown as a diff; anything but y/yes denies
+	s.send(`{"type":"approval_request","kind":"file_write","plugin":"fs","action":"write","path":"src/a.go","oldContent":"package a\n","newContent":"package a\n\nvar X = 1\n"}`)
+	s.screen.waitFor(t, "allow? [y/N] ", 2)
+	if scr := s.screen.String(); !strings.Contains(scr, "approval: write: src/a.go") || !strings.Contains(scr, "+++ b/src/a.go") {
+		t.Errorf("no diff on the terminal:\n%s", scr)
+	}
+	s.typeLine("sure")
+	if got := s.response(); got != `{"type":"approval_response","approved":false}` {
+		t.Fatalf("after 'sure': got %s", got)
+	}
+
+	// an escape sequence in the command is shown, not obeyed
+	s.send(`{"type":"approval_request","kind":"shell_command","command":"echo hi\u001b[2K\rls"}`)
+	s.screen.waitFor(t, "allow? [y/N] ", 3)
+	if scr := s.screen.String(); !strings.Contains(scr, `echo hi\x1b[2K\rls`) || strings.Contains(scr, "\x1b[2K") {
+		t.Errorf("escape sequence reached the terminal:\n%q", scr)
+	}
+	s.typeLine("YES")
+	if got := s.response(); got != `{"type":"approval_response","approved":true}` {
+		t.Fatalf("after YES: got %s", got)
+	}
+
+	// a question: the number picks an option
+	s.send(`{"type":"question","question":"Which branch?","options":["main","dev"],"allowOther":false}`)
+	s.screen.waitFor(t, "number (empty skips): ", 1)
+	s.typeLine("2")
+	if got := s.response(); got != `{"type":"question_response","answer":"dev"}` {
+		t.Fatalf("question: got %s", got)
+	}
+
+	// an unknown kind: the raw event is shown and the person decides
+	s.send(`{"type":"approval_request","kind":"browser_action","url":"https://example.com"}`)
+	s.screen.waitFor(t, "allow? [y/N] ", 4)
+	if scr := s.screen.String(); !strings.Contains(scr, `"url":"https://example.com"`) {
+		t.Errorf("raw event not shown:\n%s", scr)
+	}
+	s.typeLine("")
+	if got := s.response(); got != `{"type":"approval_response","approved":false}` {
+		t.Fatalf("unknown kind: got %s", got)
+	}
+
+	if code := s.end(); code != 0 {
+		t.Fatalf("exit %d, stderr: %s", code, s.stderr.String())
+	}
+	log, err := os.ReadFile(audit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"decision":"allow","decider":"rule","rule":"ls"`, `"summary":"shell: make deploy","decision":"allow","decider":"person"`,
+		`"summary":"write: src/a.go","decision":"deny","decider":"person"`, `"decision":"answer","answer":"dev","decider":"person"`} {
+		if !strings.Contains(string(log), want) {
+			t.Errorf("audit log lacks %s:\n%s", want, log)
+		}
+	}
+	if res, err := verifyChain(audit, bytes.NewReader(log)); err != nil || res.Lines != 6 {
+		t.Errorf("verify: %+v %v", res, err)
+	}
+}
+
+func TestTerminalTimeout(t *testing.T) {
+	audit := filepath.Join(t.TempDir(), "audit.log")
+	s := startSession(t, askPolicy, nil, "--audit", audit, "--ask-timeout", "200ms")
+	s.send(`{"type":"approval_request","kind":"shell_command","command":"make deploy"}`)
+	if got := s.response(); got != `{"type":"approval_response","approved":false}` {
+		t.Fatalf("got %s", got)
+	}
+	s.screen.waitFor(t, "no answer within 200ms", 1)
+	// an answer typed after the timeout does not answer the next prompt
+	s.typeLine("y")
+	time.Sleep(50 * time.Millisecond)
+	s.send(`{"type":"question","question":"Name?","options":[],"allowOther":true}`)
+	s.screen.waitFor(t, "answer (empty skips): ", 1)
+	s.typeLine("fr-ci")
+	if got := s.response(); got != `{"type":"question_response","answer":"fr-ci"}` {
+		t.Fatalf("question after a timeout: got %s", got)
+	}
+	if code := s.end(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	log, _ := os.ReadFile(audit)
+	if !strings.Contains(string(log), `"decision":"deny","decider":"timeout"`) {
+		t.Errorf("audit log lacks the timeout:\n%s", log)
+	}
+}
+
+func TestTerminalColour(t *testing.T) {
+	s := startSession(t, askPolicy, map[string]string{"TERM": "xterm"})
+	s.send(`{"type":"approval_request","kind":"shell_command","command":"make"}`)
+	s.screen.waitFor(t, "allow? [y/N] ", 1)
+	if !strings.Contains(s.screen.String(), "\x1b[1;33mapproval: shell: make") {
+		t.Errorf("no colour without NO_COLOR:\n%q", s.screen.String())
+	}
+	s.typeLine("n")
+	s.response()
+	s.end()
+}
