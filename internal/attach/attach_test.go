@@ -20,7 +20,6 @@ import (
 	"github.com/fuseraft/fr/internal/attach"
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/internal/sim"
-	"github.com/fuseraft/fr/internal/sim/serve"
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
@@ -30,12 +29,7 @@ var commands map[string]func() int
 func init() {
 	commands = map[string]func() int{
 		"fr-attach": func() int { return attach.Run(context.Background(), cmdutil.OSStreams(), os.Args) },
-		"fr-sim": func() int {
-			if len(os.Args) > 1 && os.Args[1] == "serve" {
-				return serve.Run(context.Background(), cmdutil.OSStreams(), os.Args[2:])
-			}
-			return sim.Run(context.Background(), cmdutil.OSStreams(), os.Args)
-		},
+		"fr-sim":        func() int { return sim.Run(context.Background(), cmdutil.OSStreams(), os.Args) },
 		"attach-answer": attachAnswer,
 		"expect-exit":   expectExit,
 	}
@@ -72,6 +66,15 @@ func TestScripts(t *testing.T) {
 			env.Setenv("SHORT", dir)
 			env.Setenv("FUSERAFT_HOME", dir+"/home")
 			env.Setenv("FUSERAFT_SERVE_TOKEN", "")
+			// The scripts' serve tasks; a script unsets it for the embedded default.
+			sc, err := os.ReadFile("testdata/serve.yaml")
+			if err != nil {
+				return err
+			}
+			if err := os.WriteFile(env.WorkDir+"/serve.yaml", sc, 0o644); err != nil {
+				return err
+			}
+			env.Setenv("FRSIM_SCENARIO", env.WorkDir+"/serve.yaml")
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

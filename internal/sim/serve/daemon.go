@@ -1,17 +1,18 @@
 package serve
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
+	"github.com/fuseraft/fr/internal/sim/scenario"
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
@@ -31,7 +32,13 @@ type daemon struct {
 	connSeq  int
 	asked    int // approval_requests sent, for --drop-after-approval
 	stateDir string
-	rec      *recorder
+	rec      io.Writer // the record file (written under mu)
+
+	sc       *scenario.Scenario
+	pace     float64
+	noDelays bool
+	crash    *scenario.Crash // set when a crash step or the crashAfter fault fired
+	die      func()          // stops the daemon at once (a crash)
 }
 
 // client is one dispatcher of tasks: a client id under a bearer token, or a single connection
@@ -77,9 +84,11 @@ func newSessionID() string {
 	return "sim-" + hex.EncodeToString(b[:])
 }
 
-func newDaemon(opts options, warn func(string, ...any)) *daemon {
+func newDaemon(opts options, sc *scenario.Scenario, warn func(string, ...any)) *daemon {
 	return &daemon{
 		opts:    opts,
+		sc:      sc,
+		die:     func() {},
 		warn:    warn,
 		clients: map[string]*client{},
 		conns:   map[*conn]struct{}{},
@@ -87,9 +96,10 @@ func newDaemon(opts options, warn func(string, ...any)) *daemon {
 	}
 }
 
+// encode applies the dotnet fault to an event the daemon builds itself.
 func (d *daemon) encode(b []byte) []byte {
-	if d.opts.dotnet {
-		return dotnetJSON(b)
+	if d.sc.Faults.DotNet {
+		return scenario.DotNetJSON(b)
 	}
 	return b
 }
@@ -177,7 +187,7 @@ func (d *daemon) hello(c *client, readOnly bool) []byte {
 			pending = append(pending, r.SessionID)
 		}
 	}
-	return encodeEvent("hello", field{"protocolVersion", d.opts.protocolVersion}, field{"clientId", c.id},
+	return encodeEvent("hello", field{"protocolVersion", d.sc.Faults.Version()}, field{"clientId", c.id},
 		field{"readOnly", readOnly}, field{"inFlight", inFlight}, field{"pendingResults", pending})
 }
 
@@ -227,7 +237,7 @@ func (d *daemon) attach(cn *conn, key string, id *string, anonymous bool) {
 	delivered := false
 	for _, r := range d.results {
 		if r.Owner == c.key {
-			cn.send(d.encode(r.Event))
+			cn.send(r.Event)
 			delivered = true
 			continue
 		}
@@ -235,7 +245,7 @@ func (d *daemon) attach(cn *conn, key string, id *string, anonymous bool) {
 	}
 	d.results = kept
 	for _, ev := range c.missed {
-		cn.send(d.encode(ev))
+		cn.send(ev)
 	}
 	c.missed = nil
 	if c.asking && !c.answered {
@@ -268,22 +278,29 @@ func (d *daemon) detach(cn *conn) {
 func (d *daemon) sendAsk(c *client) {
 	cn := c.conn
 	c.askSentTo = cn
-	cn.send(d.encode(c.askReq))
+	cn.send(c.askReq)
 	d.asked++
 	if d.opts.dropAfterApproval > 0 && d.asked == d.opts.dropAfterApproval {
-		// The fault: the connection is gone from here on, as if the network dropped it
-		// right after the prompt; nothing it sends any more is read.
-		cn.dropped = true
-		cn.closeAfterFlush(closeDropped)
-		delete(d.conns, cn)
-		c.conn = nil
-		c.buffered = nil
+		d.drop(cn)
 		return
 	}
 	if len(c.buffered) > 0 {
 		// A line read while the task ran is the answer, whatever it says.
 		c.answer, c.answered = c.buffered[0], true
 		c.buffered = c.buffered[1:]
+	}
+}
+
+// drop closes cn after what it was sent, as if the network dropped it: from here on it is
+// gone for the daemon, and nothing it sends any more is read. Called with d.mu held.
+func (d *daemon) drop(cn *conn) {
+	cn.dropped = true
+	cn.closeAfterFlush(closeDropped)
+	delete(d.conns, cn)
+	if c := cn.client; c != nil && c.conn == cn {
+		c.conn = nil
+		c.buffered = nil
+		c.changed()
 	}
 }
 
@@ -294,7 +311,7 @@ func (d *daemon) line(cn *conn, line []byte) {
 	if cn.dropped {
 		return
 	}
-	d.rec.record(cn, line)
+	d.record(cn, line)
 	c := cn.client
 	if c == nil || c.conn != cn {
 		return // replaced: the older connection's input no longer counts
@@ -361,7 +378,6 @@ func (d *daemon) dispatch(c *client, line []byte) {
 
 // broadcast sends a progress event to every connection.
 func (d *daemon) broadcast(ev []byte) {
-	ev = d.encode(ev)
 	d.mu.Lock()
 	conns := make([]*conn, 0, len(d.conns))
 	for cn := range d.conns {
@@ -400,14 +416,15 @@ func (d *daemon) runner(ctx context.Context) {
 	}
 }
 
-// play runs one task. It returns false when the daemon is shutting down mid-task.
+// play runs one task. It returns false when the daemon is shutting down mid-task (or
+// crashing): the task then stays saved as running, to be resumed.
 func (d *daemon) play(ctx context.Context, t *task) bool {
 	tctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	d.mu.Lock()
 	t.cancel = cancel
 	if t.resumed {
-		ev := encodeEvent("task_resumed", field{"sessionId", t.sessionID}, field{"task", t.text})
+		ev := d.encode(encodeEvent("task_resumed", field{"sessionId", t.sessionID}, field{"task", t.text}))
 		if t.owner.conn == nil && !t.owner.anonymous {
 			t.owner.missed = append(t.owner.missed, ev)
 		}
@@ -416,74 +433,113 @@ func (d *daemon) play(ctx context.Context, t *task) bool {
 	} else {
 		d.mu.Unlock()
 	}
-	p := planFor(t.text)
-	fail := ""
-	for i := t.step; i < len(p.steps) && fail == ""; i++ {
-		if tctx.Err() != nil {
-			break
+	st := d.sc.Serve.TaskFor(t.text)
+	if st == nil {
+		msg := "no serve task of the scenario matches this task"
+		d.finish(t, d.result(t, false, &msg, nil, nil))
+		return true
+	}
+	faults := d.sc.Faults
+	pl := &scenario.Player{Peer: &taskPeer{d: d, t: t}, Faults: faults, Pace: d.pace, NoDelays: d.noDelays}
+	var failed *string
+	cancelled := false
+	if faults.Flood > 0 && t.step == 0 {
+		out, err := pl.Play(tctx, nil)
+		if err != nil || out.Cancelled {
+			cancelled = true
 		}
-		if i > t.step && d.opts.stepDelay > 0 {
-			select {
-			case <-tctx.Done():
-			case <-time.After(d.opts.stepDelay):
-			}
-			if tctx.Err() != nil {
-				break
-			}
+		if out.Crash != nil {
+			d.crashed(out.Crash)
+			return false
 		}
-		st := p.steps[i]
-		switch st.kind {
-		case stepEvent:
-			d.broadcast(st.event)
-		case stepFlood:
-			for n := 0; n < st.n; n++ {
-				if n%1024 == 0 && tctx.Err() != nil {
-					break
-				}
-				d.broadcast(encodeEvent("tool_calling", field{"agent", p.agent}, field{"tool", "noop"},
-					field{"argsSummary", fmt.Sprintf("event %d of %d", n+1, st.n)}))
-			}
-		case stepApproval:
+	}
+	pl.Faults.Flood = 0
+	// Top-level steps are played one at a time so that the step a task waits at can be saved
+	// and a restarted daemon resumes there.
+	for i := t.step; i < len(st.Steps) && !cancelled && failed == nil; i++ {
+		if st.Steps[i].Approval != nil || st.Steps[i].Question != nil {
 			d.mu.Lock()
 			t.step = i
 			d.persist()
 			d.mu.Unlock()
-			approved, err := d.ask(tctx, t, st.event)
-			if err != nil {
-				break
-			}
-			if !approved {
-				req, _ := wire.DecodeApprovalRequest(st.event)
-				what := "approval_request"
-				if req != nil {
-					what = req.Summary()
-				}
-				fail = "approval denied: " + what
-			}
 		}
+		out, err := pl.Play(tctx, st.Steps[i:i+1])
+		if out.Crash != nil {
+			d.crashed(out.Crash)
+			return false
+		}
+		if err != nil || out.Cancelled {
+			cancelled = true
+		}
+		failed = out.Failed
 	}
 	if ctx.Err() != nil {
 		return false
 	}
-	d.mu.Lock()
-	interrupted := t.interrupted
-	d.mu.Unlock()
-	if interrupted {
-		fail = "cancelled"
-	} else if fail == "" {
-		fail = p.fail
+	res := st.Result
+	succeeded := true
+	var errMsg *string
+	switch {
+	case cancelled:
+		msg := "The task was cancelled."
+		succeeded, errMsg = false, &msg
+	case failed != nil:
+		succeeded, errMsg = false, failed
+	case res.Succeeded != nil:
+		succeeded = *res.Succeeded
 	}
-	var errMsg, lastMsg any
-	if fail != "" {
-		errMsg = fail
-	} else {
-		lastMsg = "done: " + t.text
+	if errMsg == nil && !succeeded {
+		errMsg = res.ErrorMessage
 	}
-	res := encodeEvent("result", field{"sessionId", t.sessionID}, field{"task", t.text},
-		field{"succeeded", fail == ""}, field{"errorMessage", errMsg}, field{"lastAgent", p.agent},
-		field{"lastMessage", lastMsg})
-	d.finish(t, res)
+	lastMsg := res.LastMessage
+	if lastMsg == nil && succeeded {
+		m := "Done: " + t.text
+		lastMsg = &m
+	}
+	d.finish(t, d.result(t, succeeded, errMsg, res.LastAgent, lastMsg))
 	return true
+}
+
+func (d *daemon) result(t *task, succeeded bool, errMsg, lastAgent, lastMsg *string) []byte {
+	return d.encode(encodeEvent("result", field{"sessionId", t.sessionID}, field{"task", t.text},
+		field{"succeeded", succeeded}, field{"errorMessage", errMsg}, field{"lastAgent", lastAgent},
+		field{"lastMessage", lastMsg}))
+}
+
+// crashed makes the daemon die as a crash step or the crashAfter fault says.
+func (d *daemon) crashed(c *scenario.Crash) {
+	d.mu.Lock()
+	if d.crash == nil {
+		d.crash = c
+	}
+	d.mu.Unlock()
+	d.die()
+}
+
+// taskPeer is a task's client as the scenario player sees it: events are broadcast, prompts
+// go to the client that dispatched the task.
+type taskPeer struct {
+	d *daemon
+	t *task
+}
+
+func (p *taskPeer) Emit(line []byte) error {
+	p.d.broadcast(line)
+	return nil
+}
+
+func (p *taskPeer) Ask(ctx context.Context, prompt []byte) ([]byte, error) {
+	return p.d.ask(ctx, p.t, prompt)
+}
+
+// Hangup drops the connection of the task's client, as a network would.
+func (p *taskPeer) Hangup() error {
+	p.d.mu.Lock()
+	defer p.d.mu.Unlock()
+	if cn := p.t.owner.conn; cn != nil {
+		p.d.drop(cn)
+	}
+	return nil
 }
 
 // finish delivers a task's result to its client, or keeps it for the client's next hello.
@@ -494,7 +550,7 @@ func (d *daemon) finish(t *task, res []byte) {
 	d.running = nil
 	c.task = nil
 	if c.conn != nil {
-		c.conn.send(d.encode(res))
+		c.conn.send(res)
 	} else if !c.anonymous {
 		d.results = append(d.results, savedResult{Owner: c.key, ClientID: c.id, SessionID: t.sessionID, Event: res})
 	} else {
@@ -513,7 +569,7 @@ func (d *daemon) finish(t *task, res []byte) {
 // that client sends. Only {"type":"approval_response","approved":true} approves. A client
 // whose connection drops is asked again on its next connection within the reconnect grace;
 // a client without an id, or nobody within the grace, is a denial (the unattended policy).
-func (d *daemon) ask(ctx context.Context, t *task, req []byte) (bool, error) {
+func (d *daemon) ask(ctx context.Context, t *task, req []byte) ([]byte, error) {
 	c := t.owner
 	d.mu.Lock()
 	c.asking, c.askReq, c.askSentTo, c.answered, c.answer = true, req, nil, false, nil
@@ -527,19 +583,19 @@ func (d *daemon) ask(ctx context.Context, t *task, req []byte) (bool, error) {
 		if c.answered {
 			ans := c.answer
 			d.mu.Unlock()
-			return isApproval(ans), nil
+			return ans, nil
 		}
 		switch {
 		case c.conn == nil && c.anonymous:
 			d.mu.Unlock()
-			return false, nil
+			return nil, io.EOF
 		case c.conn == nil:
 			if deadline.IsZero() {
 				deadline = time.Now().Add(d.opts.grace)
 			}
 			if !time.Now().Before(deadline) {
 				d.mu.Unlock()
-				return false, nil
+				return nil, io.EOF // nobody to ask: the unattended policy denies
 			}
 		case c.askSentTo != c.conn:
 			deadline = time.Time{}
@@ -558,42 +614,34 @@ func (d *daemon) ask(ctx context.Context, t *task, req []byte) (bool, error) {
 		case <-ch:
 		case <-timer:
 		case <-ctx.Done():
-			return false, ctx.Err()
+			return nil, ctx.Err()
 		}
 		d.mu.Lock()
 	}
 }
 
-// isApproval reports whether line is a valid approval_response that approves.
-func isApproval(line []byte) bool {
-	var r struct {
-		Type     string `json:"type"`
-		Approved *bool  `json:"approved"`
-	}
-	if json.Unmarshal(line, &r) != nil {
-		return false
-	}
-	return r.Type == wire.TypeApprovalResponse && r.Approved != nil && *r.Approved
-}
-
-// recorder appends every received line to the --record file as JSONL.
-type recorder struct {
-	mu sync.Mutex
-	w  io.Writer
-	f  *os.File
-}
-
-func (r *recorder) record(cn *conn, line []byte) {
-	if r == nil {
+// record appends a line a client sent to the record file in the format of the other modes
+// ({"t","mode","line"} for JSON, {"t","mode","text"} otherwise), with the client id, the
+// connection's number and its transport.
+func (d *daemon) record(cn *conn, line []byte) {
+	if d.rec == nil {
 		return
 	}
 	var id *string
 	if cn.client != nil {
 		id = cn.client.id
 	}
-	b := encodeObject(field{"t", time.Now().UTC().Format(time.RFC3339Nano)}, field{"mode", "serve"},
-		field{"client", id}, field{"conn", cn.seq}, field{"transport", cn.kind}, field{"line", string(line)})
-	r.mu.Lock()
-	r.w.Write(append(b, '\n'))
-	r.mu.Unlock()
+	o := scenario.NewObject("t", time.Now().UTC().Format(time.RFC3339Nano), "mode", "serve",
+		"client", id, "conn", cn.seq, "transport", cn.kind)
+	if json.Valid(line) {
+		var buf bytes.Buffer
+		if json.Compact(&buf, line) == nil {
+			o.Set("line", json.RawMessage(buf.Bytes()))
+		} else {
+			o.Set("line", json.RawMessage(line))
+		}
+	} else {
+		o.Set("text", string(line))
+	}
+	d.rec.Write(append(o.Bytes(), '\n'))
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/sim/scenario"
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
@@ -40,11 +41,7 @@ type options struct {
 	grace             time.Duration
 	stateDir          string
 	readyFile         string
-	record            string
 	dropAfterApproval int
-	dotnet            bool
-	protocolVersion   int
-	stepDelay         time.Duration
 }
 
 const prog = "fr-sim"
@@ -58,11 +55,7 @@ func Flags() []cli.Flag {
 		&cli.DurationFlag{Name: "reconnect-grace", Value: 30 * time.Second, Usage: "how long an approval waits for its client to reconnect before it is denied"},
 		&cli.StringFlag{Name: "state-dir", Usage: "keep unfinished tasks, results and the pidfile in `DIR` (default: FUSERAFT_HOME/state/SLUG)"},
 		&cli.StringFlag{Name: "ready-file", Usage: "write {\"pid\",\"socket\",\"url\"} to `FILE` once listening"},
-		&cli.StringFlag{Name: "record", Usage: "append every line received from clients to `FILE` as JSONL"},
 		&cli.IntFlag{Name: "drop-after-approval", Usage: "fault: drop the connection right after sending the `N`th approval_request"},
-		&cli.BoolFlag{Name: "dotnet-json", Usage: "fault: write JSON as .NET does (ASCII only, \\u0022, upper-case hex)"},
-		&cli.IntFlag{Name: "protocol-version", Value: wire.ProtocolVersion, Usage: "fault: the protocolVersion `N` sent in hello"},
-		&cli.DurationFlag{Name: "step-delay", Usage: "pause between the steps of a task (for demos)"},
 	}
 }
 
@@ -84,13 +77,13 @@ prompts and the result only to the client that sent it. While its task runs, the
 next line after an approval_request is the answer: only {"type":"approval_response",
 "approved":true} approves; anything else denies and is consumed.
 
-The first word of a task picks what it does:
-   flood N   N tool_calling events as fast as they go, then success (throughput tests)
-   quick     progress events and success, no approval
-   fail      progress events and a failed result
-   route     a route_approval; deny fails the task
-   unknown   an approval_request of a kind no client knows
-   (other)   progress, a shell_command approval (echo TEXT); deny fails the task
+What a task does comes from the scenario's serve section (fr-sim --scenario FILE; the
+embedded default otherwise): the first task whose match expression fits the text is played,
+its steps broadcast as progress, its approvals asked of the dispatching client, then its
+result. fr-sim's fault flags apply (--dotnet, --version-override, --flood, --crash-after, and
+--crlf, --noise, --split on the socket), and --record FILE records every line clients send,
+with their client id and connection. A crash leaves the state, the pidfile and the socket
+file behind, as a dead daemon does.
 
 Tokens: FUSERAFT_SERVE_TOKEN is a write token; --tokens-file adds more, one per line as
 'write TOKEN' or 'read TOKEN'. With any token configured the WebSocket needs
@@ -110,16 +103,23 @@ the tasks (task_resumed) and hands each client its results after its hello.
 EXIT STATUS
    0    stopped by SIGINT or SIGTERM
    1    cannot listen (a daemon already runs there), or the state is unreadable
-   2    usage error
+   2    usage error, or an invalid scenario
+   134  a crash step or --crash-after (or the scenario's crash exit code)
 
 ENVIRONMENT
    FUSERAFT_HOME          fuseraft's home (default ~/.fuseraft): socket and state paths
    FUSERAFT_SERVE_TOKEN   a write token the WebSocket accepts
+   FRSIM_SCENARIO, FRSIM_FAULTS, FRSIM_RECORD, FRSIM_PACE   as fr-sim's global flags
 
 EXAMPLES
    # a daemon for the current directory, and a task through it
-   fr-sim serve --port 0 --ready-file /tmp/ready.json &
-   fr-attach --task 'quick look around' --exit-on-result | fr-filter --type result`
+   fr-sim serve --ready-file /tmp/ready.json &
+   fr-attach --task 'fix the parser' --exit-on-result --input answers.fifo \
+     | fr-approve --policy ci.yaml > answers.fifo
+
+   # a throughput test: a scenario task with a flood step, over the WebSocket
+   fr-sim --scenario flood.yaml serve --port 8787 &
+   fr-attach --url ws://127.0.0.1:8787/attach --task 'flood' --exit-on-result | wc -l`
 
 // App returns the fr-sim serve command line.
 func App(s cmdutil.Streams) *cli.App {
@@ -140,11 +140,7 @@ func App(s cmdutil.Streams) *cli.App {
 			grace:             c.Duration("reconnect-grace"),
 			stateDir:          c.String("state-dir"),
 			readyFile:         c.String("ready-file"),
-			record:            c.String("record"),
 			dropAfterApproval: c.Int("drop-after-approval"),
-			dotnet:            c.Bool("dotnet-json"),
-			protocolVersion:   c.Int("protocol-version"),
-			stepDelay:         c.Duration("step-delay"),
 		}
 		return serve(c.Context, s, o)
 	}
@@ -214,16 +210,26 @@ func serve(ctx context.Context, s cmdutil.Streams, o options) error {
 		}
 	}
 
-	d := newDaemon(o, func(format string, args ...any) { cmdutil.Warnf(s.Err, prog, format, args...) })
+	sc, err := scenario.FromEnv(s.Env)
+	if err != nil {
+		return cmdutil.Errorf(cmdutil.ExitUsage, "%v", err)
+	}
+	d := newDaemon(o, sc, func(format string, args ...any) { cmdutil.Warnf(s.Err, prog, format, args...) })
 	d.stateDir = o.stateDir
-	if o.record != "" {
-		f, err := os.OpenFile(o.record, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if d.pace, d.noDelays, err = scenario.Pace(s.Env); err != nil {
+		return cmdutil.Errorf(cmdutil.ExitUsage, "%v", err)
+	}
+	if p := s.Env(scenario.EnvRecord); p != "" {
+		f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
 			return cmdutil.Usagef("cannot open the record file: %v", err)
 		}
 		defer f.Close()
-		d.rec = &recorder{w: f, f: f}
+		d.rec = f
 	}
+	ctx, die := context.WithCancel(ctx)
+	defer die()
+	d.die = die
 	if err := d.restore(); err != nil {
 		return err
 	}
@@ -232,7 +238,11 @@ func serve(ctx context.Context, s cmdutil.Streams, o options) error {
 	if err != nil {
 		return err
 	}
-	defer os.Remove(o.socket)
+	defer func() {
+		if !d.crashing() {
+			os.Remove(o.socket)
+		}
+	}()
 	var wg sync.WaitGroup
 	var srv *http.Server
 	url := "-"
@@ -250,7 +260,11 @@ func serve(ctx context.Context, s cmdutil.Streams, o options) error {
 	if err := writeFileAtomic(pidfile, []byte(strconv.Itoa(os.Getpid())+"\n")); err != nil {
 		return err
 	}
-	defer os.Remove(pidfile)
+	defer func() {
+		if !d.crashing() {
+			os.Remove(pidfile)
+		}
+	}()
 
 	runnerDone := make(chan struct{})
 	go func() {
@@ -268,6 +282,15 @@ func serve(ctx context.Context, s cmdutil.Streams, o options) error {
 	}
 
 	<-ctx.Done()
+	d.mu.Lock()
+	crash := d.crash
+	d.mu.Unlock()
+	if crash != nil {
+		// A crash: no goodbye to anyone, the state stays as last saved, and the pidfile and
+		// the socket file are left behind as a dead process leaves them.
+		fmt.Fprintln(s.Err, crash.Message)
+		return cmdutil.Exit(crash.ExitCode)
+	}
 	ln.Close()
 	if srv != nil {
 		sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)

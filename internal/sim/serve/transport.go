@@ -1,7 +1,6 @@
 package serve
 
 import (
-	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/fuseraft/fr/internal/sim/scenario"
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
@@ -110,7 +110,11 @@ func (d *daemon) handleSocket(ctx context.Context, nc net.Conn) {
 	go func() {
 		select {
 		case <-ctx.Done():
-			cn.closeAfterFlush(closeShutdown)
+			if d.crashing() {
+				cn.closeAfterFlush(closeDropped)
+			} else {
+				cn.closeAfterFlush(closeShutdown)
+			}
 		case <-cn.done:
 		}
 	}()
@@ -130,7 +134,10 @@ func (d *daemon) handleSocket(ctx context.Context, nc net.Conn) {
 			d.line(cn, line)
 		}
 	}()
-	bw := bufio.NewWriterSize(nc, 64<<10)
+	// The line-level faults (crlf, noise, split) apply to the socket's byte stream; lines
+	// are written in blocks while more are queued, and at once otherwise.
+	lw := scenario.NewLineWriter(nc, d.sc.Faults)
+	batching := false
 	for {
 		var b []byte
 		select {
@@ -138,17 +145,21 @@ func (d *daemon) handleSocket(ctx context.Context, nc net.Conn) {
 		case <-cn.done:
 		}
 		if b == nil {
-			bw.Flush()
+			if batching {
+				lw.EndBatch()
+			}
 			break
 		}
-		if _, err := bw.Write(b); err != nil {
+		if !batching && len(cn.out) > 0 {
+			lw.BeginBatch()
+			batching = true
+		}
+		if err := lw.WriteLine(b); err != nil {
 			break
 		}
-		if err := bw.WriteByte('\n'); err != nil {
-			break
-		}
-		if len(cn.out) == 0 {
-			if bw.Flush() != nil {
+		if batching && len(cn.out) == 0 {
+			batching = false
+			if lw.EndBatch() != nil {
 				break
 			}
 		}
@@ -156,6 +167,12 @@ func (d *daemon) handleSocket(ctx context.Context, nc net.Conn) {
 	cn.shut()
 	nc.Close()
 	<-readerDone
+}
+
+func (d *daemon) crashing() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.crash != nil
 }
 
 // tokens maps a bearer token to whether it is read-only.
@@ -222,7 +239,11 @@ func (d *daemon) handleWS(ctx context.Context, ws *websocket.Conn, token string,
 	go func() {
 		select {
 		case <-ctx.Done():
-			cn.closeAfterFlush(closeShutdown)
+			if d.crashing() {
+				cn.closeAfterFlush(closeDropped)
+			} else {
+				cn.closeAfterFlush(closeShutdown)
+			}
 		case <-cn.done:
 		}
 	}()
