@@ -1,0 +1,138 @@
+package stream
+
+import (
+	"bytes"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/fuseraft/fr/internal/cmdutil"
+)
+
+func TestSplitArgs(t *testing.T) {
+	tests := []struct {
+		in          string
+		rest, extra string
+	}{
+		{"fr-stream --help", "fr-stream --help", ""},
+		{"fr-stream repl", "fr-stream repl", ""},
+		{"fr-stream repl --model m", "fr-stream repl --model m", ""},
+		{"fr-stream run -c team.yaml task --grace 5s", "fr-stream run -c team.yaml --grace 5s -- task", ""},
+		{"fr-stream run task -c=team.yaml --any-version", "fr-stream run -c=team.yaml --any-version -- task", ""},
+		{"fr-stream run -c team.yaml task -- --max-turns 3", "fr-stream run -c team.yaml -- task", "--max-turns 3"},
+		{"fr-stream repl -- --flag -- x", "fr-stream repl", "--flag -- x"},
+		{"fr-stream run -c team.yaml - --input in", "fr-stream run -c team.yaml --input in -- -", ""},
+		{"fr-stream other a --b", "fr-stream other a --b", ""},
+	}
+	for _, tt := range tests {
+		rest, extra := splitArgs(strings.Fields(tt.in))
+		if got := strings.Join(rest, " "); got != tt.rest {
+			t.Errorf("splitArgs(%q) rest = %q, want %q", tt.in, got, tt.rest)
+		}
+		if got := strings.Join(extra, " "); got != tt.extra {
+			t.Errorf("splitArgs(%q) extra = %q, want %q", tt.in, got, tt.extra)
+		}
+	}
+}
+
+// valueFlags must name exactly the flags that take a value, or reordering breaks them.
+func TestValueFlagsMatchApp(t *testing.T) {
+	want := map[string]bool{}
+	for _, c := range App(cmdutil.Streams{Out: io.Discard, Err: io.Discard}).Commands {
+		for _, f := range c.Flags {
+			if _, isBool := f.(*cli.BoolFlag); isBool {
+				continue
+			}
+			for _, n := range f.Names() {
+				want[n] = true
+			}
+		}
+	}
+	if !reflect.DeepEqual(want, valueFlags) {
+		t.Errorf("valueFlags = %v\nthe commands' value flags are %v", valueFlags, want)
+	}
+}
+
+func TestIsEndOfInput(t *testing.T) {
+	tests := []struct {
+		line string
+		want bool
+	}{
+		{`{"text":null}`, true},
+		{` {"type":"user_input","text":null} `, true},
+		{`{"type":"user_input","text":null,"images":[]}`, true},
+		{`{"type":"user_input","text":"null"}`, false},
+		{`{"type":"user_input"}`, false},
+		{`{"type":"question_response","text":null}`, false},
+		{`{"text":null`, false},
+		{`null`, false},
+		{`text null`, false},
+		{``, false},
+	}
+	for _, tt := range tests {
+		if got := isEndOfInput([]byte(tt.line)); got != tt.want {
+			t.Errorf("isEndOfInput(%q) = %v, want %v", tt.line, got, tt.want)
+		}
+	}
+}
+
+func FuzzIsEndOfInput(f *testing.F) {
+	for _, s := range []string{`{"text":null}`, `{"type":"user_input","text":null}`, `hello`, `{"text":"x"}`, `{"text":nul}`, "\x00{"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if isEndOfInput([]byte(s)) && !strings.Contains(s, "null") {
+			t.Fatalf("%q taken as end of input", s)
+		}
+	})
+}
+
+func TestFormatDefault(t *testing.T) {
+	defer func(f func(io.Writer) bool) { stdoutIsTerminal = f }(stdoutIsTerminal)
+	for _, tc := range []struct {
+		terminal bool
+		args     []string
+		pretty   bool
+	}{
+		{false, nil, false},
+		{true, nil, true},
+		{true, []string{"--format", "jsonl"}, false},
+		{false, []string{"--format", "pretty"}, true},
+	} {
+		stdoutIsTerminal = func(io.Writer) bool { return tc.terminal }
+		var got *sessionOptions
+		s := cmdutil.Streams{Out: io.Discard, Err: io.Discard, Getenv: func(k string) string {
+			if k == "FUSERAFT_BIN" {
+				return "sh"
+			}
+			return ""
+		}}
+		app := App(s)
+		app.Commands[0].Action = func(c *cli.Context) error {
+			o, err := options(c, s, "repl", nil)
+			got = o
+			return err
+		}
+		if err := app.Run(append([]string{"fr-stream", "repl"}, tc.args...)); err != nil {
+			t.Fatal(err)
+		}
+		if got.pretty != tc.pretty {
+			t.Errorf("terminal=%v %v: pretty = %v, want %v", tc.terminal, tc.args, got.pretty, tc.pretty)
+		}
+	}
+}
+
+func TestWidth(t *testing.T) {
+	env := func(v string) cmdutil.Streams {
+		return cmdutil.Streams{Out: &bytes.Buffer{}, Getenv: func(string) string { return v }}
+	}
+	if w := width(env("132")); w != 132 {
+		t.Errorf("width with COLUMNS=132 = %d", w)
+	}
+	if w := width(env("x")); w != 0 {
+		t.Errorf("width with COLUMNS=x = %d", w)
+	}
+}
