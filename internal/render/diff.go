@@ -21,11 +21,13 @@ const (
 	// diffBudget bounds the work of the Myers search (about one unit a compared line). Beyond it
 	// the changed middle is shown as one block removed and added: a correct, bigger diff.
 	diffBudget = 20_000_000
-	// maxEditDistance bounds the Myers trace kept for the backtrack (quadratic in it).
-	maxEditDistance = 2000
 	// binarySniff is how much of each side is searched for NUL bytes.
 	binarySniff = 8000
 )
+
+// maxEditDistance bounds the Myers trace kept for the backtrack (quadratic in it). A variable
+// so that tests can drive the anchored fallback with small inputs.
+var maxEditDistance = 2000
 
 const (
 	sgrReset = "\x1b[0m"
@@ -172,34 +174,30 @@ func diffLines(a, b []string) []run {
 	}
 	add(opEq, 0, 0, pre)
 	ma, mb := a[pre:len(a)-suf], b[pre:len(b)-suf]
-	if ops, ok := myers(intern(ma, mb)); ok {
-		// Group each change's removals before its insertions.
-		ai, bi := pre, pre
-		i := 0
-		for i < len(ops) {
-			if ops[i] == opEq {
-				add(opEq, ai, bi, 1)
-				ai++
-				bi++
-				i++
-				continue
-			}
-			nd, ni := 0, 0
-			for ; i < len(ops) && ops[i] != opEq; i++ {
-				if ops[i] == opDel {
-					nd++
-				} else {
-					ni++
-				}
-			}
-			add(opDel, ai, bi, nd)
-			add(opIns, ai+nd, bi, ni)
-			ai += nd
-			bi += ni
+	ops := editScript(intern(ma, mb))
+	// Group each change's removals before its insertions.
+	ai, bi := pre, pre
+	i := 0
+	for i < len(ops) {
+		if ops[i] == opEq {
+			add(opEq, ai, bi, 1)
+			ai++
+			bi++
+			i++
+			continue
 		}
-	} else {
-		add(opDel, pre, pre, len(ma))
-		add(opIns, pre+len(ma), pre, len(mb))
+		nd, ni := 0, 0
+		for ; i < len(ops) && ops[i] != opEq; i++ {
+			if ops[i] == opDel {
+				nd++
+			} else {
+				ni++
+			}
+		}
+		add(opDel, ai, bi, nd)
+		add(opIns, ai+nd, bi, ni)
+		ai += nd
+		bi += ni
 	}
 	add(opEq, len(a)-suf, len(b)-suf, suf)
 	return runs
@@ -237,10 +235,101 @@ func intern(a, b []string) ([]int32, []int32) {
 	return conv(a), conv(b)
 }
 
+// editScript finds an edit script from a to b: the shortest one when the Myers search fits its
+// budget; else one anchored on the lines that occur exactly once on each side (as patience
+// diff does), with the gaps between anchors searched again within what is left of the budget,
+// and any gap still too costly shown as removed and added.
+func editScript(a, b []int32) []opKind {
+	budget := diffBudget
+	if ops, ok := myers(a, b, &budget); ok {
+		return ops
+	}
+	budget = diffBudget
+	var ops []opKind
+	gap := func(a, b []int32) {
+		if g, ok := myers(a, b, &budget); ok {
+			ops = append(ops, g...)
+			return
+		}
+		for range a {
+			ops = append(ops, opDel)
+		}
+		for range b {
+			ops = append(ops, opIns)
+		}
+	}
+	i0, j0 := 0, 0
+	for _, an := range uniqueAnchors(a, b) {
+		gap(a[i0:an[0]], b[j0:an[1]])
+		ops = append(ops, opEq)
+		i0, j0 = an[0]+1, an[1]+1
+	}
+	gap(a[i0:], b[j0:])
+	return ops
+}
+
+// uniqueAnchors pairs the lines that occur exactly once in a and once in b, keeping the
+// longest run of pairs in the same order on both sides (patience sorting).
+func uniqueAnchors(a, b []int32) [][2]int {
+	n := int32(0)
+	for _, x := range a {
+		n = max(n, x+1)
+	}
+	for _, x := range b {
+		n = max(n, x+1)
+	}
+	countA, countB := make([]int32, n), make([]int32, n)
+	posB := make([]int32, n)
+	for _, x := range a {
+		countA[x]++
+	}
+	for j, x := range b {
+		countB[x]++
+		posB[x] = int32(j)
+	}
+	// Candidates in a's order; find the longest increasing subsequence of their b positions.
+	type cand struct{ i, j, prev int }
+	var cands []cand
+	var tops []int // index in cands of the top card of each pile
+	for i, x := range a {
+		if countA[x] != 1 || countB[x] != 1 {
+			continue
+		}
+		j := int(posB[x])
+		lo, hi := 0, len(tops)
+		for lo < hi {
+			mid := (lo + hi) / 2
+			if cands[tops[mid]].j < j {
+				lo = mid + 1
+			} else {
+				hi = mid
+			}
+		}
+		prev := -1
+		if lo > 0 {
+			prev = tops[lo-1]
+		}
+		cands = append(cands, cand{i, j, prev})
+		if lo == len(tops) {
+			tops = append(tops, len(cands)-1)
+		} else {
+			tops[lo] = len(cands) - 1
+		}
+	}
+	if len(tops) == 0 {
+		return nil
+	}
+	anchors := make([][2]int, len(tops))
+	for k, c := len(tops)-1, tops[len(tops)-1]; c >= 0; k, c = k-1, cands[c].prev {
+		anchors[k] = [2]int{cands[c].i, cands[c].j}
+	}
+	return anchors
+}
+
 // myers finds a shortest edit script from a to b (Myers 1986, greedy forward search with the
-// trace kept for the backtrack). It gives up (ok false) when the edit distance or the work
-// passes the budget.
-func myers(a, b []int32) (ops []opKind, ok bool) {
+// trace kept for the backtrack). It gives up (ok false) when the edit distance passes
+// maxEditDistance or the work passes what is left of *budget, which it lowers by the work done.
+func myers(a, b []int32, budget *int) (ops []opKind, ok bool) {
 	n, m := len(a), len(b)
 	if n == 0 || m == 0 {
 		for range n {
@@ -278,7 +367,8 @@ func myers(a, b []int32) (ops []opKind, ok bool) {
 			}
 		}
 		work += d + 1
-		if work > diffBudget {
+		if work > *budget {
+			*budget = 0
 			return nil, false
 		}
 		row := make([]int32, 2*d+1)
@@ -287,6 +377,7 @@ func myers(a, b []int32) (ops []opKind, ok bool) {
 		}
 		trace = append(trace, row)
 	}
+	*budget -= work
 	if found < 0 {
 		return nil, false
 	}

@@ -214,8 +214,17 @@ func applyUnified(t *testing.T, old, diff string) string {
 }
 
 func TestUnifiedDiffAppliesBack(t *testing.T) {
+	t.Run("search", func(t *testing.T) { testAppliesBack(t, []string{"a", "b", "c", "d", "e", ""}) })
+	// With the search cut short, the anchored fallback does the work.
+	defer func(d int) { maxEditDistance = d }(maxEditDistance)
+	maxEditDistance = 2
+	t.Run("anchored", func(t *testing.T) {
+		testAppliesBack(t, []string{"a", "b", "c", "d", "e", "", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p"})
+	})
+}
+
+func testAppliesBack(t *testing.T, words []string) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	words := []string{"a", "b", "c", "d", "e", ""}
 	gen := func() string {
 		n := rng.IntN(40)
 		var b strings.Builder
@@ -289,9 +298,30 @@ func TestUnifiedDiffHuge(t *testing.T) {
 	if note := lines[len(lines)-1]; !strings.HasPrefix(note, "… ") || !strings.HasSuffix(note, " more lines") {
 		t.Errorf("last line %q is not a truncation note", note)
 	}
-	// Without a cut the fallback diff is still correct.
+	// Without a cut the diff is still correct, and, anchored on the unique lines, as small as
+	// the change.
 	full := UnifiedDiff("big.txt", old.String(), new.String(), DiffOptions{})
 	if got := applyUnified(t, old.String(), full); got != new.String() {
+		t.Error("the diff of a big rewrite does not apply back")
+	}
+	if add, del := DiffStat(old.String(), new.String()); add != 100_000 || del != 100_000 {
+		t.Errorf("DiffStat of a big rewrite = +%d -%d, want +100000 -100000", add, del)
+	}
+
+	// Lines from a tiny alphabet defeat both the search and the anchors: the cheap diff
+	// (all removed, all added) still comes quickly and applies.
+	rng := rand.New(rand.NewPCG(3, 4))
+	var oa, na strings.Builder
+	for range 20_000 {
+		oa.WriteString([]string{"a\n", "b\n", "c\n"}[rng.IntN(3)])
+		na.WriteString([]string{"a\n", "b\n", "c\n"}[rng.IntN(3)])
+	}
+	start = time.Now()
+	d = UnifiedDiff("abc.txt", oa.String(), na.String(), DiffOptions{})
+	if elapsed := time.Since(start); elapsed > 10*time.Second {
+		t.Errorf("diff of 20,000 lines from three took %v", elapsed)
+	}
+	if got := applyUnified(t, oa.String(), d); got != na.String() {
 		t.Error("the fallback diff does not apply back")
 	}
 
