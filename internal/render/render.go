@@ -1177,6 +1177,15 @@ func (r *Renderer) question(o *obj) func() {
 	q := o.str("question")
 	options := o.strs("options")
 	other := o.boolean("allowOther")
+	if o.bad {
+		// Still a prompt waiting for an answer: keep it highlighted, show it whole.
+		o.bad = false
+		return func() {
+			bar := sp(boldYel, "┃ ")
+			r.line(bar, sp(boldYel, "question: "), sp(bold, "malformed"), sp(dim, " (skip it)"))
+			r.line(bar, sp(dim, Sanitize(compactJSON(o.raw, r.width*4+64))))
+		}
+	}
 	return func() {
 		bar := sp(boldYel, "┃ ")
 		r.block([]span{bar, sp(boldYel, "question: ")}, "", bold, sanitize(strings.TrimSpace(q), true))

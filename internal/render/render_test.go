@@ -284,6 +284,12 @@ func TestRenderTable(t *testing.T) {
 			want:  "┃ approve? malformed request (deny it)\n┃ {\"type\":\"approval_request\",\"kind\":\"shell_command\",\"command\":7}\n",
 		},
 		{
+			name:  "malformed question stays highlighted",
+			opts:  Options{Width: 200},
+			lines: []string{`{"type":"question","question":"pick","options":"a,b"}`},
+			want:  "┃ question: malformed (skip it)\n┃ {\"type\":\"question\",\"question\":\"pick\",\"options\":\"a,b\"}\n",
+		},
+		{
 			name:  "file_write diff is cut for huge files",
 			opts:  Options{DiffLines: 6},
 			lines: []string{`{"type":"approval_request","kind":"file_write","plugin":"fs","action":"write","path":"big.txt","oldContent":"","newContent":"` + strings.Repeat(`x\n`, 5000) + `"}`},
