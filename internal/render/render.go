@@ -685,20 +685,15 @@ func (r *Renderer) status(o *obj) func() {
 	modes := o.strs("modes")
 	in, out, cached := o.int("input"), o.int("output"), o.int("cached")
 	return func() {
-		parts := []string{}
+		head := "◦ "
 		if model != "" {
-			parts = append(parts, oneLine(model))
+			head += oneLine(model) + " · "
 		}
-		parts = append(parts, fmt.Sprintf("turn %d", turn))
+		head += fmt.Sprintf("turn %d · ", turn)
 		c := fmt.Sprintf("context %.0f%%", ctx*100)
 		if level != "" {
 			c += " " + oneLine(level)
 		}
-		parts = append(parts, c)
-		if len(modes) > 0 {
-			parts = append(parts, oneLine(strings.Join(modes, ", ")))
-		}
-		parts = append(parts, commas(in)+" in", commas(out)+" out", commas(cached)+" cached")
 		cs := dim
 		switch level {
 		case "warning", "warn", "high":
@@ -706,7 +701,12 @@ func (r *Renderer) status(o *obj) func() {
 		case "critical", "error", "full":
 			cs = red
 		}
-		r.line(sp(dim, "◦ "+strings.Join(parts[:2], " · ")+" · "), sp(cs, parts[2]), sp(dim, " · "+strings.Join(parts[3:], " · ")))
+		tail := ""
+		if len(modes) > 0 {
+			tail += " · " + oneLine(strings.Join(modes, ", "))
+		}
+		tail += " · " + commas(in) + " in · " + commas(out) + " out · " + commas(cached) + " cached"
+		r.line(sp(dim, head), sp(cs, c), sp(dim, tail))
 	}
 }
 

@@ -284,6 +284,11 @@ func TestRenderTable(t *testing.T) {
 			want:  "┃ approve? malformed request (deny it)\n┃ {\"type\":\"approval_request\",\"kind\":\"shell_command\",\"command\":7}\n",
 		},
 		{
+			name:  "status without a model",
+			lines: []string{`{"type":"status","turn":3,"context":0.9,"level":"high","modes":[],"input":1,"output":2,"cached":0}`},
+			want:  "◦ turn 3 · context 90% high · 1 in · 2 out · 0 cached\n",
+		},
+		{
 			name:  "malformed question stays highlighted",
 			opts:  Options{Width: 200},
 			lines: []string{`{"type":"question","question":"pick","options":"a,b"}`},
