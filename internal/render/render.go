@@ -371,15 +371,6 @@ func sep() span { return sp(dim, " · ") }
 // quoted is a one-line, sanitized string in double quotes.
 func quoted(s string) string { return "“" + oneLine(s) + "”" }
 
-// shortID shortens long session ids for one-liners; the full id is in the JSON.
-func shortID(id string) string {
-	id = oneLine(id)
-	if len(id) > 12 && StringWidth(id) == len(id) {
-		return id[:8] + "…"
-	}
-	return id
-}
-
 // handshake
 
 func (r *Renderer) ready(o *obj) func() {
