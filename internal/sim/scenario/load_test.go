@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -242,5 +243,22 @@ func TestLineWriterSplitsWrites(t *testing.T) {
 	}
 	if err := lw.EndBatch(); err != nil || len(w.calls) == 0 {
 		t.Errorf("EndBatch: %v, %d writes", err, len(w.calls))
+	}
+}
+
+func TestAliases(t *testing.T) {
+	if _, err := Parse("a.yaml", []byte("version: 1\nrepl: {turns: [{steps: [{emit: {type: x, a: &a [1, *a]}}]}]}\n")); err == nil || !strings.Contains(err.Error(), "a.yaml:2: alias *a refers to a value that contains it") {
+		t.Errorf("recursive alias: %v", err)
+	}
+	laughs := "version: 1\na0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
+	for i := 1; i < 9; i++ {
+		laughs += fmt.Sprintf("a%d: &a%d [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d]\n", i, i, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1)
+	}
+	if _, err := Parse("l.yaml", []byte(laughs)); err == nil || !strings.Contains(err.Error(), "too large") {
+		t.Errorf("alias bomb: %v", err)
+	}
+	s, err := Parse("ok.yaml", []byte("version: 1\nrun:\n  steps:\n    - emit: &e {type: agent_starting, agent: a}\n    - emit: *e\n"))
+	if err != nil || len(s.Run.Steps) != 2 || string(s.Run.Steps[1].Emit.Bytes()) != `{"type":"agent_starting","agent":"a"}` {
+		t.Errorf("plain alias: %v", err)
 	}
 }

@@ -311,6 +311,10 @@ func Parse(path string, b []byte) (*Scenario, error) {
 		return nil, &LineError{Path: path, Msg: "empty scenario (it needs at least \"version: 1\")"}
 	}
 	doc := root.Content[0]
+	budget := maxExpandedNodes
+	if err := checkAliases(doc, map[*yaml.Node]bool{}, &budget); err != nil {
+		return nil, withPath(path, err)
+	}
 	if doc.Kind != yaml.MappingNode {
 		return nil, &LineError{Path: path, Line: doc.Line, Msg: "a scenario is a mapping with version, repl, run, serve and faults"}
 	}
@@ -411,6 +415,33 @@ func withPath(path string, err error) error {
 		return le
 	}
 	return yamlError(path, err)
+}
+
+// maxExpandedNodes bounds a document's size with its aliases expanded, so a small file of
+// nested aliases cannot make a huge scenario.
+const maxExpandedNodes = 1 << 20
+
+// checkAliases refuses aliases that refer to a node containing themselves, and documents
+// whose aliases expand past maxExpandedNodes.
+func checkAliases(n *yaml.Node, open map[*yaml.Node]bool, budget *int) error {
+	*budget--
+	if *budget < 0 {
+		return lineErr(n.Line, "the scenario is too large once its aliases are expanded")
+	}
+	if n.Kind == yaml.AliasNode {
+		if open[n.Alias] {
+			return lineErr(n.Line, "alias *%s refers to a value that contains it", n.Value)
+		}
+		return checkAliases(n.Alias, open, budget)
+	}
+	open[n] = true
+	defer delete(open, n)
+	for _, c := range n.Content {
+		if err := checkAliases(c, open, budget); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 var unmarshalerType = reflect.TypeOf((*yaml.Unmarshaler)(nil)).Elem()
