@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -325,12 +326,12 @@ func (d *Decider) fileFacts(req *wire.ApprovalRequest) *fileFacts {
 		f.why = "is empty or invalid"
 		return f
 	}
-	abs := p
-	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(d.root, abs)
+	raw := p
+	if !filepath.IsAbs(raw) {
+		raw = d.root + "/" + raw
 	}
-	abs = filepath.Clean(abs)
-	real := resolve(abs)
+	abs := filepath.Clean(raw)
+	real := resolve(raw)
 	f.abs = appendUnique(f.abs, abs, real)
 	lexRel, lexIn := within(d.root, abs)
 	realRel, realIn := within(d.rootReal, real)
@@ -376,29 +377,44 @@ func within(root, p string) (string, bool) {
 	return filepath.ToSlash(rel), rel != "."
 }
 
-// resolve follows symlinks in the longest existing prefix of the absolute path p.
-func resolve(p string) string {
-	rest := ""
-	cur := p
-	for {
-		if r, err := filepath.EvalSymlinks(cur); err == nil {
-			if rest == "" {
-				return r
-			}
-			return filepath.Join(r, rest)
-		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return p
-		}
-		base := filepath.Base(cur)
-		if rest == "" {
-			rest = base
-		} else {
-			rest = filepath.Join(base, rest)
-		}
-		cur = parent
+// resolve returns the path the kernel would reach for the absolute path p: symlinks are
+// followed where they are met, so "link/.." is the parent of the link's target, not the
+// directory holding the link. Components that do not exist are taken as written.
+func resolve(p string) string { return resolveDepth(p, 0) }
+
+func resolveDepth(p string, depth int) string {
+	if depth > 40 { // a symlink loop: the kernel gives up too
+		return filepath.Clean(p)
 	}
+	parts := strings.Split(p, "/")
+	cur := "/"
+	for i := 0; i < len(parts); i++ {
+		c := parts[i]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur)
+			continue
+		}
+		next := filepath.Join(cur, c)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			return filepath.Join(append([]string{next}, parts[i+1:]...)...)
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			target, err := os.Readlink(next)
+			if err != nil {
+				return filepath.Join(append([]string{next}, parts[i+1:]...)...)
+			}
+			if !strings.HasPrefix(target, "/") {
+				target = cur + "/" + target
+			}
+			return resolveDepth(target+"/"+strings.Join(parts[i+1:], "/"), depth+1)
+		}
+		cur = next
+	}
+	return cur
 }
 
 // matchPaths: for allow (all=true) every relative form must match; otherwise any form.
