@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -94,13 +95,11 @@ func firstDiff(want, got string) string {
 			g = gl[i]
 		}
 		if w != g {
-			return "line " + itoa(i+1) + ":\nwant: " + quoteForLog(w) + "\n got: " + quoteForLog(g)
+			return "line " + strconv.Itoa(i+1) + ":\nwant: " + quoteForLog(w) + "\n got: " + quoteForLog(g)
 		}
 	}
 	return ""
 }
-
-func itoa(n int) string { return commas(n) }
 
 func quoteForLog(s string) string { return strings.ReplaceAll(s, "\x1b", `\e`) }
 
