@@ -27,9 +27,8 @@ func repl(ctx context.Context, s cmdutil.Streams, o replOptions) error {
 	if cmdutil.IsTerminal(s.In) {
 		// fuseraft speaks JSON only when stdin is not a terminal; an interactive chat is not
 		// something fr-sim can stand in for.
-		fmt.Fprintln(s.Err, "fr-sim: repl --vscode reads JSON lines from a pipe, and stdin is a terminal.")
-		fmt.Fprintln(s.Err, "Try: printf 'hello\\n' | fr-sim repl --vscode --no-banner")
-		return cmdutil.Exit(cmdutil.ExitFailed)
+		return cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitFailed, "repl --vscode reads JSON lines from a pipe, and stdin is a terminal"),
+			`try: printf 'hello\n' | fr-sim repl --vscode --no-banner`)
 	}
 	st, err := newStdio(s, "repl")
 	if err != nil {
