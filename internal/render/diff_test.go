@@ -288,7 +288,7 @@ func TestUnifiedDiffHuge(t *testing.T) {
 	start := time.Now()
 	d := UnifiedDiff("big.txt", old.String(), new.String(), DiffOptions{MaxLines: 40})
 	elapsed := time.Since(start)
-	if elapsed > 10*time.Second {
+	if elapsed > time.Minute { // quadratic work on 200,000 lines would take hours
 		t.Errorf("diff of 200,000 lines took %v", elapsed)
 	}
 	lines := strings.Split(strings.TrimSuffix(d, "\n"), "\n")
@@ -318,7 +318,7 @@ func TestUnifiedDiffHuge(t *testing.T) {
 	}
 	start = time.Now()
 	d = UnifiedDiff("abc.txt", oa.String(), na.String(), DiffOptions{})
-	if elapsed := time.Since(start); elapsed > 10*time.Second {
+	if elapsed := time.Since(start); elapsed > time.Minute {
 		t.Errorf("diff of 20,000 lines from three took %v", elapsed)
 	}
 	if got := applyUnified(t, oa.String(), d); got != na.String() {
