@@ -1,0 +1,199 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// cmdTap passes stdin to stdout line by line, unbuffered, and times approval round trips:
+// from an approval_request line to the next line of any kind, which a daemon only sends once
+// it has the answer. At the end of input it appends the result (with its samples) to -o.
+func cmdTap(args []string) error {
+	fs := flag.NewFlagSet("tap", flag.ExitOnError)
+	out := fs.String("o", "", "append the result as JSON to this file")
+	label := fs.String("label", "pipeline", "label of the result")
+	title := fs.String("title", "", "title of the result")
+	fs.Parse(args)
+	res := latResult{Kind: "roundtrip", Time: stamp(), Label: *label, Title: *title}
+	br := bufio.NewReaderSize(os.Stdin, 1<<16)
+	var pending time.Time
+	broken := false
+	for {
+		line, err := br.ReadSlice('\n')
+		if len(line) > 0 {
+			now := time.Now()
+			if !pending.IsZero() {
+				res.Samples = append(res.Samples, float64(now.Sub(pending).Nanoseconds())/1e3)
+				pending = time.Time{}
+			}
+			if bytes.Contains(line, []byte(`"type":"approval_request"`)) {
+				pending = now
+				res.Sent++
+			}
+			if !broken {
+				if _, werr := os.Stdout.Write(line); werr != nil {
+					broken = true
+				}
+			}
+		}
+		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+			break
+		}
+	}
+	res.finish()
+	if *out == "" {
+		return nil
+	}
+	return appendJSON(*out, res)
+}
+
+// cmdAnswer is the smallest possible policy: approved:true for every approval_request,
+// a skipped answer for every question, written the moment the prompt is read.
+func cmdAnswer(args []string) error {
+	fs := flag.NewFlagSet("answer", flag.ExitOnError)
+	out := fs.String("o", "", "write answers to this file or FIFO (opened at the first answer) instead of stdout")
+	fs.Parse(args)
+	var w *os.File
+	br := bufio.NewReaderSize(os.Stdin, 1<<16)
+	for {
+		line, err := br.ReadSlice('\n')
+		var ans string
+		switch {
+		case bytes.Contains(line, []byte(`"type":"approval_request"`)):
+			ans = `{"type":"approval_response","approved":true}` + "\n"
+		case bytes.Contains(line, []byte(`"type":"question"`)):
+			ans = `{"type":"question_response","answer":null}` + "\n"
+		}
+		if ans != "" {
+			if w == nil {
+				w = os.Stdout
+				if *out != "" {
+					f, oerr := os.OpenFile(*out, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+					if oerr != nil {
+						return oerr
+					}
+					defer f.Close()
+					w = f
+				}
+			}
+			if _, werr := w.Write([]byte(ans)); werr != nil {
+				return werr
+			}
+		}
+		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+			return nil
+		}
+	}
+}
+
+// cmdSock is the raw client: it connects to a serve socket, sends one task and copies every
+// line to stdout (flushed whenever the socket has nothing more ready) until the task's result.
+func cmdSock(args []string) error {
+	fs := flag.NewFlagSet("sock", flag.ExitOnError)
+	path := fs.String("socket", "", "Unix socket of the daemon")
+	task := fs.String("task", "flood 10000", "task text")
+	fs.Parse(args)
+	c, err := net.Dial("unix", *path)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if _, err := fmt.Fprintf(c, "{\"type\":\"user_input\",\"text\":%q}\n", *task); err != nil {
+		return err
+	}
+	br := bufio.NewReaderSize(c, 1<<16)
+	bw := bufio.NewWriterSize(os.Stdout, 1<<16)
+	defer bw.Flush()
+	for {
+		line, err := br.ReadSlice('\n')
+		if len(line) > 0 {
+			bw.Write(line)
+			if !errors.Is(err, bufio.ErrBufferFull) && bytes.Contains(line, []byte(`"type":"result"`)) {
+				return nil
+			}
+		}
+		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+			return fmt.Errorf("socket closed before the result: %v", err)
+		}
+		if br.Buffered() == 0 {
+			if err := bw.Flush(); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// cmdWS is the raw WebSocket client: one task, every message to stdout until the result.
+func cmdWS(args []string) error {
+	fs := flag.NewFlagSet("ws", flag.ExitOnError)
+	url := fs.String("url", "", "ws://HOST:PORT/attach")
+	task := fs.String("task", "flood 10000", "task text")
+	fs.Parse(args)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, *url, nil)
+	if err != nil {
+		return err
+	}
+	defer c.CloseNow()
+	c.SetReadLimit(256 << 20)
+	if err := c.Write(ctx, websocket.MessageText, fmt.Appendf(nil, "{\"type\":\"user_input\",\"text\":%q}", *task)); err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(os.Stdout, 1<<16)
+	defer bw.Flush()
+	for {
+		_, msg, err := c.Read(ctx)
+		if err != nil {
+			return fmt.Errorf("connection closed before the result: %v", err)
+		}
+		for _, l := range bytes.Split(bytes.TrimRight(msg, "\n"), []byte("\n")) {
+			bw.Write(l)
+			bw.WriteByte('\n')
+			if bytes.Contains(l, []byte(`"type":"result"`)) {
+				c.Close(websocket.StatusNormalClosure, "")
+				return nil
+			}
+		}
+	}
+}
+
+// cmdScan is the floor of a line filter: a plain Go line scan that copies the lines
+// containing "type":"<T>" (bytes.Contains, no JSON decoding) from stdin to stdout.
+func cmdScan(args []string) error {
+	fs := flag.NewFlagSet("scan", flag.ExitOnError)
+	typ := fs.String("type", "approval_request", "event type to keep")
+	fs.Parse(args)
+	needle := []byte(`"type":"` + *typ + `"`)
+	br := bufio.NewReaderSize(os.Stdin, 1<<20)
+	bw := bufio.NewWriterSize(os.Stdout, 1<<16)
+	var long []byte
+	for {
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long, line...)
+			continue
+		}
+		if len(long) > 0 {
+			line = append(long, line...)
+			long = long[:0]
+		}
+		if len(line) > 0 && bytes.Contains(line, needle) {
+			if _, werr := bw.Write(line); werr != nil {
+				return werr
+			}
+		}
+		if err != nil {
+			return bw.Flush()
+		}
+	}
+}
