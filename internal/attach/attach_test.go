@@ -28,7 +28,7 @@ var commands map[string]func() int
 
 func init() {
 	commands = map[string]func() int{
-		"fr-attach": func() int { return attach.Run(context.Background(), cmdutil.OSStreams(), os.Args) },
+		"fr-attach":     func() int { return attach.Run(context.Background(), cmdutil.OSStreams(), os.Args) },
 		"fr-sim":        func() int { return sim.Run(context.Background(), cmdutil.OSStreams(), os.Args) },
 		"attach-answer": attachAnswer,
 		"expect-exit":   expectExit,

@@ -132,11 +132,7 @@ func (a *attacher) run(ctx context.Context, in io.Reader) error {
 					"raise --max-reconnects, or check that 'fuseraft serve' is running")
 			}
 			attempt++
-			ceiling := 100 * time.Millisecond << min(attempt-1, 20)
-			if ceiling > a.o.maxBackoff || ceiling <= 0 {
-				ceiling = a.o.maxBackoff
-			}
-			wait := time.Duration(rand.Int64N(int64(ceiling) + 1))
+			wait := backoff(attempt, a.o.maxBackoff, rand.Int64N)
 			fmt.Fprintf(a.s.Err, "%s: reconnecting to %s in %s (attempt %d): %v\n", prog, a.o.target,
 				wait.Round(time.Millisecond), attempt, lost)
 			a.out.Flush()
@@ -166,6 +162,17 @@ func (a *attacher) run(ctx context.Context, in io.Reader) error {
 			lost = err
 		}
 	}
+}
+
+// backoff is the wait before reconnect attempt n (1-based): exponential backoff with full
+// jitter, a random duration between 0 and min(max, 100ms * 2^(n-1)). randN returns a number in
+// [0, n).
+func backoff(n int, max time.Duration, randN func(int64) int64) time.Duration {
+	ceiling := 100 * time.Millisecond << min(n-1, 30)
+	if ceiling > max || ceiling <= 0 {
+		ceiling = max
+	}
+	return time.Duration(randN(int64(ceiling) + 1))
 }
 
 // readInput reads input lines from r until its end.
