@@ -41,6 +41,10 @@ const (
 	TypeInterrupt        = "interrupt"
 )
 
+// The event structs below are for reading events. To pass an event on, write its Raw bytes:
+// re-encoding a struct would lose unknown fields, and Ready leaves out the fields of the shape
+// it does not have.
+
 // Ready is the first event of repl --vscode and of run --bridge. The two shapes share one
 // struct: a REPL sets Model, Title, AutoTitle and MidTurnCommands; a run sets Task, Config,
 // Resumed and Agents.

@@ -21,7 +21,7 @@ func ParseInput(line []byte) (in Input, ok bool) {
 		return Input{}, false
 	}
 	if trimmed[0] == '{' && json.Valid(trimmed) {
-		t, _ := TopLevelString(trimmed, "type")
+		t, _ := topLevelString(trimmed, "type")
 		return Input{Line: append([]byte(nil), trimmed...), Type: t}, true
 	}
 	b, _ := UserInput(string(bytes.TrimRight(line, "\r")))

@@ -58,7 +58,7 @@ func ParseLine(b []byte) Line {
 		return l
 	}
 	l.Kind = OtherJSON
-	if t, ok := TopLevelString(b, "type"); ok {
+	if t, ok := topLevelString(b, "type"); ok {
 		l.Kind = EventLine
 		l.Type = t
 	}
@@ -67,9 +67,17 @@ func ParseLine(b []byte) Line {
 
 // TopLevelString returns the string value of key in the JSON object b, or ok=false when b is
 // not an object, lacks the key, or the value is not a string. Keys and values are compared and
-// returned after unescaping. b must be valid JSON (see json.Valid); the last occurrence of a
-// repeated key wins.
+// returned after unescaping; the last occurrence of a repeated key wins. Anything that is not
+// valid JSON gives ok=false.
 func TopLevelString(b []byte, key string) (val string, ok bool) {
+	if !json.Valid(b) {
+		return "", false
+	}
+	return topLevelString(b, key)
+}
+
+// topLevelString is TopLevelString for b already known to be valid JSON.
+func topLevelString(b []byte, key string) (val string, ok bool) {
 	raw, found := topLevelRaw(b, key)
 	if !found || raw[0] != '"' {
 		return "", false

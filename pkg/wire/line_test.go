@@ -130,3 +130,14 @@ func FuzzParseLine(f *testing.F) {
 		}
 	})
 }
+
+func TestTopLevelStringInvalidJSON(t *testing.T) {
+	for _, in := range []string{`{0`, `{"type"`, `{"type":`, `{"a":"\`, ``, `{`, `{"type":"x"`} {
+		if v, ok := TopLevelString([]byte(in), "type"); ok {
+			t.Errorf("TopLevelString(%q) = %q, true; want false", in, v)
+		}
+	}
+	if v, ok := TopLevelString([]byte(`{"type":"x"}`), "type"); !ok || v != "x" {
+		t.Error("valid input")
+	}
+}
