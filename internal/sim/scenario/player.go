@@ -59,6 +59,7 @@ type Player struct {
 	Pace     float64
 
 	events int
+	text   strings.Builder // the current Play's reply, becomes Outcome.Text
 }
 
 // Play plays steps in order until they end or stop early (see Outcome.Ended). The error is
@@ -69,14 +70,15 @@ func Play(ctx context.Context, steps []Step, p Peer) (Outcome, error) {
 }
 
 // Play plays steps, after the flood fault's events when it is set.
-func (pl *Player) Play(ctx context.Context, steps []Step) (Outcome, error) {
-	var out Outcome
+func (pl *Player) Play(ctx context.Context, steps []Step) (out Outcome, err error) {
+	pl.text.Reset()
+	defer func() { out.Text = pl.text.String() }()
 	if pl.Faults.Flood > 0 {
 		if err := pl.flood(ctx, &out, Flood{Count: pl.Faults.Flood, Type: "token", Text: "x"}); err != nil || out.Ended() {
 			return out, err
 		}
 	}
-	err := pl.play(ctx, steps, &out)
+	err = pl.play(ctx, steps, &out)
 	if err != nil && ctx.Err() != nil {
 		out.Cancelled, err = true, nil
 	}
@@ -207,8 +209,10 @@ func (pl *Player) count(out *Outcome, typ string, ev *Object, line []byte) bool 
 			out.ToolCalls = append(out.ToolCalls, name)
 		}
 	case "token":
-		if t, ok := ev.String("text"); ok && len(out.Text) < 100000 {
-			out.Text += t
+		if pl.text.Len() < 100000 {
+			if t, ok := ev.String("text"); ok {
+				pl.text.WriteString(t)
+			}
 		}
 	}
 	return true
