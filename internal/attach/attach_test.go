@@ -82,6 +82,7 @@ func TestScripts(t *testing.T) {
 			"readyenv":   cmdReadyEnv,
 			"mkfifo":     cmdMkfifo,
 			"countlines": cmdCountLines,
+			"writefifo":  cmdWriteFIFO,
 		},
 	})
 }
@@ -135,6 +136,32 @@ func cmdReadyEnv(ts *testscript.TestScript, neg bool, args []string) {
 func cmdMkfifo(ts *testscript.TestScript, neg bool, args []string) {
 	for _, a := range args {
 		ts.Check(syscall.Mkfifo(ts.MkAbs(a), 0o600))
+	}
+}
+
+// writefifo FIFO LINE...: open FIFO as a writer (waiting up to 30s for its reader), write
+// the lines, close it.
+func cmdWriteFIFO(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: writefifo FIFO LINE...")
+	}
+	done := make(chan error, 1)
+	go func() {
+		f, err := os.OpenFile(ts.MkAbs(args[0]), os.O_WRONLY, 0)
+		if err != nil {
+			done <- err
+			return
+		}
+		for _, l := range args[1:] {
+			f.WriteString(l + "\n")
+		}
+		done <- f.Close()
+	}()
+	select {
+	case err := <-done:
+		ts.Check(err)
+	case <-time.After(30 * time.Second):
+		ts.Fatalf("nobody opened %s for reading", args[0])
 	}
 }
 
