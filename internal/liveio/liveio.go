@@ -44,8 +44,10 @@ func IsPipe(path string) bool {
 }
 
 // Read calls fn with each input line (line end removed; the slice is only valid during the
-// call) until end of input, which returns nil. A last line without a line end still counts,
-// also when a FIFO writer closes the pipe after it. Read returns fn's first error, a read
+// call) until end of input, which returns nil. A last line without a line end still counts
+// at end of file; but a named pipe only reaches end of file when no writer has it open, so
+// writers that share a pipe must end every line they write with a line end, or their lines
+// run together. Read returns fn's first error, a read
 // error, or ctx.Err() once ctx is done. Cancelling ctx unblocks a read in progress; a FIFO open
 // waiting for its first writer cannot be unblocked, so callers should not wait for Read to
 // return after cancelling (the blocked goroutine ends with the process).
