@@ -1,14 +1,586 @@
-// Package ls implements fr-ls.
+// Package ls implements fr-ls: fuseraft's resource queries (protocol page, section "Resource
+// queries") run with --json, their envelope checked and streamed, and the items printed as
+// JSONL, a JSON array, TSV or a table fitted to the terminal.
 package ls
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/render"
+	"github.com/fuseraft/fr/pkg/wire"
 )
+
+const prog = "fr-ls"
+
+// Test hooks, read from the environment: FR_LS_TERMINAL=1|0 decides whether stdout counts as a
+// terminal, FR_LS_NOW=RFC3339 fixes the clock relative times are measured from.
+const (
+	envTerminal = "FR_LS_TERMINAL"
+	envNow      = "FR_LS_NOW"
+)
+
+// Options are what fr-ls asks of its surroundings; nil fields take the real ones.
+type Options struct {
+	Terminal func() bool      // is stdout a terminal
+	Width    func() int       // columns a table may use
+	Now      func() time.Time // the clock for relative times
+}
 
 // Run runs fr-ls with args (args[0] is the program name) and returns its exit code.
 func Run(ctx context.Context, s cmdutil.Streams, args []string) int {
-	app := cmdutil.NewApp(s, "fr-ls", "not built yet")
-	return cmdutil.RunApp(ctx, app, s, args)
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return RunWith(ctx, s, args, Options{})
+}
+
+// RunWith is Run with the terminal, width and clock given.
+func RunWith(ctx context.Context, s cmdutil.Streams, args []string, opts Options) int {
+	app := newApp(s, &opts)
+	return cmdutil.RunApp(ctx, app, s, reorder(args))
+}
+
+// App is fr-ls's command line.
+func App(s cmdutil.Streams) *cli.App { return newApp(s, &Options{}) }
+
+var globalFlags = map[string]bool{"format": true, "fields": true, "jq": true, "fuseraft": true, "color": true,
+	"any-version": false, "help": false, "h": false, "version": false, "v": false}
+
+// resourceValueFlags are the resources' flags that take a value.
+var resourceValueFlags = map[string]bool{"project": true, "agent": true, "dir": true, "plugin": true}
+
+// reorder lets flags come anywhere, as users write them (`fr-ls session ID --format json`):
+// fr-ls's own flags go before the resource, the resource's flags before its arguments.
+func reorder(args []string) []string {
+	if len(args) < 2 {
+		return args
+	}
+	var globals, res, flags, pos []string
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			pos = append(pos, args[i+1:]...)
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			if res == nil {
+				res = []string{a}
+			} else {
+				pos = append(pos, a)
+			}
+			continue
+		}
+		name, _, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		takes, global := globalFlags[name]
+		if global && !(res != nil && (name == "h" || name == "help")) {
+			globals = append(globals, a)
+			if takes && !hasVal && i+1 < len(args) {
+				i++
+				globals = append(globals, args[i])
+			}
+			continue
+		}
+		if res == nil { // an unknown flag before the resource: let the parser say so
+			globals = append(globals, a)
+			continue
+		}
+		flags = append(flags, a)
+		if resourceValueFlags[name] && !hasVal && i+1 < len(args) {
+			i++
+			flags = append(flags, args[i])
+		}
+	}
+	out := append([]string{args[0]}, globals...)
+	out = append(out, res...)
+	out = append(out, flags...)
+	if len(pos) > 0 {
+		out = append(out, "--")
+		out = append(out, pos...)
+	}
+	return out
+}
+
+const description = `fr-ls runs one of fuseraft's resource queries with --json appended (the command line is
+otherwise exactly the one shown for each resource), checks the envelope it prints and writes
+the items. fuseraft's stderr is passed through. The envelope is streamed: items are printed as
+they are decoded, so an envelope of any size is listed in bounded memory. RESOURCE - reads one
+envelope from stdin instead: the --json output of any fuseraft command, init included.
+
+Formats (--format): jsonl, one item a line exactly as fuseraft wrote it (the default when
+stdout is not a terminal); json, one array; tsv, a header line then one row per item, tabs,
+newlines and backslashes inside values escaped as \t \n \\, times in RFC 3339, nothing cut;
+table, columns fitted to the terminal, long values cut with "…", times relative ("3 hours
+ago"), colour unless NO_COLOR is set or TERM=dumb (the default on a terminal). Table and tsv
+show a few columns chosen for each resource; --fields picks and orders them, and picks and
+orders the keys of jsonl and json items too. --jq runs a jq program on each item (gojq); its
+outputs are printed instead of the item (objects with their keys sorted).
+
+An empty list prints nothing in jsonl, tsv and table, and [] in json.
+
+EXIT STATUS
+   0    success, empty lists included
+   1    fuseraft reported an error (its message is printed), validate found errors (the item
+        is still printed), fuseraft failed or was killed by a signal, or --jq failed on an item
+   2    usage: bad flag or resource, unknown --fields name (the available ones are listed),
+        a --jq program that does not compile (a caret marks the place)
+   3    fuseraft's stdout was not an envelope, or its protocolVersion is not supported
+        (--any-version goes on with a warning)
+   10   fuseraft not found
+   130  interrupted
+
+ENVIRONMENT
+   FUSERAFT_BIN     the fuseraft binary when --fuseraft is not given (else fuseraft on PATH)
+   NO_COLOR, TERM   no colour when NO_COLOR is set or TERM is dumb
+   COLUMNS          table width when stdout is not a terminal (default 80)
+   FR_LS_TERMINAL   1 or 0: treat stdout as a terminal or not (for tests)
+   FR_LS_NOW        an RFC 3339 time relative times are measured from (for tests)
+
+EXAMPLES
+   fr-ls sessions --all
+   fr-ls sessions --format tsv | cut -f1,2
+   fr-ls sessions --jq 'select(.turnCount > 10) | .sessionId' | xargs -n1 fuseraft sessions --show
+   fr-ls repl-sessions --project . --fields sessionId,title --format json
+   fuseraft config --list --json | fr-ls - --format table
+   FUSERAFT_BIN=fr-sim fr-ls plugins --plugin github --jq '.functions[].name'`
+
+func newApp(s cmdutil.Streams, opts *Options) *cli.App {
+	app := cmdutil.NewApp(s, prog, "list fuseraft's sessions, memories, schedules and more, for pipes and people")
+	app.UsageText = "fr-ls [--format jsonl|json|tsv|table] [--fields A,B] [--jq EXPR] RESOURCE [ARGS]\n" +
+		"fr-ls [options] - < envelope.json"
+	app.Description = description
+	app.Flags = []cli.Flag{
+		&cli.StringFlag{Name: "format", Usage: "output `FORMAT`: jsonl, json, tsv or table (default: table on a terminal, else jsonl)"},
+		&cli.StringFlag{Name: "fields", Usage: "comma-separated `FIELDS` to show, in order (keys of jsonl and json items too)"},
+		&cli.StringFlag{Name: "jq", Usage: "run the jq program `EXPR` on each item and print its outputs"},
+		&cli.StringFlag{Name: "fuseraft", Usage: "the fuseraft binary at `PATH` (else $FUSERAFT_BIN, else fuseraft on PATH)"},
+		&cli.BoolFlag{Name: "any-version", Usage: "go on, with a warning, when fuseraft speaks an unsupported protocolVersion"},
+		&cli.StringFlag{Name: "color", Value: "auto", Usage: "colour in tables: `WHEN` is auto, always or never"},
+	}
+	app.Action = func(c *cli.Context) error {
+		if c.Args().Len() == 0 {
+			return cmdutil.WithHint(cmdutil.Usagef("no resource given"),
+				"resources: "+strings.Join(resourceNames(), ", ")+", - (stdin)", "see 'fr-ls --help'")
+		}
+		return cmdutil.WithHint(cmdutil.Usagef("unknown resource %q", c.Args().First()),
+			"resources: "+strings.Join(resourceNames(), ", ")+", - (stdin)")
+	}
+	for _, r := range resources {
+		app.Commands = append(app.Commands, resourceCommand(s, opts, r))
+	}
+	app.Commands = append(app.Commands, &cli.Command{
+		Name:      "-",
+		Usage:     "one envelope from stdin (the --json output of any fuseraft command, init included)",
+		UsageText: "fuseraft COMMAND --json | fr-ls [options] -",
+		Action: func(c *cli.Context) error {
+			if c.Args().Len() > 0 {
+				return cmdutil.Usagef("- takes no arguments (got %q)", c.Args().First())
+			}
+			o, err := newRun(c, s, opts, nil)
+			if err != nil {
+				return err
+			}
+			return o.fromStdin()
+		},
+	})
+	return app
+}
+
+func resourceNames() []string {
+	n := make([]string, len(resources))
+	for i, r := range resources {
+		n[i] = r.name
+	}
+	return n
+}
+
+// resourceCommand is the subcommand of one resource, with the flags fuseraft takes for it.
+func resourceCommand(s cmdutil.Streams, opts *Options, r *resource) *cli.Command {
+	var flags []cli.Flag
+	nargs := 0
+	var fuseraftArgs func(c *cli.Context) []string
+	switch r.name {
+	case "sessions":
+		flags = []cli.Flag{
+			&cli.BoolFlag{Name: "all", Usage: "completed sessions too"},
+			&cli.StringFlag{Name: "project", Usage: "only sessions that ran in directory `P`"},
+		}
+		fuseraftArgs = func(c *cli.Context) []string { return withFlags(c, []string{"sessions"}, "all", "project") }
+	case "session":
+		nargs = 1
+		fuseraftArgs = func(c *cli.Context) []string { return []string{"sessions", "--show", c.Args().First()} }
+	case "repl-sessions":
+		flags = []cli.Flag{&cli.StringFlag{Name: "project", Usage: "only chats in directory `P`"}}
+		fuseraftArgs = func(c *cli.Context) []string { return withFlags(c, []string{"sessions", "--repl"}, "project") }
+	case "memory":
+		flags = []cli.Flag{&cli.StringFlag{Name: "agent", Usage: "the memories of agent `A`"}}
+		fuseraftArgs = func(c *cli.Context) []string { return withFlags(c, []string{"memory", "list"}, "agent") }
+	case "memory-agents":
+		fuseraftArgs = func(*cli.Context) []string { return []string{"memory", "agents"} }
+	case "context":
+		flags = []cli.Flag{&cli.StringFlag{Name: "dir", Usage: "the project in directory `D`"}}
+		fuseraftArgs = func(c *cli.Context) []string { return withFlags(c, []string{"context", "list"}, "dir") }
+	case "schedules":
+		fuseraftArgs = func(*cli.Context) []string { return []string{"schedule", "list"} }
+	case "plugins":
+		flags = []cli.Flag{&cli.StringFlag{Name: "plugin", Usage: "only the plugin `NAME` (none matching: an error)"}}
+		fuseraftArgs = func(c *cli.Context) []string { return withFlags(c, []string{"plugins"}, "plugin") }
+	case "models":
+		fuseraftArgs = func(*cli.Context) []string { return []string{"models"} }
+	case "configs":
+		flags = []cli.Flag{&cli.StringFlag{Name: "dir", Usage: "configs in directory `D` (default .fuseraft/config)"}}
+		fuseraftArgs = func(c *cli.Context) []string { return withFlags(c, []string{"config", "--list"}, "dir") }
+	case "validate":
+		nargs = 1
+		fuseraftArgs = func(c *cli.Context) []string { return []string{"validate", c.Args().First()} }
+	case "templates":
+		fuseraftArgs = func(*cli.Context) []string { return []string{"init", "--list-templates"} }
+	}
+	usageText := "fr-ls [options] " + r.name
+	if r.args != "" {
+		usageText += " " + r.args
+	}
+	return &cli.Command{
+		Name:         r.name,
+		Usage:        r.usage,
+		UsageText:    usageText,
+		Description:  fmt.Sprintf("Runs: fuseraft %s --json\nItems: %s (%s)", strings.Join(describeArgs(r), " "), r.item, strings.Join(r.fields, ", ")),
+		Flags:        flags,
+		OnUsageError: cmdutil.UsageError,
+		Action: func(c *cli.Context) error {
+			if c.Args().Len() != nargs {
+				if nargs == 0 {
+					return cmdutil.WithHint(cmdutil.Usagef("%s takes no arguments (got %q)", r.name, c.Args().First()), "see 'fr-ls "+r.name+" --help'")
+				}
+				return cmdutil.WithHint(cmdutil.Usagef("%s needs exactly one %s", r.name, r.args), "see 'fr-ls "+r.name+" --help'")
+			}
+			o, err := newRun(c, s, opts, r)
+			if err != nil {
+				return err
+			}
+			return o.fromFuseraft(append(fuseraftArgs(c), "--json"))
+		},
+	}
+}
+
+// describeArgs is the fuseraft command line of r, for its help.
+func describeArgs(r *resource) []string {
+	switch r.name {
+	case "sessions":
+		return []string{"sessions [--all] [--project P]"}
+	case "session":
+		return []string{"sessions --show ID"}
+	case "repl-sessions":
+		return []string{"sessions --repl [--project P]"}
+	case "memory":
+		return []string{"memory list [--agent A]"}
+	case "memory-agents":
+		return []string{"memory agents"}
+	case "context":
+		return []string{"context list [--dir D]"}
+	case "schedules":
+		return []string{"schedule list"}
+	case "plugins":
+		return []string{"plugins [--plugin NAME]"}
+	case "configs":
+		return []string{"config --list [--dir D]"}
+	case "validate":
+		return []string{"validate PATH"}
+	case "templates":
+		return []string{"init --list-templates"}
+	}
+	return []string{r.name}
+}
+
+// withFlags appends the named flags the user set, as fuseraft spells them.
+func withFlags(c *cli.Context, base []string, names ...string) []string {
+	for _, n := range names {
+		if !c.IsSet(n) {
+			continue
+		}
+		if v, ok := c.Value(n).(bool); ok {
+			if v {
+				base = append(base, "--"+n)
+			}
+			continue
+		}
+		base = append(base, "--"+n, c.String(n))
+	}
+	return base
+}
+
+// lsRun is one listing.
+type lsRun struct {
+	ctx        context.Context
+	s          cmdutil.Streams
+	fuseraft   string
+	anyVersion bool
+	res        *resource
+	jq         *jq
+	p          *printer
+	out        *wire.Writer
+	jqFailed   int
+}
+
+func newRun(c *cli.Context, s cmdutil.Streams, opts *Options, r *resource) (*lsRun, error) {
+	o := &lsRun{ctx: c.Context, s: s, fuseraft: c.String("fuseraft"), anyVersion: c.Bool("any-version"), res: r}
+	terminal := cmdutil.IsTerminal(s.Out)
+	if opts.Terminal != nil {
+		terminal = opts.Terminal()
+	} else if v := s.Env(envTerminal); v != "" {
+		terminal = v == "1" || v == "true"
+	}
+	format := c.String("format")
+	switch format {
+	case "":
+		format = "jsonl"
+		if terminal {
+			format = "table"
+		}
+	case "jsonl", "json", "tsv", "table":
+	default:
+		return nil, cmdutil.WithHint(cmdutil.Usagef("unknown format %q", format), "formats: jsonl, json, tsv, table")
+	}
+	color := c.String("color")
+	switch color {
+	case "auto", "always", "never":
+	default:
+		return nil, cmdutil.Usagef("--color %q: want auto, always or never", color)
+	}
+	var fields []string
+	if c.IsSet("fields") {
+		seen := map[string]bool{}
+		for _, f := range strings.Split(c.String("fields"), ",") {
+			f = strings.TrimSpace(f)
+			if f == "" {
+				continue
+			}
+			if seen[f] {
+				return nil, cmdutil.Usagef("field %q given twice in --fields", f)
+			}
+			seen[f] = true
+			fields = append(fields, f)
+		}
+		if len(fields) == 0 {
+			return nil, cmdutil.Usagef("--fields is empty")
+		}
+	}
+	if c.IsSet("jq") {
+		j, err := compileJQ(c.String("jq"))
+		if err != nil {
+			return nil, err
+		}
+		o.jq = j
+	}
+	width := 0
+	if opts.Width != nil {
+		width = opts.Width()
+	} else {
+		width = render.Width(s.Out, s.Env)
+	}
+	now := time.Now()
+	if opts.Now != nil {
+		now = opts.Now()
+	} else if v := s.Env(envNow); v != "" {
+		t, err := time.Parse(time.RFC3339, v)
+		if err != nil {
+			return nil, cmdutil.Usagef("%s=%q: want an RFC 3339 time", envNow, v)
+		}
+		now = t
+	}
+	o.out = wire.NewWriter(s.Out)
+	o.p = &printer{format: format, fields: fields, res: r, jq: o.jq != nil, w: o.out,
+		color: cmdutil.UseColor(color, s.Env, terminal), width: width, now: now}
+	return o, nil
+}
+
+// onItem prints one item of the envelope (or the outputs --jq makes of it).
+func (o *lsRun) onItem(raw []byte) error {
+	if o.jq == nil {
+		return o.p.add(&record{raw: raw})
+	}
+	err := o.jq.run(raw, func(b []byte) error { return o.p.add(&record{raw: b}) })
+	var ce *cmdutil.Error
+	if err != nil && !errors.As(err, &ce) && !wire.IsBrokenPipe(err) && o.out.Err() == nil {
+		o.jqFailed++
+		fmt.Fprintf(o.s.Err, "%s: error: --jq: %v\n", prog, err)
+		return nil
+	}
+	return err
+}
+
+// flushingReader flushes the output before each read of fuseraft's stdout, so items reach a
+// pipe as soon as they are decoded whenever fuseraft is slower than we are.
+type flushingReader struct {
+	r io.Reader
+	w *wire.Writer
+}
+
+func (f flushingReader) Read(b []byte) (int, error) {
+	_ = f.w.Flush()
+	return f.r.Read(b)
+}
+
+// read streams the envelope from r and prints its items.
+func (o *lsRun) read(r io.Reader) (wire.EnvelopeHead, error) {
+	head, err := wire.ReadEnvelope(flushingReader{r: r, w: o.out}, o.anyVersion, o.onItem)
+	if err == nil && o.anyVersion {
+		if verr := wire.CheckVersion(head.ProtocolVersion, "the envelope"); verr != nil {
+			cmdutil.Warnf(o.s.Err, prog, "%v; going on (--any-version)", verr)
+		}
+	}
+	return head, err
+}
+
+// done ends the output and turns the envelope into an exit status.
+func (o *lsRun) done(head wire.EnvelopeHead) error {
+	if err := o.p.finish(); err != nil {
+		return err
+	}
+	if err := o.out.Flush(); err != nil {
+		return err
+	}
+	if head.Shape == "error" {
+		return cmdutil.Errorf(cmdutil.ExitFailed, "%s", strings.TrimSpace(*head.Error))
+	}
+	if o.jqFailed > 0 {
+		return cmdutil.Exit(cmdutil.ExitFailed)
+	}
+	return nil
+}
+
+func (o *lsRun) fromStdin() error {
+	head, err := o.read(o.s.In)
+	if err != nil {
+		_ = o.out.Flush()
+		return o.explain(err)
+	}
+	return o.done(head)
+}
+
+// explain adds what a user can do about a broken envelope.
+func (o *lsRun) explain(err error) error {
+	var pe *wire.ProtocolError
+	var ve *wire.VersionError
+	switch {
+	case errors.As(err, &ve):
+		return cmdutil.WithHint(err, "pass --any-version to go on anyway")
+	case errors.As(err, &pe):
+		return err
+	}
+	return err
+}
+
+func (o *lsRun) fromFuseraft(args []string) error {
+	bin, err := cmdutil.FindFuseraft(o.fuseraft, o.s.Env)
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Stderr = o.s.Err
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitUnavailable, "cannot run %s: %v", bin, err),
+			"pass --fuseraft PATH or set FUSERAFT_BIN to the fuseraft binary")
+	}
+	// Stop fuseraft when we are interrupted; it is in our process group and usually gets the
+	// terminal's SIGINT too.
+	stopped := make(chan struct{})
+	go func() {
+		select {
+		case <-o.ctx.Done():
+			_ = cmd.Process.Signal(os.Interrupt)
+			select {
+			case <-stopped:
+			case <-time.After(2 * time.Second):
+				_ = cmd.Process.Kill()
+			}
+		case <-stopped:
+		}
+	}()
+	head, rerr := o.read(stdout)
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	var werr error
+	weKilled := false
+	if rerr != nil {
+		// We stopped reading early (a broken envelope, our own output gone, --fields said
+		// no): give fuseraft a moment to end by itself, so a crash of its own is told apart
+		// from our stopping it.
+		select {
+		case werr = <-waited:
+		case <-time.After(300 * time.Millisecond):
+			weKilled = true
+			_ = cmd.Process.Kill()
+			werr = <-waited
+		}
+	} else {
+		werr = <-waited
+	}
+	close(stopped)
+	if o.ctx.Err() != nil {
+		_ = o.out.Flush()
+		return cmdutil.Exit(cmdutil.ExitInterrupted)
+	}
+	if rerr != nil && wire.IsBrokenPipe(rerr) {
+		return nil
+	}
+	var ee *exec.ExitError
+	var ws syscall.WaitStatus
+	status := 0
+	if errors.As(werr, &ee) {
+		ws, _ = ee.Sys().(syscall.WaitStatus)
+		status = ee.ExitCode()
+	} else if werr != nil {
+		return werr
+	}
+	if ws.Signaled() && !weKilled && (rerr == nil || isEnvelopeError(rerr)) {
+		_ = o.out.Flush()
+		err := cmdutil.Errorf(cmdutil.ExitFailed, "fuseraft was killed by signal %d (%v)", ws.Signal(), ws.Signal())
+		if rerr != nil {
+			return cmdutil.WithHint(err, "its output ended early: "+rerr.Error())
+		}
+		return err
+	}
+	if rerr != nil {
+		_ = o.out.Flush()
+		if !isEnvelopeError(rerr) {
+			return rerr // our own output failed, or --fields or --jq said no
+		}
+		if status != 0 && status != 1 {
+			return cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitFailed, "fuseraft exited with status %d without an envelope", status),
+				"on stdout: "+rerr.Error())
+		}
+		return o.explain(rerr)
+	}
+	if err := o.done(head); err != nil {
+		return err
+	}
+	switch {
+	case o.res != nil && o.res.name == "validate" && status == 1 && head.Shape == "item":
+		return cmdutil.Errorf(cmdutil.ExitFailed, "the config has errors")
+	case status != 0:
+		return cmdutil.Errorf(cmdutil.ExitFailed, "fuseraft exited with status %d", status)
+	}
+	return nil
+}
+
+// isEnvelopeError tells fuseraft's broken output from our own failures.
+func isEnvelopeError(err error) bool {
+	var pe *wire.ProtocolError
+	var ve *wire.VersionError
+	return errors.As(err, &pe) || errors.As(err, &ve)
 }

@@ -1,0 +1,659 @@
+package ls
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"math/big"
+
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/itchyny/gojq"
+
+	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/render"
+)
+
+// kv is one top-level field of an item, its value kept as fuseraft wrote it.
+type kv struct {
+	key string
+	raw []byte
+}
+
+// record is one thing to print: an item as fuseraft wrote it, or a value --jq made.
+type record struct {
+	raw    []byte
+	fields []kv
+	parsed bool
+	object bool
+}
+
+// splitObject reads the top-level fields of a JSON object in order; ok is false for anything
+// that is not an object.
+func splitObject(raw []byte) ([]kv, bool) {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	tok, err := d.Token()
+	if err != nil || tok != json.Delim('{') {
+		return nil, false
+	}
+	var out []kv
+	for d.More() {
+		tok, err := d.Token()
+		if err != nil {
+			return nil, false
+		}
+		key, _ := tok.(string)
+		var v json.RawMessage
+		if err := d.Decode(&v); err != nil {
+			return nil, false
+		}
+		out = append(out, kv{key: key, raw: append([]byte(nil), v...)})
+	}
+	return out, true
+}
+
+func (r *record) parse() {
+	if !r.parsed {
+		r.fields, r.object = splitObject(r.raw)
+		r.parsed = true
+	}
+}
+
+func (r *record) keys() []string {
+	r.parse()
+	k := make([]string, len(r.fields))
+	for i, f := range r.fields {
+		k[i] = f.key
+	}
+	return k
+}
+
+func (r *record) get(key string) ([]byte, bool) {
+	r.parse()
+	for _, f := range r.fields {
+		if f.key == key {
+			return f.raw, true
+		}
+	}
+	return nil, false
+}
+
+// value is a field's value, decoded when a column needs it.
+type value struct {
+	key     string
+	raw     []byte
+	present bool
+	any     any
+}
+
+func decodeValue(key string, raw []byte, present bool) value {
+	v := value{key: key, raw: raw, present: present}
+	if present {
+		d := json.NewDecoder(bytes.NewReader(raw))
+		d.UseNumber()
+		_ = d.Decode(&v.any)
+	}
+	return v
+}
+
+// timeFields are the protocol's timestamps; any other field ending in "At" counts too.
+var timeFields = map[string]bool{"timestamp": true, "lastRun": true, "nextRun": true}
+
+func isTimeField(key string) bool {
+	return timeFields[key] || (strings.HasSuffix(key, "At") && len(key) > 2)
+}
+
+// parseTime reads an ISO 8601 timestamp as .NET writes it (fractions of any length; a missing
+// zone is UTC).
+func parseTime(s string) (time.Time, bool) {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, true
+	}
+	if t, err := time.Parse("2006-01-02T15:04:05.999999999", s); err == nil {
+		return t.UTC(), true
+	}
+	return time.Time{}, false
+}
+
+// tsvCell is a value as TSV shows it: strings with \t \n \r \\ escaped, RFC 3339 times in UTC,
+// null as nothing, arrays and objects as compact JSON. Nothing is cut.
+func tsvCell(v value) string {
+	switch x := v.any.(type) {
+	case nil:
+		return ""
+	case string:
+		if isTimeField(v.key) {
+			if t, ok := parseTime(x); ok {
+				return t.UTC().Format(time.RFC3339)
+			}
+		}
+		return tsvEscape(x)
+	case json.Number:
+		return x.String()
+	case bool:
+		return strconv.FormatBool(x)
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, v.raw) != nil {
+		return tsvEscape(string(v.raw))
+	}
+	return b.String()
+}
+
+var tsvReplacer = strings.NewReplacer("\\", `\\`, "\t", `\t`, "\n", `\n`, "\r", `\r`)
+
+func tsvEscape(s string) string { return tsvReplacer.Replace(s) }
+
+// style of a table cell.
+type style int
+
+const (
+	plain style = iota
+	dim
+	green
+	red
+)
+
+// tableCell is a value as a person reads it in a table.
+func tableCell(v value, now time.Time) (string, style) {
+	switch x := v.any.(type) {
+	case nil:
+		return "-", dim
+	case string:
+		if isTimeField(v.key) {
+			if t, ok := parseTime(x); ok {
+				return relative(t, now), plain
+			}
+		}
+		return render.Sanitize(x), plain
+	case json.Number:
+		if v.key == "sizeBytes" {
+			if n, err := x.Int64(); err == nil {
+				return humanSize(n), plain
+			}
+		}
+		return x.String(), plain
+	case bool:
+		if x {
+			return "true", green
+		}
+		return "false", plain
+	case []any:
+		parts := make([]string, 0, len(x))
+		for _, e := range x {
+			switch e.(type) {
+			case map[string]any, []any:
+				return fmt.Sprintf("%d items", len(x)), plain
+			}
+			parts = append(parts, fmt.Sprint(e))
+		}
+		return render.Sanitize(strings.Join(parts, ", ")), plain
+	}
+	var b bytes.Buffer
+	_ = json.Compact(&b, v.raw)
+	return render.Sanitize(b.String()), plain
+}
+
+func humanSize(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit && exp < 4; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTP"[exp])
+}
+
+// relative says how long ago (or how far ahead) t is, as "3 hours ago" or "in 2 days".
+func relative(t, now time.Time) string {
+	d := now.Sub(t)
+	future := d < 0
+	if future {
+		d = -d
+	}
+	var n int
+	var unit string
+	switch {
+	case d < time.Minute:
+		if future {
+			return "in under a minute"
+		}
+		return "just now"
+	case d < time.Hour:
+		n, unit = int(d/time.Minute), "minute"
+	case d < 24*time.Hour:
+		n, unit = int(d/time.Hour), "hour"
+	case d < 30*24*time.Hour:
+		n, unit = int(d/(24*time.Hour)), "day"
+	case d < 365*24*time.Hour:
+		n, unit = int(d/(30*24*time.Hour)), "month"
+	default:
+		n, unit = int(d/(365*24*time.Hour)), "year"
+	}
+	if n != 1 {
+		unit += "s"
+	}
+	if future {
+		return fmt.Sprintf("in %d %s", n, unit)
+	}
+	return fmt.Sprintf("%d %s ago", n, unit)
+}
+
+// printer writes records in one format.
+type printer struct {
+	format  string
+	fields  []string // --fields, nil for the defaults
+	res     *resource
+	jq      bool
+	w       io.Writer
+	color   bool
+	width   int
+	now     time.Time
+	columns []column // decided at the first record (table, tsv)
+	started bool
+	count   int
+	rows    [][]cellOut // table rows, laid out at the end
+	buf     []byte
+}
+
+type cellOut struct {
+	text  string
+	style style
+}
+
+// fieldsError is an unknown --fields name: a usage error listing the fields there are.
+func fieldsError(unknown string, available []string) error {
+	return cmdutil.WithHint(cmdutil.Usagef("unknown field %q in --fields", unknown),
+		"available fields: "+strings.Join(available, ", "))
+}
+
+// begin decides the columns at the first record and checks --fields against it.
+func (p *printer) begin(r *record) error {
+	p.started = true
+	var schema []string
+	if p.res != nil && !p.jq {
+		schema = p.res.fields
+	}
+	if p.fields != nil {
+		r.parse()
+		available := append([]string{}, schema...)
+		seen := map[string]bool{}
+		for _, f := range schema {
+			seen[f] = true
+		}
+		for _, k := range r.keys() {
+			if !seen[k] {
+				available = append(available, k)
+				seen[k] = true
+			}
+		}
+		for _, f := range p.fields {
+			if !seen[f] {
+				if !r.object {
+					return cmdutil.Usagef("--fields %s: the --jq output is not an object", f)
+				}
+				return fieldsError(f, available)
+			}
+		}
+		p.columns = cols(p.fields...)
+		for i := range p.columns {
+			p.columns[i].label = strings.ToUpper(p.fields[i])
+		}
+	} else if p.format == "table" || p.format == "tsv" {
+		p.columns = p.defaultColumns(r)
+	}
+	switch p.format {
+	case "json":
+		_, err := io.WriteString(p.w, "[\n")
+		return err
+	case "tsv":
+		h := make([]string, len(p.columns))
+		for i, c := range p.columns {
+			h[i] = tsvEscape(c.field)
+		}
+		_, err := io.WriteString(p.w, strings.Join(h, "\t")+"\n")
+		return err
+	}
+	return nil
+}
+
+func (p *printer) defaultColumns(r *record) []column {
+	res := p.res
+	if res == nil && !p.jq {
+		res = guess(r.keys())
+	}
+	if res != nil && !p.jq {
+		return res.columns
+	}
+	r.parse()
+	if !r.object {
+		return []column{{field: "", label: "VALUE"}}
+	}
+	var c []column
+	for _, k := range r.keys() {
+		c = append(c, column{field: k, label: strings.ToUpper(k)})
+	}
+	return c
+}
+
+// value is the value of column c in r (for a --jq output that is not an object, the output).
+func (p *printer) value(r *record, c column) value {
+	if c.field == "" && !r.object {
+		return decodeValue("", r.raw, true)
+	}
+	raw, ok := r.get(c.field)
+	return decodeValue(c.field, raw, ok)
+}
+
+// add prints (or, for a table, keeps) one record.
+func (p *printer) add(r *record) error {
+	if !p.started {
+		if err := p.begin(r); err != nil {
+			return err
+		}
+	}
+	p.count++
+	switch p.format {
+	case "jsonl", "json":
+		b := r.raw
+		if p.fields != nil {
+			b = p.pick(r)
+		}
+		p.buf = p.buf[:0]
+		if p.format == "json" && p.count > 1 {
+			p.buf = append(p.buf, ",\n"...)
+		}
+		p.buf = append(p.buf, b...)
+		if p.format == "jsonl" {
+			p.buf = append(p.buf, '\n')
+		}
+		_, err := p.w.Write(p.buf)
+		return err
+	case "tsv":
+		p.buf = p.buf[:0]
+		for i, c := range p.columns {
+			if i > 0 {
+				p.buf = append(p.buf, '\t')
+			}
+			p.buf = append(p.buf, tsvCell(p.value(r, c))...)
+		}
+		p.buf = append(p.buf, '\n')
+		_, err := p.w.Write(p.buf)
+		return err
+	}
+	row := make([]cellOut, len(p.columns))
+	for i, c := range p.columns {
+		v := p.value(r, c)
+		if c.fallback != "" && v.any == nil {
+			raw, ok := r.get(c.fallback)
+			v = decodeValue(c.fallback, raw, ok)
+		}
+		if c.show != nil && p.fields == nil {
+			if s, ok := c.show(v); ok {
+				row[i] = cellOut{text: render.Sanitize(s)}
+				continue
+			}
+		}
+		t, st := tableCell(v, p.now)
+		row[i] = cellOut{text: t, style: st}
+	}
+	p.rows = append(p.rows, row)
+	return nil
+}
+
+// pick builds {"a":...,"b":...} from the chosen fields, each value kept as written.
+func (p *printer) pick(r *record) []byte {
+	b := []byte{'{'}
+	for i, f := range p.fields {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		k, _ := json.Marshal(f)
+		b = append(b, k...)
+		b = append(b, ':')
+		if raw, ok := r.get(f); ok {
+			b = append(b, raw...)
+		} else {
+			b = append(b, "null"...)
+		}
+	}
+	return append(b, '}')
+}
+
+// finish ends the output: the closing bracket of json, the laid-out table.
+func (p *printer) finish() error {
+	switch p.format {
+	case "json":
+		if !p.started {
+			_, err := io.WriteString(p.w, "[]\n")
+			return err
+		}
+		_, err := io.WriteString(p.w, "\n]\n")
+		return err
+	case "table":
+		if !p.started {
+			return nil
+		}
+		return p.table()
+	}
+	return nil
+}
+
+const (
+	ansiReset = "\x1b[0m"
+	ansiBold  = "\x1b[1m"
+	ansiDim   = "\x1b[2m"
+	ansiGreen = "\x1b[32m"
+	ansiRed   = "\x1b[31m"
+)
+
+// table lays the rows out to fit the width: columns get their natural width, and while the
+// line is too long the widest column gives up a column, down to a floor; cut cells end in "…".
+func (p *printer) table() error {
+	n := len(p.columns)
+	widths := make([]int, n)
+	for i, c := range p.columns {
+		widths[i] = render.StringWidth(c.label)
+	}
+	for _, row := range p.rows {
+		for i, c := range row {
+			widths[i] = max(widths[i], render.StringWidth(c.text))
+		}
+	}
+	const gap = 2
+	total := func() int {
+		t := gap * (n - 1)
+		for _, w := range widths {
+			t += w
+		}
+		return t
+	}
+	// Long columns (a task, a path) are cut first, widest first, down to 10 columns; short
+	// ones (times, flags, counts) and the first column (an id or a name) only when that is
+	// not enough, and then down to 4.
+	floors := make([]int, n)
+	for i, w := range widths {
+		floors[i] = w
+		if w > 14 && i > 0 {
+			floors[i] = max(10, render.StringWidth(p.columns[i].label))
+		}
+	}
+	for pass := 0; pass < 2; pass++ {
+		if pass == 1 {
+			for i := range floors {
+				floors[i] = min(widths[i], 4)
+			}
+		}
+		for over := total() - p.width; over > 0; over-- {
+			wide := -1
+			for i := range widths {
+				if widths[i] > floors[i] && (wide < 0 || widths[i] > widths[wide]) {
+					wide = i
+				}
+			}
+			if wide < 0 {
+				break
+			}
+			widths[wide]--
+		}
+	}
+	var b strings.Builder
+	line := func(cells []cellOut, header bool) {
+		for i, c := range cells {
+			text := cut(c.text, widths[i])
+			pad := ""
+			if i < n-1 {
+				pad = strings.Repeat(" ", widths[i]-render.StringWidth(text)+gap)
+			}
+			code := ""
+			switch {
+			case !p.color:
+			case header:
+				code = ansiBold
+			case c.style == dim:
+				code = ansiDim
+			case c.style == green:
+				code = ansiGreen
+			case c.style == red:
+				code = ansiRed
+			}
+			if code != "" {
+				b.WriteString(code + text + ansiReset)
+			} else {
+				b.WriteString(text)
+			}
+			b.WriteString(pad)
+		}
+		b.WriteByte('\n')
+	}
+	head := make([]cellOut, n)
+	for i, c := range p.columns {
+		head[i] = cellOut{text: c.label}
+	}
+	line(head, true)
+	for _, row := range p.rows {
+		line(row, false)
+		if b.Len() > 64<<10 {
+			if _, err := io.WriteString(p.w, b.String()); err != nil {
+				return err
+			}
+			b.Reset()
+		}
+	}
+	_, err := io.WriteString(p.w, b.String())
+	return err
+}
+
+// cut shortens s to width columns, ending it with "…" when anything was cut.
+func cut(s string, width int) string {
+	if render.StringWidth(s) <= width {
+		return s
+	}
+	if width <= 1 {
+		return "…"[:min(len("…"), 3*width)]
+	}
+	w := 0
+	for i, r := range s {
+		rw := render.StringWidth(string(r))
+		if w+rw > width-1 {
+			return s[:i] + "…"
+		}
+		w += rw
+	}
+	return s
+}
+
+// jq runs the --jq program on items.
+type jq struct {
+	code *gojq.Code
+}
+
+// compileJQ compiles expr, reporting a parse error with a caret under the bad token.
+func compileJQ(expr string) (*jq, error) {
+	q, err := gojq.Parse(expr)
+	if err != nil {
+		msg := "invalid --jq expression: " + err.Error()
+		if pe, ok := err.(*gojq.ParseError); ok {
+			lines := strings.Split(expr, "\n")
+			off, row := pe.Offset, 0
+			for row < len(lines)-1 && off > len(lines[row]) {
+				off -= len(lines[row]) + 1
+				row++
+			}
+			tokLen := max(len(pe.Token), 1)
+			col := max(off-len(pe.Token), 0)
+			col = min(col, len(lines[row]))
+			caret := strings.Repeat(" ", render.StringWidth(lines[row][:col])) + strings.Repeat("^", tokLen)
+			msg += "\n    " + lines[row] + "\n    " + caret
+		}
+		return nil, cmdutil.Usagef("%s", msg)
+	}
+	code, err := gojq.Compile(q)
+	if err != nil {
+		return nil, cmdutil.Usagef("invalid --jq expression: %v", err)
+	}
+	return &jq{code: code}, nil
+}
+
+// normalize turns json.Number into the numbers gojq works with.
+func normalize(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := x.Int64(); err == nil && i >= math.MinInt && i <= math.MaxInt {
+			return int(i)
+		}
+		if b, ok := new(big.Int).SetString(x.String(), 10); ok {
+			return b
+		}
+		f, _ := x.Float64()
+		return f
+	case []any:
+		for i := range x {
+			x[i] = normalize(x[i])
+		}
+	case map[string]any:
+		for k := range x {
+			x[k] = normalize(x[k])
+		}
+	}
+	return v
+}
+
+// run calls emit with each output of the program on raw; runtime errors are returned after
+// the outputs before them were emitted.
+func (j *jq) run(raw []byte, emit func([]byte) error) error {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return err
+	}
+	iter := j.code.Run(normalize(v))
+	for {
+		out, ok := iter.Next()
+		if !ok {
+			return nil
+		}
+		if err, ok := out.(error); ok {
+			if he, ok := err.(*gojq.HaltError); ok && he.Value() == nil {
+				return nil
+			}
+			return err
+		}
+		b, err := gojq.Marshal(out)
+		if err != nil {
+			return err
+		}
+		if err := emit(b); err != nil {
+			return err
+		}
+	}
+}
