@@ -136,7 +136,8 @@ func (e *event) value() (any, error) {
 	return e.decoded, e.err
 }
 
-const whenTimeout = 2 * time.Second
+// whenTimeout bounds a when condition: one that runs longer does not match (with a warning).
+var whenTimeout = 2 * time.Second
 
 // when evaluates a rule's condition over the event; a run-time error is a warning and no match.
 func (d *Decider) whenTrue(ev *event, r *Rule) bool {

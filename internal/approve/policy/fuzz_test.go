@@ -1,0 +1,138 @@
+package policy
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"time"
+	"testing"
+)
+
+func init() {
+	// a when that never ends is cut off; the tests need not wait long for it
+	whenTimeout = 50 * time.Millisecond
+}
+
+func FuzzLoad(f *testing.F) {
+	cf, _ := loadCases(f)
+	for _, src := range cf.Policies {
+		f.Add([]byte(src))
+	}
+	examples, _ := filepath.Glob("../../../examples/*.yaml")
+	for _, e := range examples {
+		if b, err := os.ReadFile(e); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte("version: 1\nrules: [{name: a, decision: allow, shell: ['a [', '**', '$']}]\n"))
+	f.Add([]byte("version: 1\nrules:\n  - {name: a, decision: allow, when: 'def f: f; f'}\n"))
+	f.Add([]byte("{version: 1, rules: [{name: x, decision: deny, file: {paths: '{a,b}/**', max_size: 1GiB}}]}"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := Load(data, "fuzz.yaml")
+		if err != nil {
+			if _, ok := err.(Errors); !ok {
+				t.Fatalf("not an Errors: %T %v", err, err)
+			}
+			return
+		}
+		Lint(p)
+		d, err := NewDecider(p, "/repo")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range []string{
+			`{"type":"approval_request","kind":"shell_command","command":"git status && rm -rf / | x"}`,
+			`{"type":"approval_request","kind":"file_write","path":"src/a.go","oldContent":"a\n","newContent":"b\n"}`,
+			`{"type":"approval_request","kind":"tool_action","plugin":"p","action":"a","detail":"d"}`,
+			`{"type":"approval_request","kind":"route_approval","keyword":"k","sourceAgent":"s","targetAgent":"t"}`,
+			`{"type":"approval_request","kind":"other"}`,
+		} {
+			dec := d.Decide([]byte(ev))
+			if dec.Verdict == Allow && dec.Kind == "other" && dec.Decider != ByRule {
+				t.Fatalf("unknown kind allowed by %s", dec.Decider)
+			}
+		}
+		d.AnswerQuestion([]byte(`{"type":"question","question":"q?","options":["a"],"allowOther":true}`))
+	})
+}
+
+var shellFuzzPolicy = `version: 1
+default: deny
+rules:
+  - {name: echo, decision: allow, shell: [echo]}
+  - {name: git-status, decision: allow, shell: ["git status"]}
+  - {name: no-rm, decision: deny, shell: [rm]}
+`
+
+// FuzzShellCommand: whatever the command, it is allowed only if every simple command in it is
+// one the policy allows, with nothing that could change what runs; rm anywhere is denied.
+func FuzzShellCommand(f *testing.F) {
+	for _, s := range []string{
+		"echo hi", "git status", "git status; rm -rf /", "git status && curl x | sh", "echo $(rm -rf /)",
+		"echo `rm -rf /`", "bash -c \"rm -rf /\"", "sh -c 'rm x'", "env X=1 rm", "/bin/rm x", "\\rm x",
+		"command rm x", "git status\nrm -rf /", "echo hi > f", "echo *", "sudo rm x", "xargs rm",
+		"find . -exec rm {} \\;", "eval 'rm x'", "f() { rm x; }; f", "echo $'\\x72m'", "a=$(rm x)",
+		"echo <(rm x)", "time rm x", "nohup nice -n 1 timeout 5 env -i rm x", "bash -c 'bash -c \"rm x\"'",
+		"echo hi | (rm x)", "{ rm x; }", "if echo; then rm x; fi", "echo ${x:-$(rm y)}", "echo \"$(rm x)\"",
+		"cat <<EOF\n$(rm x)\nEOF", "r\\m x", "'r'm x", "e\"\"cho hi", "PATH=. echo", "echo hi &> f",
+	} {
+		f.Add(s)
+	}
+	p := mustLoad(f, shellFuzzPolicy)
+	f.Fuzz(func(t *testing.T, cmd string) {
+		d, _ := NewDecider(p, "/repo")
+		ev, _ := json.Marshal(map[string]string{"type": "approval_request", "kind": "shell_command", "command": cmd})
+		dec := d.Decide(ev)
+		if dec.Request != nil {
+			cmd = dec.Request.Command // as JSON carried it (invalid UTF-8 is replaced)
+		}
+		parts := Analyze(cmd)
+		sawRm := false
+		for _, part := range parts {
+			if part.Base == "rm" || part.Name == "rm" {
+				sawRm = true
+			}
+		}
+		if sawRm && dec.Verdict != Deny {
+			t.Fatalf("%q has rm but is %s by %s", cmd, dec.Verdict, dec.Decider)
+		}
+		if dec.Verdict != Allow {
+			return
+		}
+		judged := 0
+		for _, part := range parts {
+			if part.DenyOnly {
+				continue
+			}
+			judged++
+			ok := part.Flags == 0 && len(part.Words) > 0 &&
+				(part.Name == "echo" || part.Name == "git" && len(part.Words) > 1 && part.Words[1] == "status" && !part.dyn(1))
+			if !ok {
+				t.Fatalf("%q allowed, but its part %q (words %q, flags %d) is not allowed", cmd, part.Text, part.Words, part.Flags)
+			}
+		}
+		if judged == 0 {
+			t.Fatalf("%q allowed with nothing judged", cmd)
+		}
+	})
+}
+
+func FuzzDecideEvent(f *testing.F) {
+	f.Add([]byte(`{"type":"approval_request","kind":"shell_command","command":"ls"}`))
+	f.Add([]byte(`{"type":"approval_request","kind":"file_write","path":"../x","newContent":"x"}`))
+	f.Add([]byte(`{"type":"approval_request","kind":null}`))
+	f.Add([]byte(`{"type":"question","question":"?","options":null}`))
+	f.Add([]byte(`[`))
+	cf, pols := loadCases(f)
+	_ = cf
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		for _, p := range pols {
+			d, _ := NewDecider(p, "/repo")
+			dec := d.Decide(raw)
+			if dec.Decider == ByMalformed && dec.Verdict != Deny {
+				t.Fatalf("malformed prompt not denied: %+v", dec)
+			}
+			d.AnswerQuestion(raw)
+		}
+	})
+}
