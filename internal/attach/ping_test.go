@@ -1,0 +1,59 @@
+package attach
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/fuseraft/fr/internal/cmdutil"
+)
+
+// A daemon that stops answering (it never reads, so never answers a ping) is noticed by the
+// pings: the connection is dropped and, with no reconnects allowed, fr-attach exits 10.
+func TestPingNoticesADeadPeer(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ws, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer ws.CloseNow()
+		hello := `{"type":"hello","protocolVersion":1,"clientId":"` + r.Header.Get("Fuseraft-Client-Id") +
+			`","readOnly":false,"inFlight":null,"pendingResults":[]}`
+		ws.Write(context.Background(), websocket.MessageText, []byte(hello))
+		<-release // frozen: no reads, so no pongs
+	}))
+	defer srv.Close()
+	url := "ws" + strings.TrimPrefix(srv.URL, "http") + "/attach"
+	var out, errb bytes.Buffer
+	s := cmdutil.Streams{In: strings.NewReader(""), Out: &out, Err: &errb, Getenv: func(string) string { return "" }}
+	done := make(chan int, 1)
+	start := time.Now()
+	go func() {
+		done <- Run(context.Background(), s, []string{"fr-attach", "--url", url, "--ping-interval", "100ms", "--max-reconnects", "0"})
+	}()
+	select {
+	case code := <-done:
+		if code != cmdutil.ExitUnavailable {
+			t.Errorf("exit %d, want 10; stderr:\n%s", code, errb.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a frozen daemon was not noticed")
+	}
+	if !strings.Contains(out.String(), `"type":"hello"`) {
+		t.Errorf("stdout: %s", out.String())
+	}
+	if !strings.Contains(errb.String(), "gave up after 0 reconnect attempts") {
+		t.Errorf("stderr: %s", errb.String())
+	}
+	if el := time.Since(start); el > 5*time.Second {
+		t.Errorf("took %v to notice", el)
+	}
+}
