@@ -105,7 +105,7 @@ func App(s cmdutil.Streams) *cli.App {
 		&cli.StringFlag{Name: "input", Usage: "read input lines from `PATH` (a file or a named FIFO) instead of stdin"},
 		&cli.StringSliceFlag{Name: "task", Usage: "dispatch `TEXT` as a task (repeatable; one at a time, in order)"},
 		&cli.BoolFlag{Name: "exit-on-result", Usage: "exit once every task of this client has its result: 0 if all succeeded, else 1"},
-		&cli.DurationFlag{Name: "max-backoff", Value: 10 * time.Second, Usage: "longest wait between reconnect attempts"},
+		&cli.DurationFlag{Name: "max-backoff", Value: 10 * time.Second, Usage: "wait at most `DUR` between reconnect attempts"},
 		&cli.IntFlag{Name: "max-reconnects", Value: -1, Usage: "give up after `N` failed reconnect attempts in a row (-1: never)"},
 		&cli.StringFlag{Name: "format", Usage: "output `FORMAT`: jsonl or pretty (default: pretty on a terminal, else jsonl)"},
 		&cli.StringFlag{Name: "color", Value: "auto", Usage: "colour in pretty output: `WHEN` auto, always or never"},

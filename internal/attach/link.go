@@ -80,7 +80,13 @@ func dialError(t target, err error) error {
 	}
 	hints := []string{"is 'fuseraft serve' running for this project?", "pass --socket PATH or --url ws://HOST:PORT/attach"}
 	var msg string
+	var ue x509.UnknownAuthorityError
+	var he x509.HostnameError
+	var ve *tls.CertificateVerificationError
 	switch {
+	case errors.As(err, &ue) || errors.As(err, &he) || errors.As(err, &ve):
+		msg = fmt.Sprintf("cannot connect to %s: %v", t, err)
+		hints = []string{"pass --ca-cert FILE with the certificate that signed the daemon's"}
 	case t.socket != "" && errors.Is(err, syscall.ENOENT):
 		msg = "no daemon socket at " + t.socket
 	case errors.Is(err, syscall.ECONNREFUSED):

@@ -52,7 +52,7 @@ func Flags() []cli.Flag {
 		&cli.StringFlag{Name: "socket", Usage: "listen on the Unix socket `PATH` (default: the path fuseraft attach derives from FUSERAFT_HOME and the working directory)"},
 		&cli.IntFlag{Name: "port", Usage: "also serve the WebSocket at ws://127.0.0.1:`PORT`/attach; 0 picks a free port"},
 		&cli.StringFlag{Name: "tokens-file", Usage: "bearer tokens, one `FILE` line each: 'write TOKEN' or 'read TOKEN' ('#' starts a comment)"},
-		&cli.DurationFlag{Name: "reconnect-grace", Value: 30 * time.Second, Usage: "how long an approval waits for its client to reconnect before it is denied"},
+		&cli.DurationFlag{Name: "reconnect-grace", Value: 30 * time.Second, Usage: "how long (`DUR`) an approval waits for its client to reconnect before it is denied"},
 		&cli.StringFlag{Name: "state-dir", Usage: "keep unfinished tasks, results and the pidfile in `DIR` (default: FUSERAFT_HOME/state/SLUG)"},
 		&cli.StringFlag{Name: "ready-file", Usage: "write {\"pid\",\"socket\",\"url\"} to `FILE` once listening"},
 		&cli.IntFlag{Name: "drop-after-approval", Usage: "fault: drop the connection right after sending the `N`th approval_request"},
