@@ -99,6 +99,11 @@ func (o *Object) Clone() *Object {
 func (o *Object) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteByte('{')
+	n := 2
+	for i, k := range o.keys {
+		n += len(k) + len(o.vals[i]) + 4
+	}
+	b.Grow(n)
 	for i, k := range o.keys {
 		if i > 0 {
 			b.WriteByte(',')
@@ -120,6 +125,9 @@ func (o *Object) Bytes() []byte {
 // Marshal encodes v as compact JSON without HTML escaping (fuseraft's own encoder is applied
 // separately, by DotNetJSON, when that fault is on).
 func Marshal(v any) []byte {
+	if o, ok := v.(*Object); ok {
+		return o.Bytes() // already compact JSON: skip the encoder's second pass over it
+	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
