@@ -192,8 +192,9 @@ func knownSession(id, main string, others []string) bool {
 	return false
 }
 
+// replayFields is the replay event sent after ready on --resume.
 func replayFields(r *scenario.Replay) []any {
-	turns := []map[string]any{}
+	turns := []*scenario.Object{}
 	compacted := false
 	if r != nil {
 		compacted = r.Compacted
@@ -202,14 +203,10 @@ func replayFields(r *scenario.Replay) []any {
 			if calls == nil {
 				calls = []string{}
 			}
-			turns = append(turns, map[string]any{"user": t.User, "assistant": t.Assistant, "toolCalls": calls})
+			turns = append(turns, scenario.NewObject("user", t.User, "assistant", t.Assistant, "toolCalls", calls))
 		}
 	}
-	objs := make([]*scenario.Object, len(turns))
-	for i, t := range turns {
-		objs[i] = scenario.NewObject("user", t["user"], "assistant", t["assistant"], "toolCalls", t["toolCalls"])
-	}
-	return []any{"type", "replay", "total", len(turns), "compacted", compacted, "turns", objs}
+	return []any{"type", "replay", "total", len(turns), "compacted", compacted, "turns", turns}
 }
 
 // replTurn picks the scripted turn for a message: the turns in order, then again from the
