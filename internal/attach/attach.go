@@ -129,6 +129,11 @@ func App(s cmdutil.Streams) *cli.App {
 func Run(ctx context.Context, s cmdutil.Streams, args []string) int {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// A reader that went away (| head -1) shows up as EPIPE on a write, a quiet end, instead
+	// of killing the process with SIGPIPE.
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
+	defer signal.Stop(pipe)
 	return cmdutil.RunApp(ctx, App(s), s, args)
 }
 

@@ -3,9 +3,11 @@ package attach
 import (
 	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -56,4 +58,60 @@ func TestPingNoticesADeadPeer(t *testing.T) {
 	if el := time.Since(start); el > 5*time.Second {
 		t.Errorf("took %v to notice", el)
 	}
+}
+
+// An interrupt (SIGINT or SIGTERM, here the context) ends fr-attach with 130 and no error text.
+func TestInterruptedExits130(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ws, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer ws.CloseNow()
+		ws.Write(context.Background(), websocket.MessageText,
+			[]byte(`{"type":"hello","protocolVersion":1,"clientId":"x","readOnly":false,"inFlight":null,"pendingResults":[]}`))
+		ws.Read(context.Background())
+	}))
+	defer srv.Close()
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	out := &lockedBuffer{}
+	var errb bytes.Buffer
+	ctx, cancel := context.WithCancel(context.Background())
+	s := cmdutil.Streams{In: pr, Out: out, Err: &errb, Getenv: func(string) string { return "" }}
+	done := make(chan int, 1)
+	go func() {
+		done <- Run(ctx, s, []string{"fr-attach", "--url", "ws" + strings.TrimPrefix(srv.URL, "http") + "/attach"})
+	}()
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(out.String(), "hello"); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no hello")
+		}
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != cmdutil.ExitInterrupted || errb.Len() != 0 {
+			t.Errorf("exit %d, stderr %q; want 130 and nothing", code, errb.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("not interrupted")
+	}
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
