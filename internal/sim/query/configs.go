@@ -73,8 +73,16 @@ func loadConfig(path string) (wire.ConfigSummary, []wire.ValidationIssue) {
 			if !filepath.IsAbs(f) {
 				f = filepath.Join(filepath.Dir(path), f)
 			}
-			if _, err := os.Stat(f); err != nil {
+			if b, err := os.ReadFile(f); err != nil {
 				issues = append(issues, wire.ValidationIssue{Level: "error", Message: fmt.Sprintf("agents[%d]: agent file %s not found", i, ag.File)})
+			} else if ag.Name == "" {
+				var af struct {
+					Name string `yaml:"name"`
+				}
+				if err := yaml.Unmarshal(b, &af); err != nil {
+					issues = append(issues, wire.ValidationIssue{Level: "error", Message: fmt.Sprintf("agents[%d]: %s: %v", i, ag.File, err)})
+				}
+				ag.Name = af.Name
 			}
 			if ag.Name == "" {
 				ag.Name = strings.TrimSuffix(filepath.Base(ag.File), filepath.Ext(ag.File))

@@ -397,7 +397,7 @@ func abs(p string) string {
 var sessionIDPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}$`)
 
 func (qq *q) sessions(args []string) error {
-	f, err := parse(args, "show project delete prune", "json all repl cleanup")
+	f, err := parse(args, "show project delete older-than", "json all repl cleanup prune")
 	if err != nil {
 		return err
 	}
