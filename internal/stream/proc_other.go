@@ -7,6 +7,8 @@ import (
 	"syscall"
 )
 
+var pipeSignals []os.Signal
+
 // canSignal is false: an interrupt is sent to fuseraft as an interrupt line.
 const canSignal = false
 

@@ -7,6 +7,11 @@ import (
 	"syscall"
 )
 
+// pipeSignals are caught so that a reader of our stdout that went away (| head -1) shows up
+// as a failed write, which ends the session quietly, rather than killing fr-stream. Catching
+// it (not ignoring it) keeps the child's default disposition.
+var pipeSignals = []os.Signal{syscall.SIGPIPE}
+
 // canSignal says an interrupt reaches the child as SIGINT rather than as an interrupt line.
 const canSignal = true
 

@@ -44,7 +44,7 @@ var (
 	stopWait = 2 * time.Second
 	// notifySignals subscribes to the signals fr-stream handles; tests may replace it.
 	notifySignals = func(c chan<- os.Signal) {
-		signal.Notify(c, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+		signal.Notify(c, append([]os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}, pipeSignals...)...)
 	}
 )
 
@@ -293,9 +293,10 @@ loop:
 				} else {
 					ss.pump.PushInput(wire.Input{Line: wire.Interrupt(), Type: wire.TypeInterrupt})
 				}
-			default:
+			case syscall.SIGTERM, syscall.SIGHUP:
 				ss.pump.EndInput()
 			}
+			// SIGPIPE: our reader went away; the failed write says so and ends the session.
 		case <-ctx.Done():
 			userEnded = true
 			stop()
