@@ -262,3 +262,25 @@ func TestAliases(t *testing.T) {
 		t.Errorf("plain alias: %v", err)
 	}
 }
+
+// TestDocExample keeps the example in docs/fr-sim.md loadable.
+func TestDocExample(t *testing.T) {
+	b, err := os.ReadFile("../../../docs/fr-sim.md")
+	if err != nil {
+		t.Skip("docs not found:", err)
+	}
+	doc := string(b)
+	start := strings.Index(doc, "```yaml\nversion: 1\n")
+	if start < 0 {
+		t.Fatal("no scenario example in docs/fr-sim.md")
+	}
+	body := doc[start+len("```yaml\n"):]
+	body = body[:strings.Index(body, "```")]
+	s, err := Parse("docs/fr-sim.md", []byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Repl.Turns) != 2 || len(s.Run.Steps) != 2 || s.Serve.TaskFor("please deploy it") == nil || s.Serve.TaskFor("other") != nil {
+		t.Errorf("example parsed oddly: %+v", s)
+	}
+}
