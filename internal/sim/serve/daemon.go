@@ -30,6 +30,7 @@ type daemon struct {
 	results  []savedResult // uncollected
 	wake     chan struct{}
 	connSeq  int
+	runID    string // tells this run's anonymous connections from an earlier run's
 	asked    int // approval_requests sent, for --drop-after-approval
 	stateDir string
 	rec      io.Writer // the record file (written under mu)
@@ -90,6 +91,7 @@ func newDaemon(opts options, sc *scenario.Scenario, warn func(string, ...any)) *
 		sc:      sc,
 		die:     func() {},
 		warn:    warn,
+		runID:   newSessionID()[len("sim-"):],
 		clients: map[string]*client{},
 		conns:   map[*conn]struct{}{},
 		wake:    make(chan struct{}, 1),
@@ -220,7 +222,9 @@ func (d *daemon) attach(cn *conn, key string, id *string, anonymous bool) {
 	d.connSeq++
 	cn.seq = d.connSeq
 	if anonymous {
-		key = fmt.Sprintf("conn-%d", cn.seq)
+		// Unique across restarts, so a new connection is never taken for the owner of a
+		// resumed task that came on a connection of an earlier run.
+		key = fmt.Sprintf("conn-%s-%d", d.runID, cn.seq)
 	}
 	c := d.clientFor(key, id, anonymous)
 	cn.client = c

@@ -553,3 +553,32 @@ func FuzzReadTokens(f *testing.F) {
 		}
 	})
 }
+
+// A task sent over the socket (no client id) is resumed after a restart, but nobody can be
+// its client again: a new connection is not asked its approval, which is denied.
+func TestResumedSocketTaskHasNoClient(t *testing.T) {
+	d := startDaemon(t, "", nil)
+	c := dialSocket(t, d.socket)
+	c.next("hello")
+	c.send("deploy it")
+	c.next("approval_request")
+	d.stop()
+	d2 := startDaemon(t, d.dir, nil)
+	c = dialSocket(t, d2.socket)
+	if h := c.next("hello"); !bytes.Contains(h.Raw, []byte(`"inFlight":null`)) {
+		t.Errorf("a new socket client got another's task: %s", h.Raw)
+	}
+	deadline := time.Now().Add(testTimeout)
+	for {
+		b, _ := os.ReadFile(filepath.Join(d.dir, "state", stateFile))
+		if string(b) == `{"tasks":[],"results":[]}`+"\n" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the resumed task did not end: %s", b)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	c.send("quick after")
+	c.next("result", "approval_request")
+}
