@@ -288,6 +288,13 @@ func serve(ctx context.Context, s cmdutil.Streams, o options) error {
 	if crash != nil {
 		// A crash: no goodbye to anyone, the state stays as last saved, and the pidfile and
 		// the socket file are left behind as a dead process leaves them.
+		if ul, ok := ln.(*net.UnixListener); ok {
+			ul.SetUnlinkOnClose(false)
+		}
+		ln.Close()
+		if srv != nil {
+			srv.Close()
+		}
 		fmt.Fprintln(s.Err, crash.Message)
 		return cmdutil.Exit(crash.ExitCode)
 	}

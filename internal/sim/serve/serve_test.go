@@ -582,3 +582,54 @@ func TestResumedSocketTaskHasNoClient(t *testing.T) {
 	c.send("quick after")
 	c.next("result", "approval_request")
 }
+
+// The scenario's hangup step drops the dispatching client's connection; the task goes on and
+// its approval waits for the client to come back.
+func TestHangupStep(t *testing.T) {
+	d := startDaemon(t, "", map[string]string{"FRSIM_SCENARIO": "testdata/hangup.yaml"})
+	c := dialWS(t, d.url, http.Header{"Fuseraft-Client-Id": {"hung"}})
+	c.next("hello")
+	c.send("deploy")
+	c.next("agent_starting")
+	for range c.events {
+	}
+	c = dialWS(t, d.url, http.Header{"Fuseraft-Client-Id": {"hung"}})
+	c.next("hello")
+	c.next("approval_request")
+	c.send(`{"type":"approval_response","approved":true}`)
+	if r := c.next("result"); !fieldOf[bool](t, r, "succeeded") {
+		t.Errorf("result: %s", r.Raw)
+	}
+}
+
+// The crash fault kills the daemon mid-task: exit 134, the message on stderr, the state, the
+// pidfile and the socket file left behind; the next start resumes the task.
+func TestCrashFaultKeepsState(t *testing.T) {
+	d := startDaemon(t, "", map[string]string{"FRSIM_FAULTS": "crash=1"})
+	c := dialWS(t, d.url, http.Header{"Fuseraft-Client-Id": {"crashy"}})
+	c.next("hello")
+	c.send("deploy it")
+	c.next("agent_starting")
+	for range c.events {
+	}
+	if code := d.stop(); code != 134 {
+		t.Errorf("exit %d, want 134", code)
+	}
+	if !strings.Contains(d.stderr.String(), "Unhandled exception") {
+		t.Errorf("stderr: %s", d.stderr)
+	}
+	for _, f := range []string{"state/serve.pid", "d.sock"} {
+		if _, err := os.Stat(filepath.Join(d.dir, f)); err != nil {
+			t.Errorf("%s not left behind: %v", f, err)
+		}
+	}
+	d2 := startDaemon(t, d.dir, nil)
+	c = dialWS(t, d2.url, http.Header{"Fuseraft-Client-Id": {"crashy"}})
+	c.next("hello")
+	c.next("task_resumed")
+	c.next("approval_request")
+	c.send(`{"type":"approval_response","approved":false}`)
+	if r := c.next("result"); fieldOf[bool](t, r, "succeeded") {
+		t.Errorf("a denied task succeeded: %s", r.Raw)
+	}
+}
