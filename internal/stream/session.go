@@ -119,6 +119,11 @@ func (ss *session) signal(f func(*os.Process) error) {
 }
 
 func runSession(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error {
+	// Signals first: SIGPIPE can come with the first event written.
+	sigs := make(chan os.Signal, 4)
+	notifySignals(sigs)
+	defer signal.Stop(sigs)
+
 	ss := &session{o: o, s: s, errw: &lockedWriter{w: s.Err}}
 	ss.out = wire.NewWriter(s.Out)
 	if o.pretty {
@@ -242,10 +247,6 @@ func runSession(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error
 		defer close(outDone)
 		ss.readEvents(stdoutR, &st, protoBad, outBroken)
 	}()
-
-	sigs := make(chan os.Signal, 4)
-	notifySignals(sigs)
-	defer signal.Stop(sigs)
 
 	var (
 		graceC       <-chan time.Time

@@ -86,7 +86,7 @@ func commonFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "input-eof", Usage: "end input at the first end of file of the --input named pipe instead of waiting for its next writer"},
 		&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "output `FORMAT`: jsonl, or pretty for a person (default: pretty on a terminal, else jsonl)"},
 		&cli.StringFlag{Name: "color", Value: "auto", Usage: "colour in pretty output: `WHEN` is auto, always or never"},
-		&cli.DurationFlag{Name: "grace", Value: 60 * time.Second, Usage: "how long to wait for fuseraft to finish after input ends or SIGTERM, before stopping it"},
+		&cli.DurationFlag{Name: "grace", Value: 60 * time.Second, Usage: "how long (a `DURATION`, e.g. 90s) to wait for fuseraft to finish after input ends or SIGTERM, before stopping it"},
 		&cli.BoolFlag{Name: "any-version", Usage: "go on, with a warning, when fuseraft speaks an unsupported protocolVersion"},
 		&cli.StringFlag{Name: "fuseraft", Usage: "the fuseraft binary `PATH` (default: $FUSERAFT_BIN, else fuseraft on PATH)"},
 	}
@@ -145,7 +145,8 @@ func newApp(s cmdutil.Streams, extra []string) *cli.App {
 			Usage:     "stream an orchestration run of fuseraft run --bridge",
 			UsageText: "fr-stream run -c CONFIG [OPTIONS] TASK [-- FUSERAFT-ARGS...]\nfr-stream run --resume ID [OPTIONS] [-- FUSERAFT-ARGS...]",
 			Description: "Spawns 'fuseraft run --bridge' and streams the run until its result event. fuseraft reads\n" +
-				"only approval_response and interrupt lines in a run. The exit status is the result's exitCode.\n\n" +
+				"only approval_response and interrupt lines in a run; when input has ended (< /dev/null) it takes\n" +
+				"every approval as denied. The exit status is the result's exitCode.\n\n" +
 				"EXAMPLE\n  fr-stream run -c team.yaml \"add a CHANGELOG\" < /dev/null | fr-filter --type result .succeeded",
 			Flags: append([]cli.Flag{
 				&cli.StringFlag{Name: "config", Aliases: []string{"c"}, Usage: "the orchestration config `FILE`"},
