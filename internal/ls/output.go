@@ -247,6 +247,30 @@ func relative(t, now time.Time) string {
 	return fmt.Sprintf("%d %s ago", n, unit)
 }
 
+// shortRelative is relative in fewer columns: "2h ago", "in 3d".
+func shortRelative(t, now time.Time) string {
+	long := relative(t, now)
+	switch long {
+	case "just now":
+		return "now"
+	case "in under a minute":
+		return "in <1m"
+	}
+	f := strings.Fields(long) // "3 hours ago" or "in 3 hours"
+	if len(f) != 3 {
+		return long
+	}
+	num, unit := f[0], f[1]
+	if f[0] == "in" {
+		num, unit = f[1], f[2]
+	}
+	u := map[string]string{"minute": "m", "hour": "h", "day": "d", "month": "mo", "year": "y"}[strings.TrimSuffix(unit, "s")]
+	if f[0] == "in" {
+		return "in " + num + u
+	}
+	return num + u + " ago"
+}
+
 // printer writes records in one format.
 type printer struct {
 	format  string
@@ -266,6 +290,7 @@ type printer struct {
 
 type cellOut struct {
 	text  string
+	short string // used when text does not fit (relative times: "2h ago")
 	style style
 }
 
@@ -334,7 +359,7 @@ func (p *printer) defaultColumns(r *record) []column {
 		return res.columns
 	}
 	r.parse()
-	if !r.object {
+	if !r.object || len(r.fields) == 0 {
 		return []column{{field: "", label: "VALUE"}}
 	}
 	var c []column
@@ -346,7 +371,7 @@ func (p *printer) defaultColumns(r *record) []column {
 
 // value is the value of column c in r (for a --jq output that is not an object, the output).
 func (p *printer) value(r *record, c column) value {
-	if c.field == "" && !r.object {
+	if c.field == "" {
 		return decodeValue("", r.raw, true)
 	}
 	raw, ok := r.get(c.field)
@@ -404,6 +429,11 @@ func (p *printer) add(r *record) error {
 		}
 		t, st := tableCell(v, p.now)
 		row[i] = cellOut{text: t, style: st}
+		if s, ok := v.any.(string); ok && isTimeField(v.key) {
+			if tm, ok := parseTime(s); ok {
+				row[i].short = shortRelative(tm, p.now)
+			}
+		}
 	}
 	p.rows = append(p.rows, row)
 	return nil
@@ -476,22 +506,11 @@ func (p *printer) table() error {
 		}
 		return t
 	}
-	// Long columns (a task, a path) are cut first, widest first, down to 10 columns; short
-	// ones (times, flags, counts) and the first column (an id or a name) only when that is
-	// not enough, and then down to 4.
+	// Long columns (a task, a path) are cut first, widest first, down to 10 columns; then any
+	// but the first down to 4; the first (an id or a name, copied from here) only when that
+	// is not enough.
 	floors := make([]int, n)
-	for i, w := range widths {
-		floors[i] = w
-		if w > 14 && i > 0 {
-			floors[i] = max(10, render.StringWidth(p.columns[i].label))
-		}
-	}
-	for pass := 0; pass < 2; pass++ {
-		if pass == 1 {
-			for i := range floors {
-				floors[i] = min(widths[i], 4)
-			}
-		}
+	shrink := func() {
 		for over := total() - p.width; over > 0; over-- {
 			wide := -1
 			for i := range widths {
@@ -500,15 +519,68 @@ func (p *printer) table() error {
 				}
 			}
 			if wide < 0 {
-				break
+				return
 			}
 			widths[wide]--
 		}
 	}
+	for i, w := range widths {
+		floors[i] = w
+		if w > 14 && i > 0 {
+			floors[i] = max(10, render.StringWidth(p.columns[i].label))
+		}
+	}
+	shrink()
+	for i := 1; i < n; i++ {
+		floors[i] = min(widths[i], 4)
+	}
+	shrink()
+	floors[0] = min(widths[0], 4)
+	shrink()
+	// Columns of times that now show their short form need less room: give it to the
+	// column that was cut the most.
+	natural := make([]int, n)
+	used := make([]int, n)
+	for i, c := range p.columns {
+		natural[i] = render.StringWidth(c.label)
+		used[i] = min(natural[i], widths[i])
+	}
+	for _, row := range p.rows {
+		for i, c := range row {
+			w := render.StringWidth(c.text)
+			natural[i] = max(natural[i], w)
+			if c.short != "" && w > widths[i] {
+				w = render.StringWidth(c.short)
+			}
+			used[i] = max(used[i], min(w, widths[i]))
+		}
+	}
+	slack := 0
+	for i := range widths {
+		slack += widths[i] - used[i]
+		widths[i] = used[i]
+	}
+	for slack > 0 {
+		best := -1
+		for i := range widths {
+			if natural[i] > widths[i] && (best < 0 || natural[i]-widths[i] > natural[best]-widths[best]) {
+				best = i
+			}
+		}
+		if best < 0 {
+			break
+		}
+		widths[best]++
+		slack--
+	}
 	var b strings.Builder
 	line := func(cells []cellOut, header bool) {
 		for i, c := range cells {
-			text := cut(c.text, widths[i])
+			text := c.text
+			if c.short != "" && render.StringWidth(text) > widths[i] {
+				text = c.short
+			}
+			text = cut(text, widths[i])
 			pad := ""
 			if i < n-1 {
 				pad = strings.Repeat(" ", widths[i]-render.StringWidth(text)+gap)

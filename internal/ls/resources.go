@@ -131,7 +131,7 @@ var resources = []*resource{
 		columns: withShow(cols("name", "description", "sizeBytes:SIZE", "files", "importedAt:IMPORTED"), "files", count)},
 	{name: "schedules", usage: "scheduled jobs, by next run", item: "ScheduledJob",
 		fields:  []string{"name", "description", "cron", "task", "config", "workDir", "enabled", "due", "createdAt", "lastRun", "nextRun"},
-		columns: cols("name", "cron", "enabled", "due", "nextRun:NEXT RUN", "lastRun:LAST RUN", "task")},
+		columns: cols("name", "cron", "enabled", "due", "nextRun:NEXT RUN", "task")},
 	{name: "plugins", args: "[--plugin NAME]", usage: "plugins and their tools", item: "Plugin",
 		fields:  []string{"name", "source", "functions"},
 		columns: withShow(cols("name", "source", "functions:TOOLS"), "functions", names)},
