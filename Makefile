@@ -22,5 +22,8 @@ fuzz: ## run each fuzz target for FUZZTIME (default 30s)
 	  done; \
 	done
 
+man: ## regenerate man/ and completions/ from the command definitions
+	$(GO) run ./internal/docgen/mangen
+
 clean: ## remove build output and generated benchmark corpora
 	rm -rf $(BIN) bench/corpus

@@ -118,6 +118,18 @@ func (s flagSpec) dashed() []string {
 	return out
 }
 
+// unquoteUsage takes a value's name from the first `quoted` word of a usage, as urfave/cli's
+// help does, and returns the usage without the backquotes.
+func unquoteUsage(usage string) (placeholder, text string) {
+	if i := strings.IndexByte(usage, '`'); i >= 0 {
+		if j := strings.IndexByte(usage[i+1:], '`'); j >= 0 {
+			name := usage[i+1 : i+1+j]
+			return name, usage[:i] + name + usage[i+1+j+1:]
+		}
+	}
+	return "value", usage
+}
+
 func visibleFlags(flags []cli.Flag) []flagSpec {
 	var out []flagSpec
 	for _, f := range flags {
@@ -138,11 +150,11 @@ func writeFlags(b *strings.Builder, flags []cli.Flag) {
 			names = append(names, `\fB`+roffEscape(d)+`\fR`)
 		}
 		head := strings.Join(names, ", ")
+		placeholder, usage := unquoteUsage(f.usage)
 		if f.value {
-			head += ` \fIvalue\fR`
+			head += ` \fI` + roffEscape(placeholder) + `\fR`
 		}
 		b.WriteString(head + "\n")
-		usage := f.usage
 		if f.def != "" && f.def != `""` && f.value {
 			usage += " (default: " + f.def + ")"
 		}
@@ -283,7 +295,8 @@ func zshQuote(s string) string {
 
 func zshFlags(b *strings.Builder, flags []cli.Flag, indent string) {
 	for _, f := range visibleFlags(flags) {
-		usage := zshQuote(f.usage)
+		_, plain := unquoteUsage(f.usage)
+		usage := zshQuote(plain)
 		val := ""
 		if f.value {
 			val = ":value:_files"
@@ -338,7 +351,8 @@ func fishFlags(b *strings.Builder, name, cond string, flags []cli.Flag) {
 		if f.value {
 			b.WriteString(" -r")
 		}
-		fmt.Fprintf(b, " -d %s\n", fishQuote(f.usage))
+		_, plain := unquoteUsage(f.usage)
+		fmt.Fprintf(b, " -d %s\n", fishQuote(plain))
 	}
 }
 

@@ -27,6 +27,7 @@ EXAMPLES
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "output format: jsonl, json", Value: "jsonl"},
 			&cli.BoolFlag{Name: "all", Usage: "include completed ones"},
+			&cli.StringFlag{Name: "output", Usage: "write to `FILE`"},
 			&cli.StringFlag{Name: "secret", Hidden: true},
 		},
 		Commands: []*cli.Command{
@@ -46,6 +47,7 @@ func TestManSections(t *testing.T) {
 		".SH DESCRIPTION\n.PP\nLists things. A second sentence with a \\-dash.\n",
 		".SH OPTIONS\n",
 		"\\fB\\-\\-format\\fR, \\fB\\-f\\fR \\fIvalue\\fR\noutput format: jsonl, json (default: \"jsonl\")\n",
+		"\\fB\\-\\-output\\fR \\fIFILE\\fR\nwrite to FILE\n",
 		".SH COMMANDS\n.SS check\n",
 		".SH EXIT STATUS\n.PP\n.RS 4\n.nf\n0   success\n10  nothing to talk to\n.fi\n.RE\n",
 		".SH EXAMPLES\n",

@@ -1,0 +1,25 @@
+// Package all lists every fr command's definition, for the generated man pages and
+// completions.
+package all
+
+import (
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/fuseraft/fr/internal/approve"
+	"github.com/fuseraft/fr/internal/attach"
+	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/filter"
+	"github.com/fuseraft/fr/internal/ls"
+	"github.com/fuseraft/fr/internal/sim"
+	"github.com/fuseraft/fr/internal/stream"
+)
+
+// Apps returns the app of every command, built over streams that go nowhere.
+func Apps() []*cli.App {
+	s := cmdutil.Streams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard,
+		Getenv: func(string) string { return "" }}
+	return []*cli.App{approve.App(s), attach.App(s), filter.App(s), ls.App(s), sim.App(s), stream.App(s)}
+}
