@@ -126,6 +126,14 @@ type event struct {
 	err     error
 	done    bool
 	when    map[*Rule]bool
+	ctx     context.Context // bounds every when of this event together
+	cancel  context.CancelFunc
+}
+
+func (e *event) close() {
+	if e.cancel != nil {
+		e.cancel()
+	}
 }
 
 func (e *event) value() (any, error) {
@@ -160,9 +168,10 @@ func (d *Decider) runJQ(ev *event, name, src string, code *gojq.Code) bool {
 	if err != nil {
 		return false
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), whenTimeout)
-	defer cancel()
-	it := code.RunWithContext(ctx, v)
+	if ev.ctx == nil {
+		ev.ctx, ev.cancel = context.WithTimeout(context.Background(), whenTimeout)
+	}
+	it := code.RunWithContext(ev.ctx, v)
 	out, ok := it.Next()
 	if !ok {
 		return false
@@ -176,7 +185,7 @@ func (d *Decider) runJQ(ev *event, name, src string, code *gojq.Code) bool {
 
 // Decide decides an approval_request (raw is the whole event).
 func (d *Decider) Decide(raw []byte) Decision {
-	req, err := wire.DecodeApprovalRequest(raw)
+	req, err := decodeRequest(raw)
 	if err != nil {
 		kind, _ := wire.TopLevelString(raw, "kind")
 		return Decision{Verdict: Deny, Decider: ByMalformed, Reason: err.Error(), Kind: kind,
@@ -187,6 +196,7 @@ func (d *Decider) Decide(raw []byte) Decision {
 			Summary: req.Summary(), Request: req}
 	}
 	ev := &event{raw: raw}
+	defer ev.close()
 	var dec Decision
 	if req.Kind == wire.KindShellCommand {
 		dec = d.decideShell(req, ev)
@@ -785,6 +795,7 @@ func (d *Decider) AnswerQuestion(raw []byte) QuestionDecision {
 		return QuestionDecision{Action: "skip", Decider: ByMalformed, Reason: "malformed question: no question text", Q: &q}
 	}
 	ev := &event{raw: raw}
+	defer ev.close()
 	for _, r := range d.P.Questions {
 		if !r.Question.Match(q.Question) {
 			continue

@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"time"
+	"reflect"
 	"testing"
+	"time"
+
+	"github.com/fuseraft/fr/pkg/wire"
 )
 
 func init() {
@@ -133,6 +136,38 @@ func FuzzDecideEvent(f *testing.F) {
 				t.Fatalf("malformed prompt not denied: %+v", dec)
 			}
 			d.AnswerQuestion(raw)
+		}
+	})
+}
+
+// FuzzDecodeRequest: the one-pass decoder agrees with wire.DecodeApprovalRequest.
+func FuzzDecodeRequest(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"approval_request","kind":"shell_command","command":"ls"}`,
+		`{"type":"approval_request","kind":"shell_command","command":"a","command":"b"}`,
+		`{"type":"approval_request","kind":"shell_command","Command":"rm","command":"ls"}`,
+		`{"type":"approval_request","kind":"shell_command","comm\u0061nd":"x"}`,
+		`{"type":"approval_request","kind":"file_write","path":"a\u0022b","oldContent":null,"newContent":"x\ny"}`,
+		`{"type":"approval_request","kind":"file_write","path":"a","newContent":5}`,
+		`{"type":"approval_request","kind":"tool_action","plugin":"p","action":"a","detail":{"x":[1,"}"]}}`,
+		`{"type":"approval_request","kind":"route_approval","keyword":null,"sourceAgent":"s","targetAgent":"t"}`,
+		`{"type":"approval_request","kind":"x\xffy"}`, `[1]`,
+		`{"kind":"shell_command","command":"\u00e9\ud83d\ude00\ud800x\\/\"\b\f\r\t\u002B\/"}`,
+		`{"kind":"shell_command","command":"\ud800\ud800 \udc00 caf\u00E9 \u0000"}`, `{`, ` {"kind" : "tool_action" , "plugin":"p","action":"a"} `,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		a, errA := decodeRequest(raw)
+		b, errB := wire.DecodeApprovalRequest(raw)
+		if (errA == nil) != (errB == nil) || (errA != nil && errA.Error() != errB.Error()) {
+			t.Fatalf("%q: errors %v / %v", raw, errA, errB)
+		}
+		if errA == nil {
+			a.Raw, b.Raw = nil, nil
+			if !reflect.DeepEqual(a, b) {
+				t.Fatalf("%q:\n%+v\n%+v", raw, *a, *b)
+			}
 		}
 	})
 }

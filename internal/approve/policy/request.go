@@ -1,0 +1,274 @@
+package policy
+
+import (
+	"encoding/json"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/fuseraft/fr/pkg/wire"
+)
+
+// decodeRequest gives what wire.DecodeApprovalRequest gives, in one pass over the event
+// instead of three (file contents can be megabytes). Anything unusual (invalid JSON, a field
+// of the wrong type, a missing field) is handed to wire.DecodeApprovalRequest, so errors are
+// exactly its errors. FuzzDecodeRequest checks that the two agree.
+func decodeRequest(raw []byte) (*wire.ApprovalRequest, error) {
+	if !json.Valid(raw) {
+		return wire.DecodeApprovalRequest(raw)
+	}
+	var f fields
+	if !f.scan(raw) {
+		return wire.DecodeApprovalRequest(raw)
+	}
+	r := &wire.ApprovalRequest{Raw: raw}
+	ok := f.str(fKind, &r.Kind, true)
+	switch r.Kind {
+	case wire.KindShellCommand:
+		ok = ok && f.str(fCommand, &r.Command, true)
+	case wire.KindToolAction:
+		ok = ok && f.str(fPlugin, &r.Plugin, true) && f.str(fAction, &r.Action, true) && f.str(fDetail, &r.Detail, false)
+	case wire.KindFileWrite:
+		ok = ok && f.str(fPlugin, &r.Plugin, false) && f.str(fAction, &r.Action, false) && f.str(fPath, &r.Path, true) &&
+			f.str(fOldContent, &r.OldContent, false) && f.str(fNewContent, &r.NewContent, true)
+	case wire.KindRouteApproval:
+		ok = ok && f.str(fKeyword, &r.Keyword, false) && f.str(fSourceAgent, &r.SourceAgent, true) && f.str(fTargetAgent, &r.TargetAgent, true)
+	}
+	if !ok {
+		return wire.DecodeApprovalRequest(raw)
+	}
+	return r, nil
+}
+
+const (
+	fKind = iota
+	fCommand
+	fPlugin
+	fAction
+	fDetail
+	fPath
+	fOldContent
+	fNewContent
+	fKeyword
+	fSourceAgent
+	fTargetAgent
+	nFields
+)
+
+var fieldNames = [nFields]string{"kind", "command", "plugin", "action", "detail", "path", "oldContent", "newContent",
+	"keyword", "sourceAgent", "targetAgent"}
+
+type fields [nFields][]byte
+
+// scan records the raw value of each field of interest (the last one, when a key repeats).
+// raw must be valid JSON; false when it is not an object.
+func (f *fields) scan(raw []byte) bool {
+	i := skipWS(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return false
+	}
+	i++
+	for {
+		i = skipWS(raw, i)
+		if i >= len(raw) {
+			return false
+		}
+		if raw[i] == '}' {
+			return true
+		}
+		if raw[i] == ',' {
+			i = skipWS(raw, i+1)
+		}
+		kEnd := skipStr(raw, i)
+		key := raw[i:kEnd]
+		i = skipWS(raw, kEnd)
+		i = skipWS(raw, i+1) // ':'
+		vEnd := skipVal(raw, i)
+		if k, ok := unquoteBytes(key); ok {
+			for n, name := range fieldNames {
+				if k == name {
+					f[n] = raw[i:vEnd]
+				}
+			}
+		} else {
+			return false
+		}
+		i = vEnd
+	}
+}
+
+// str decodes field n into dst; false means "let wire decide" (missing, null, not a string).
+func (f *fields) str(n int, dst *string, required bool) bool {
+	v := f[n]
+	if v == nil || string(v) == "null" {
+		return !required
+	}
+	if v[0] != '"' {
+		return false
+	}
+	s, ok := unquoteBytes(v)
+	*dst = s
+	return ok
+}
+
+// unquoteBytes decodes a JSON string literal as encoding/json does (its unquote, adapted):
+// escapes decoded, invalid UTF-8 and lone surrogates replaced by U+FFFD. The input comes
+// from valid JSON.
+func unquoteBytes(q []byte) (string, bool) {
+	if len(q) < 2 || q[0] != '"' || q[len(q)-1] != '"' {
+		return "", false
+	}
+	s := q[1 : len(q)-1]
+	r := 0
+	for r < len(s) {
+		c := s[r]
+		if c == '\\' || c == '"' || c < ' ' {
+			break
+		}
+		if c < utf8.RuneSelf {
+			r++
+			continue
+		}
+		rr, size := utf8.DecodeRune(s[r:])
+		if rr == utf8.RuneError && size == 1 {
+			break
+		}
+		r += size
+	}
+	if r == len(s) {
+		return string(s), true
+	}
+	b := make([]byte, 0, len(s)+2*utf8.UTFMax)
+	b = append(b, s[:r]...)
+	for r < len(s) {
+		switch c := s[r]; {
+		case c == '\\':
+			r++
+			if r >= len(s) {
+				return "", false
+			}
+			switch s[r] {
+			default:
+				return "", false
+			case '"', '\\', '/', '\'':
+				b = append(b, s[r])
+				r++
+			case 'b':
+				b = append(b, '\b')
+				r++
+			case 'f':
+				b = append(b, '\f')
+				r++
+			case 'n':
+				b = append(b, '\n')
+				r++
+			case 'r':
+				b = append(b, '\r')
+				r++
+			case 't':
+				b = append(b, '\t')
+				r++
+			case 'u':
+				r--
+				rr := getu4(s[r:])
+				if rr < 0 {
+					return "", false
+				}
+				r += 6
+				if utf16.IsSurrogate(rr) {
+					rr1 := getu4(s[r:])
+					if dec := utf16.DecodeRune(rr, rr1); dec != unicode.ReplacementChar {
+						r += 6
+						b = utf8.AppendRune(b, dec)
+						break
+					}
+					rr = unicode.ReplacementChar
+				}
+				b = utf8.AppendRune(b, rr)
+			}
+		case c == '"', c < ' ':
+			return "", false
+		case c < utf8.RuneSelf:
+			b = append(b, c)
+			r++
+		default:
+			rr, size := utf8.DecodeRune(s[r:])
+			r += size
+			b = utf8.AppendRune(b, rr)
+		}
+	}
+	return string(b), true
+}
+
+func getu4(s []byte) rune {
+	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
+		return -1
+	}
+	var r rune
+	for _, c := range s[2:6] {
+		switch {
+		case '0' <= c && c <= '9':
+			c = c - '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r*16 + rune(c)
+	}
+	return r
+}
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+func skipStr(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return len(b)
+}
+
+func skipVal(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '"':
+		return skipStr(b, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				i = skipStr(b, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return len(b)
+	}
+	for ; i < len(b); i++ {
+		switch b[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i
+		}
+	}
+	return i
+}
