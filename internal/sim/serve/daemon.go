@@ -31,7 +31,9 @@ type daemon struct {
 	wake     chan struct{}
 	connSeq  int
 	runID    string // tells this run's anonymous connections from an earlier run's
-	asked    int // approval_requests sent, for --drop-after-approval
+	wg       sync.WaitGroup
+	closing  bool // no new connection handlers
+	asked    int  // approval_requests sent, for --drop-after-approval
 	stateDir string
 	rec      io.Writer // the record file (written under mu)
 

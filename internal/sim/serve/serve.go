@@ -22,7 +22,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -243,7 +242,6 @@ func serve(ctx context.Context, s cmdutil.Streams, o options) error {
 			os.Remove(o.socket)
 		}
 	}()
-	var wg sync.WaitGroup
 	var srv *http.Server
 	url := "-"
 	if o.wsEnabled {
@@ -253,7 +251,7 @@ func serve(ctx context.Context, s cmdutil.Streams, o options) error {
 			return fmt.Errorf("cannot listen on 127.0.0.1:%d: %v", o.port, err)
 		}
 		url = "ws://" + wln.Addr().String() + "/attach"
-		srv = &http.Server{Handler: d.wsHandler(ctx, toks, &wg), ReadHeaderTimeout: 10 * time.Second}
+		srv = &http.Server{Handler: d.wsHandler(ctx, toks), ReadHeaderTimeout: 10 * time.Second}
 		go srv.Serve(wln)
 	}
 	pidfile := filepath.Join(o.stateDir, "serve.pid")
@@ -271,7 +269,7 @@ func serve(ctx context.Context, s cmdutil.Streams, o options) error {
 		defer close(runnerDone)
 		d.runner(ctx)
 	}()
-	go d.serveSocket(ctx, ln, &wg)
+	go d.serveSocket(ctx, ln)
 
 	fmt.Fprintf(s.Err, "%s: serve: listening socket=%s url=%s pid=%d\n", prog, o.socket, url, os.Getpid())
 	if o.readyFile != "" {
@@ -305,7 +303,7 @@ func serve(ctx context.Context, s cmdutil.Streams, o options) error {
 		cancel()
 	}
 	<-runnerDone
-	wg.Wait()
+	d.closeDoors()
 	d.mu.Lock()
 	d.persist()
 	d.mu.Unlock()

@@ -86,7 +86,7 @@ func (c *conn) how() int {
 func (c *conn) shut() { c.closeOnce.Do(func() { close(c.done) }) }
 
 // serveSocket accepts connections on the Unix socket until ctx ends.
-func (d *daemon) serveSocket(ctx context.Context, ln net.Listener, wg *sync.WaitGroup) {
+func (d *daemon) serveSocket(ctx context.Context, ln net.Listener) {
 	for {
 		nc, err := ln.Accept()
 		if err != nil {
@@ -95,9 +95,12 @@ func (d *daemon) serveSocket(ctx context.Context, ln net.Listener, wg *sync.Wait
 			}
 			return
 		}
-		wg.Add(1)
+		if !d.enter() {
+			nc.Close()
+			return
+		}
 		go func() {
-			defer wg.Done()
+			defer d.wg.Done()
 			d.handleSocket(ctx, nc)
 		}()
 	}
@@ -169,6 +172,25 @@ func (d *daemon) handleSocket(ctx context.Context, nc net.Conn) {
 	<-readerDone
 }
 
+// enter counts a connection handler in, unless the daemon is stopping.
+func (d *daemon) enter() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closing {
+		return false
+	}
+	d.wg.Add(1)
+	return true
+}
+
+// closeDoors stops new connection handlers and waits for the running ones.
+func (d *daemon) closeDoors() {
+	d.mu.Lock()
+	d.closing = true
+	d.mu.Unlock()
+	d.wg.Wait()
+}
+
 func (d *daemon) crashing() bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -189,7 +211,7 @@ func scope(token string) string {
 
 // wsHandler serves the WebSocket at /attach: no Origin header (403), a configured bearer
 // token (401), a valid Fuseraft-Client-Id when one is sent (400).
-func (d *daemon) wsHandler(ctx context.Context, toks tokens, wg *sync.WaitGroup) http.Handler {
+func (d *daemon) wsHandler(ctx context.Context, toks tokens) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/attach", func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Origin") != "" {
@@ -216,13 +238,16 @@ func (d *daemon) wsHandler(ctx context.Context, toks tokens, wg *sync.WaitGroup)
 			}
 			id = &h[0]
 		}
+		if !d.enter() {
+			http.Error(w, "the daemon is stopping", http.StatusServiceUnavailable)
+			return
+		}
+		defer d.wg.Done()
 		ws, err := websocket.Accept(w, r, nil)
 		if err != nil {
 			return
 		}
 		ws.SetReadLimit(wire.DefaultMaxLine + 2)
-		wg.Add(1)
-		defer wg.Done()
 		d.handleWS(ctx, ws, token, id, readOnly)
 	})
 	return mux
