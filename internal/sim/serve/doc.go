@@ -1,0 +1,30 @@
+package serve
+
+// What of the protocol page's serve transport this package emulates, and the test that
+// checks each item (serve_test.go here; the scripts in internal/attach/testdata/script drive
+// it with fr-attach):
+//
+//	Unix socket at the path fuseraft attach derives     TestSocketPathTooLong, socket_derived.txtar
+//	WebSocket at ws://127.0.0.1:PORT/attach            TestHello, websocket_tokens.txtar
+//	hello: protocolVersion, clientId, readOnly,         TestHello, drop_mid_approval.txtar,
+//	  inFlight, pendingResults                          pending_results.txtar, restart.txtar
+//	bearer tokens: FUSERAFT_SERVE_TOKEN, tokens file    TestHandshakeRules, TestTokensFile,
+//	  (401 without or with a bad one)                   websocket_tokens.txtar, token_rotated.txtar
+//	read-only token: readOnly, user_input -> error      TestReadOnlyTokenGetsAnError
+//	a handshake with an Origin header is refused (403)  TestHandshakeRules
+//	Fuseraft-Client-Id validated (400), scoped per      TestHandshakeRules,
+//	  token; a newer connection closes the older        TestNewerConnectionClosesTheOlder, replaced.txtar
+//	each line of an idle client is a task; plain text   TestQueueBroadcastAndPrivatePrompts,
+//	  works; queued with its position                   socket_derived.txtar
+//	progress broadcast; approvals and results only to   TestQueueBroadcastAndPrivatePrompts
+//	  the dispatching client
+//	the next line after approval_request answers it;    TestStrayLineIsADenial, held_task.txtar
+//	  anything but approved:true denies, consumed
+//	interrupt cancels the running task, else dropped    TestInterrupt
+//	--reconnect-grace: asked again after the next       drop_mid_approval.txtar, TestHangupStep,
+//	  hello; nobody within it: denied                   TestGraceAndPendingResults
+//	restart keeps unfinished tasks (task_resumed) and   TestRestartResumesAndKeepsResults,
+//	  uncollected results; pidfile                      TestResumedSocketTaskHasNoClient, restart.txtar
+//	faults: dotnet, version, crash, hangup,             TestDotnetFault, version.txtar, TestCrashFaultKeepsState,
+//	  --drop-after-approval, flood                      TestHangupStep, drop_mid_approval.txtar
+//	the input record (FRSIM_RECORD)                     TestStrayLineIsADenial, held_task.txtar
