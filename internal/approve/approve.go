@@ -139,7 +139,7 @@ func App(s cmdutil.Streams) *cli.App {
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write responses to `PATH` instead of stdout; a named FIFO is opened at the first response"},
 		rootFlag(),
 		&cli.StringFlag{Name: "tty", Value: "/dev/tty", Usage: "ask people on the terminal `DEVICE`"},
-		&cli.StringFlag{Name: "color", Value: "auto", Usage: "colour on the terminal: auto, always or never (NO_COLOR is honoured)"},
+		&cli.StringFlag{Name: "color", Value: "auto", Usage: "colour on the terminal: `WHEN` is auto, always or never (NO_COLOR is honoured)"},
 		&cli.BoolFlag{Name: "fail-on-deny", Usage: "exit 1 at the end when any prompt was denied"},
 		&cli.BoolFlag{Name: "verbose", Usage: "report each decision on stderr"},
 		anyVersionFlag(),

@@ -42,12 +42,14 @@ func checkCommand(s cmdutil.Streams) *cli.Command {
 			"given. Nobody is asked: an ask decision is printed as ask.\n\n" +
 			"EXIT STATUS\n  0 checked; 1 with --fail-on-deny (--fail-on-ask) when a prompt would be denied (asked);\n" +
 			"  2 invalid policy or unreadable file; 3 unsupported protocolVersion\n\n" +
-			"EXAMPLES\n  fr-sim run --bridge -c ci.yaml 'fix the build' | tee run.jsonl >/dev/null\n" +
-			"  fr-approve check --policy ci-policy.yaml run.jsonl --format table\n" +
-			"  fr-approve check --policy ci-policy.yaml run.jsonl | fr-filter 'select(.decision != \"allow\")'",
+			"EXAMPLES\n  # record a run answered by a person, then ask what the CI policy would have done\n" +
+			"  fr-stream run --input answers -c ci.yaml 'fix the build' | tee run.jsonl \\\n" +
+			"    | fr-approve --policy examples/cautious.yaml --output answers\n" +
+			"  fr-approve check --policy examples/ci-go.yaml run.jsonl --format table\n" +
+			"  fr-approve check --policy examples/ci-go.yaml run.jsonl | fr-filter 'select(.decision != \"allow\")'",
 		Flags: []cli.Flag{
 			policyFlag(true),
-			&cli.StringFlag{Name: "format", Usage: "jsonl or table (default: table on a terminal, else jsonl)"},
+			&cli.StringFlag{Name: "format", Usage: "`FORMAT`: jsonl or table (default: table on a terminal, else jsonl)"},
 			rootFlag(),
 			&cli.BoolFlag{Name: "fail-on-deny", Usage: "exit 1 when any prompt would be denied"},
 			&cli.BoolFlag{Name: "fail-on-ask", Usage: "exit 1 when any prompt would be asked about"},

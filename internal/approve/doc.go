@@ -45,48 +45,48 @@ POLICY FORMAT
     - {command: "go test ./... && rm -rf /", expect: deny}
     - {event: {type: approval_request, kind: file_write, path: a.go, newContent: x}, expect: allow, rule: sources}
 
-  Unknown keys, bad globs, bad regular expressions and bad jq stop fr-approve before it reads any
-  input (exit 2), naming the file, the line and what is wrong.
+Unknown keys, bad globs, bad regular expressions and bad jq stop fr-approve before it reads any
+input (exit 2), naming the file, the line and what is wrong.
 
-  shell (kind shell_command): argv patterns. A command is parsed as bash parses it, and every
-  simple command in it is judged on its own: pipelines, lists, subshells, $(...) and backticks,
-  <(...), function bodies, and the command strings of bash -c, sh -c and eval. The wrappers env,
-  command, builtin, exec, nohup, nice, time, timeout, setsid, stdbuf, xargs and find -exec are
-  seen through. sudo, doas and pkexec are not: "sudo X" must be allowed as written, and X is still
-  judged by deny and ask rules. /bin/rm and \rm are rm; ./rm is not rm for an allow rule (it is for
-  deny and ask). The strictest part decides the whole; a part no rule matches gets the default.
-  A pattern's words are globs (* ? [..]) or /regex/, matched one to one; ** stands for any
-  number of words; the pattern is a prefix ("git push" matches "git push origin main") unless it
-  ends with $. An allow rule never matches a command that writes to a file through a redirection
-  (> f; /dev/null is fine), has a word only known at run time ($VAR, $(cmd), a glob, xargs
-  input), assigns PATH, LD_PRELOAD or the like, or does not parse, unless the rule says so with
-  allow_redirects, allow_expansions, allow_env or allow_unparsable: true (shell: {commands:
-  [...], allow_redirects: true}). Deny and ask rules see such words as matching anything.
+shell (kind shell_command): argv patterns. A command is parsed as bash parses it, and every
+simple command in it is judged on its own: pipelines, lists, subshells, $(...) and backticks,
+<(...), function bodies, and the command strings of bash -c, sh -c and eval. The wrappers env,
+command, builtin, exec, nohup, nice, time, timeout, setsid, stdbuf, xargs and find -exec are
+seen through. sudo, doas and pkexec are not: "sudo X" must be allowed as written, and X is still
+judged by deny and ask rules. /bin/rm and \rm are rm; ./rm is not rm for an allow rule (it is for
+deny and ask). The strictest part decides the whole; a part no rule matches gets the default.
+A pattern's words are globs (* ? [..]) or /regex/, matched one to one; ** stands for any
+number of words; the pattern is a prefix ("git push" matches "git push origin main") unless it
+ends with $. An allow rule never matches a command that writes to a file through a redirection
+(> f; /dev/null is fine), has a word only known at run time ($VAR, $(cmd), a glob, xargs
+input), assigns PATH, LD_PRELOAD or the like, or does not parse, unless the rule says so with
+allow_redirects, allow_expansions, allow_env or allow_unparsable: true (shell: {commands:
+[...], allow_redirects: true}). Deny and ask rules see such words as matching anything.
 
-  file (kind file_write): doublestar globs (**) over the path relative to --root, after
-  resolving .. and symlinks; /absolute globs match absolute paths. A path outside the root is
-  never allowed. An allow rule's max_size (bytes, KB, MiB...) and max_changed_lines bound what it
-  allows; a deny or ask rule with bounds matches writes beyond them.
+file (kind file_write): doublestar globs (**) over the path relative to --root, after
+resolving .. and symlinks; /absolute globs match absolute paths. A path outside the root is
+never allowed. An allow rule's max_size (bytes, KB, MiB...) and max_changed_lines bound what it
+allows; a deny or ask rule with bounds matches writes beyond them.
 
-  tool (kind tool_action): plugin, action, detail. route (kind route_approval): source,
-  target, keyword. Each is a glob or /regex/, or a list of them; a field left out matches all.
+tool (kind tool_action): plugin, action, detail. route (kind route_approval): source,
+target, keyword. Each is a glob or /regex/, or a list of them; a field left out matches all.
 
-  kind: names the approval kind; a rule with no kind and no matcher applies to every known
-  kind. An approval kind this build does not know is never allowed by such a wildcard: only a
-  rule naming it (kind: browser_action) can allow it. A malformed prompt is always denied.
+kind: names the approval kind; a rule with no kind and no matcher applies to every known
+kind. An approval kind this build does not know is never allowed by such a wildcard: only a
+rule naming it (kind: browser_action) can allow it. A malformed prompt is always denied.
 
-  when: a jq expression (gojq) over the whole event; the rule matches only when it yields a
-  value other than false or null. A run-time error is a warning and no match.
+when: a jq expression (gojq) over the whole event; the rule matches only when it yields a
+value other than false or null. A run-time error is a warning and no match.
 
-  limit: {max: N, per: session | DURATION} on an allow rule: after N allows (per fuseraft
-  session, or within the sliding window) the rule no longer matches and the other rules or the
-  default decide. With --audit the counts survive a restart: they are rebuilt from the log.
+limit: {max: N, per: session | DURATION} on an allow rule: after N allows (per fuseraft
+session, or within the sliding window) the rule no longer matches and the other rules or the
+default decide. With --audit the counts survive a restart: they are rebuilt from the log.
 
 AUDIT LOG
-  --audit FILE appends one JSON line per decision: time, session, type, kind, summary, decision,
-  answer (questions), decider (rule, person, timeout, no-tty, default, malformed), rule, part,
-  reason, charged (limited rules), policy (sha256 of the policy file), latencyMs, and prev, the
-  sha256 of the previous line (null on the first). 'fr-approve verify-audit FILE' checks the chain.
+--audit FILE appends one JSON line per decision: time, session, type, kind, summary, decision,
+answer (questions), decider (rule, person, timeout, no-tty, default, malformed), rule, part,
+reason, charged (limited rules), policy (sha256 of the policy file), latencyMs, and prev, the
+sha256 of the previous line (null on the first). 'fr-approve verify-audit FILE' checks the chain.
 
 EXIT STATUS
   0    the input ended; every prompt was answered
@@ -102,7 +102,7 @@ ENVIRONMENT
 EXAMPLES
   Run an orchestration unattended in CI, the policy answering its prompts through a FIFO:
     mkfifo answers
-    fr-stream run -c ci.yaml "fix the failing test" --input answers \
+    fr-stream run --input answers -c ci.yaml "fix the failing test" \
       | fr-approve --policy examples/ci-go.yaml --audit approvals.log --output answers --fail-on-deny
 
   Answer the prompts of a daemon's tasks, asking on this terminal when the policy says ask:
