@@ -260,11 +260,25 @@ func runSession(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error
 		}
 	}
 	inputDoneC := (<-chan struct{})(inputDone)
+	var (
+		exitErr  error
+		exitedC  = (<-chan error)(exited)
+		drainC   <-chan time.Time
+		isExited bool
+	)
 loop:
 	for {
 		select {
 		case <-outDone:
 			break loop
+		case exitErr = <-exitedC:
+			// fuseraft is gone, but something it started may still hold its stdout open:
+			// read what is left for a moment, then stop reading.
+			exitedC, isExited = nil, true
+			drainC = time.After(stopWait)
+		case <-drainC:
+			stdoutR.Close()
+			drainC = nil
 		case err := <-inputErr:
 			ss.warnf("%v; input ended", err)
 		case <-inputDoneC:
@@ -306,19 +320,20 @@ loop:
 
 	// fuseraft closed its stdout: it is exiting. Give it --grace (or what is left of it) to
 	// do so, then stop it.
-	var exitErr error
-	waitC := graceC
-	if waitC == nil {
-		waitC = time.After(o.grace)
-	}
-	select {
-	case exitErr = <-exited:
-	case <-waitC:
-		if !graceExpired && !st.sessionEnd && st.result == nil {
-			graceExpired = true
+	if !isExited {
+		waitC := graceC
+		if waitC == nil {
+			waitC = time.After(o.grace)
 		}
-		stop()
-		exitErr = <-exited
+		select {
+		case exitErr = <-exited:
+		case <-waitC:
+			if !graceExpired && !st.sessionEnd && st.result == nil {
+				graceExpired = true
+			}
+			stop()
+			exitErr = <-exited
+		}
 	}
 	cancel()
 	ss.closeStdin()
