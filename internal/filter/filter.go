@@ -33,7 +33,9 @@ shows a reply as it streams. Output is written as soon as the input has nothing 
 a consumer in a pipe sees each event at once, and a recorded file runs at full speed.
 
 Lines that are not JSON (banners, slash-command output) are skipped; a warning at the end
-says how many. --strict makes the first one an error instead. An error in the filter on one
+says how many. Lines dropped for their type (by --type, or by a select(.type == "X") at the
+start of the filter) are only read as far as their type, so a malformed one is dropped without
+being counted. --strict reads every line in full and makes the first that is not JSON an error. An error in the filter on one
 line is reported with its line number and the stream goes on; the exit status is then 5.
 
 --type T[,T...] keeps only events of those types. It is decided from the bytes of each line,
@@ -144,7 +146,7 @@ func flagDocs() []cli.Flag {
 		b("seq", "", "write an ASCII RS before each value (application/json-seq); accept it before input lines"),
 		b("exit-status", "e", "exit 1 when the last value is false or null, 4 when there is none"),
 		b("null-input", "n", "run the filter once with null as input; read lines with input and inputs"),
-		b("slurp", "s", "read every line into one array and run the filter once on it"),
+		b("slurp", "s", "read every line into one array and run the filter once on it (holds the whole input in memory)"),
 		v("from-file", "f", "read the filter from FILE"),
 		v("arg", "", "NAME VALUE: set $NAME to the string VALUE (repeatable)"),
 		v("argjson", "", "NAME JSON: set $NAME to the JSON value (repeatable)"),

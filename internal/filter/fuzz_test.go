@@ -138,7 +138,13 @@ func checkAgainstReference(t *testing.T, fi, ti uint8, input []byte) {
 }
 
 func FuzzFilter(f *testing.F) {
-	seed := strings.Join(tricky[:40], "\n")
+	var short []string
+	for _, s := range tricky {
+		if len(s) < 1000 {
+			short = append(short, s)
+		}
+	}
+	seed := strings.Join(short, "\n")
 	for fi := range fuzzFilters {
 		for ti := range fuzzTypes {
 			f.Add(uint8(fi), uint8(ti), []byte(seed))

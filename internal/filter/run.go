@@ -1,6 +1,7 @@
 package filter
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -46,6 +47,8 @@ type runner struct {
 	gen     int64 // counts lines handed to the filter (input/inputs move it)
 	dec     decoder
 	stopErr error // a fatal error met while reading (for input/inputs)
+	// writeErr is the first failed flush (a closed pipe); writes return theirs directly.
+	writeErr error
 
 	// outcome
 	noise      int64
@@ -226,7 +229,9 @@ func (r *runner) readLine() ([]byte, error) {
 }
 
 func (r *runner) flush() {
-	r.w.Flush() // a failure stays in the writer and is seen after the line
+	if err := r.w.Flush(); err != nil {
+		r.writeErr = err
+	}
 }
 
 // next returns the next input line that is JSON and passes --type, with its shape. It counts
@@ -237,8 +242,8 @@ func (r *runner) flush() {
 // --strict, which checks every line.
 func (r *runner) next(pre []string) ([]byte, shape, error) {
 	for {
-		if err := r.w.Err(); err != nil {
-			return nil, shape{}, &errFatal{err}
+		if r.writeErr != nil {
+			return nil, shape{}, &errFatal{r.writeErr}
 		}
 		if err := r.ctx.Err(); err != nil {
 			return nil, shape{}, &errFatal{cmdutil.Errorf(cmdutil.ExitInterrupted, "interrupted")}
@@ -317,8 +322,8 @@ func preview(b []byte) string {
 // checkVersion checks protocolVersion where fuseraft sends it: the ready and hello events, and
 // a --json envelope (an object with protocolVersion and items, item or error).
 func (r *runner) checkVersion(line []byte, sh *shape) error {
-	if sh.typed && !sh.handshake() {
-		return nil
+	if sh.typed && !sh.handshake() || !sh.typed && !bytes.Contains(line, []byte(`"protocolVersion"`)) {
+		return nil // an envelope spells the key plainly; so does every fuseraft line
 	}
 	m, ok := r.dec.decode(line).(map[string]any)
 	if !ok {
@@ -354,7 +359,7 @@ func has(m map[string]any, k string) bool { _, ok := m[k]; return ok }
 
 // Next implements gojq's input iterator: input and inputs read the following lines.
 func (r *runner) Next() (any, bool) {
-	line, sh, err := r.next(nil)
+	line, _, err := r.next(nil)
 	if err != nil {
 		if err != io.EOF {
 			r.stopErr = err
@@ -362,13 +367,15 @@ func (r *runner) Next() (any, bool) {
 		return nil, false
 	}
 	r.gen++
-	_ = sh
 	return r.dec.decode(line), true
 }
 
 func (r *runner) loop() error {
 	if r.o.nullInput {
-		return r.eval(nil, nil, nil)
+		if err := r.eval(nil, nil, nil); err != nil {
+			return err
+		}
+		return r.stopErr
 	}
 	if r.o.slurp {
 		all := []any{}
@@ -393,7 +400,7 @@ func (r *runner) loop() error {
 			return err
 		}
 		r.gen++
-		if r.identity && r.rawLines && sh.valid && firstByte(line) != '"' && isContainer(line) {
+		if r.identity && r.rawLines && isContainer(line) {
 			if err := r.emitRaw(line, &sh); err != nil {
 				return err
 			}
@@ -461,9 +468,6 @@ func (r *runner) eval(v any, line []byte, sh *shape) error {
 		}
 		r.outputs++
 		r.lastFalsy = out == nil || out == false
-		if err := r.w.Err(); err != nil {
-			return err
-		}
 	}
 }
 
