@@ -50,11 +50,14 @@ type ttyAsker struct {
 	openErr error
 	lines   chan ttyLine
 	warned  bool
+	// shown is when the current prompt was put up: a line read before it answers nothing
+	shown time.Time
 }
 
 type ttyLine struct {
 	s   string
 	err error
+	at  time.Time // when it was read
 }
 
 func (a *ttyAsker) open() error {
@@ -71,11 +74,11 @@ func (a *ttyAsker) open() error {
 			for {
 				s, err := r.ReadString('\n')
 				if err != nil {
-					a.lines <- ttyLine{s, err}
+					a.lines <- ttyLine{s: s, err: err, at: time.Now()}
 					close(a.lines)
 					return
 				}
-				a.lines <- ttyLine{s: s}
+				a.lines <- ttyLine{s: s, at: time.Now()}
 			}
 		}()
 	})
@@ -89,6 +92,7 @@ func (a *ttyAsker) open() error {
 // discard drops whatever was typed before the prompt, so a key pressed early never answers it.
 func (a *ttyAsker) discard() {
 	_ = unix.IoctlSetInt(int(a.f.Fd()), unix.TCFLSH, unix.TCIFLUSH)
+	a.shown = time.Now()
 	for {
 		select {
 		case l, ok := <-a.lines:
@@ -121,21 +125,26 @@ func (a *ttyAsker) read(ctx context.Context) (string, string, error) {
 		defer t.Stop()
 		timer = t.C
 	}
-	select {
-	case l, ok := <-a.lines:
-		if !ok || l.err != nil {
-			if ok {
-				a.lines = closedWith(l)
+	for {
+		select {
+		case l, ok := <-a.lines:
+			if !ok || l.err != nil {
+				if ok {
+					a.lines = closedWith(l)
+				}
+				return "", ByNoTTY, nil
 			}
-			return "", ByNoTTY, nil
+			if l.at.Before(a.shown) {
+				continue // typed before the prompt was shown
+			}
+			return strings.TrimSpace(l.s), ByPerson, nil
+		case <-timer:
+			fmt.Fprintf(a.f, "\nno answer within %s\n", a.timeout)
+			return "", ByTimeout, nil
+		case <-ctx.Done():
+			fmt.Fprintln(a.f)
+			return "", "", ctx.Err()
 		}
-		return strings.TrimSpace(l.s), ByPerson, nil
-	case <-timer:
-		fmt.Fprintf(a.f, "\nno answer within %s\n", a.timeout)
-		return "", ByTimeout, nil
-	case <-ctx.Done():
-		fmt.Fprintln(a.f)
-		return "", "", ctx.Err()
 	}
 }
 
