@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -88,6 +89,11 @@ type session struct {
 
 	procMu sync.Mutex
 	reaped bool
+
+	// busy says a turn (repl) or the run is going on, so there is something to interrupt.
+	// fuseraft drops an interrupt with nothing running; fr-stream does the same rather than
+	// send SIGINT to an idle fuseraft.
+	busy atomic.Bool
 }
 
 func (ss *session) warnf(format string, args ...any) {
@@ -105,7 +111,26 @@ func (ss *session) send(line []byte) error {
 	buf := make([]byte, 0, len(line)+1)
 	buf = append(append(buf, line...), '\n')
 	_, err := ss.stdin.Write(buf)
+	if err == nil && ss.o.mode == "repl" {
+		if t, _ := wire.TopLevelString(line, "type"); t == wire.TypeUserInput {
+			ss.busy.Store(true)
+		}
+	}
 	return err
+}
+
+// interrupt interrupts the running turn or run: SIGINT where signals exist, else an interrupt
+// line. It reports false when nothing is running.
+func (ss *session) interrupt() bool {
+	if !ss.busy.Load() {
+		return false
+	}
+	if canSignal {
+		ss.signal(interruptChild)
+	} else {
+		ss.pump.PushInput(wire.Input{Line: wire.Interrupt(), Type: wire.TypeInterrupt})
+	}
+	return true
 }
 
 // signal sends a signal to fuseraft's process group unless fuseraft has been reaped (its
@@ -203,11 +228,16 @@ func runSession(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error
 			ss.warnf("dropped %s: %s", d.Input.Type, d.Reason)
 		},
 	}
-	if canSignal {
-		ss.pump.Interrupt = func() bool {
-			ss.signal(interruptChild)
+	ss.pump.Interrupt = func() bool {
+		if !ss.busy.Load() {
+			ss.warnf("dropped interrupt: nothing is running")
 			return true
 		}
+		if !canSignal {
+			return false // sent as a line, in turn
+		}
+		ss.signal(interruptChild)
+		return true
 	}
 	src := liveio.Source{Path: o.input, Stdin: s.In, Once: o.inputOnce}
 	inputErr := make(chan error, 1)
@@ -302,12 +332,11 @@ loop:
 					continue
 				}
 				lastInt = time.Now()
-				fmt.Fprintf(ss.errw, "%s: interrupting the turn (interrupt again within %s to end the session)\n", prog, doubleInterrupt)
-				if canSignal {
-					ss.signal(interruptChild)
-				} else {
-					ss.pump.PushInput(wire.Input{Line: wire.Interrupt(), Type: wire.TypeInterrupt})
+				what := "interrupting the turn"
+				if !ss.interrupt() {
+					what = "nothing is running"
 				}
+				fmt.Fprintf(ss.errw, "%s: %s (interrupt again within %s to end the session)\n", prog, what, doubleInterrupt)
 			case syscall.SIGTERM, syscall.SIGHUP:
 				ss.pump.EndInput()
 			}
@@ -461,6 +490,9 @@ func (ss *session) readEvents(r io.ReadCloser, st *stdoutState, protoBad, outBro
 		if !st.ready {
 			switch ev.Type {
 			case wire.TypeReady:
+				if ss.o.mode == "run" {
+					ss.busy.Store(true)
+				}
 				if err := wire.CheckHandshake(ev); err != nil {
 					if !ss.o.anyVersion {
 						st.protoErr = err
@@ -487,8 +519,15 @@ func (ss *session) readEvents(r io.ReadCloser, st *stdoutState, protoBad, outBro
 			}
 		case "turn_start":
 			st.midTurn = true
+			ss.busy.Store(true)
 		case "message_end", "cancelled":
 			st.midTurn = false
+			if ss.o.mode == "repl" {
+				ss.busy.Store(false)
+			}
+		}
+		if ev.Type == wire.TypeResult || ev.Type == wire.TypeSessEnd {
+			ss.busy.Store(false)
 		}
 		// The Gate learns of a prompt before anyone downstream can answer it.
 		ss.pump.Observe(ev)
