@@ -5,6 +5,7 @@ package stream
 import (
 	"context"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -200,6 +201,11 @@ func options(c *cli.Context, s cmdutil.Streams, mode string, extra []string) (*s
 	}
 	if o.inputOnce && (o.input == "" || o.input == "-") {
 		return nil, cmdutil.WithHint(cmdutil.Usagef("--input-eof needs --input PATH"), "stdin always ends input at end of file")
+	}
+	if o.input != "" && o.input != "-" {
+		if _, err := os.Stat(o.input); err != nil {
+			return nil, cmdutil.WithHint(cmdutil.Usagef("--input: %v", err), "create a named pipe with: mkfifo "+o.input)
+		}
 	}
 	switch color := c.String("color"); color {
 	case "auto", "always", "never", "":
