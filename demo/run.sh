@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# fr demo: a fuseraft daemon (fr-sim serve, playing its embedded scenario), a task dispatched
+# to it with fr-attach, its approval prompts answered by a policy with fr-approve through a
+# named pipe, and the session rendered for a person with fr-filter --pretty.
+#
+#   make build && bash demo/run.sh        (or: make demo)
+#
+# It uses ./bin when `make build` has filled it, else the fr commands already on PATH. It exits
+# with the task's outcome (fr-attach --exit-on-result: 0 succeeded, 1 failed) and leaves
+# nothing behind: the daemon is stopped and the temporary directory removed on every exit.
+#
+# Environment: FR_DEMO_TASK (the task text), FR_DEMO_POLICY (another policy file),
+# NO_COLOR (no colour even on a terminal).
+set -eu
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+if [ -x "$root/bin/fr-sim" ]; then
+	PATH="$root/bin:$PATH"
+fi
+for cmd in fr-sim fr-attach fr-approve fr-filter; do
+	if ! command -v "$cmd" >/dev/null 2>&1; then
+		echo "demo: error: $cmd not found in ./bin or on PATH" >&2
+		echo "demo: hint: run 'make build' first, or use 'make demo'" >&2
+		exit 10
+	fi
+done
+
+policy=${FR_DEMO_POLICY:-$root/demo/policy.yaml}
+task=${FR_DEMO_TASK:-make Parse keep quoted words together}
+
+# The daemon plays fr-sim's embedded scenario, whatever the caller's environment says.
+unset FRSIM_SCENARIO FRSIM_FAULTS FRSIM_RECORD FRSIM_PACE FUSERAFT_SERVE_TOKEN
+
+# Colour for the summary only when stdout is a terminal (fr-filter decides the same way).
+bold='' dim='' green='' red='' off=''
+if [ -t 1 ] && [ -z "${NO_COLOR:-}" ] && [ "${TERM:-dumb}" != dumb ]; then
+	bold=$'\033[1m' dim=$'\033[2m' green=$'\033[32m' red=$'\033[31m' off=$'\033[0m'
+fi
+
+# A short directory: a Unix socket path must fit in 104 bytes.
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/fr-demo.XXXXXX")
+if [ ${#tmp} -gt 80 ]; then
+	rmdir "$tmp"
+	tmp=$(mktemp -d /tmp/fr-demo.XXXXXX)
+fi
+daemon='' approver=''
+cleanup() {
+	for pid in $approver $daemon; do
+		kill -TERM "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+sock=$tmp/d.sock
+log=$tmp/session.jsonl
+audit=$tmp/audit.jsonl
+export FUSERAFT_HOME=$tmp/home
+
+# 0. The policy's own tests must pass before it answers anything.
+fr-approve test --policy "$policy" >/dev/null
+
+# 1. The daemon. It writes --ready-file once it listens; wait for that, not for a guess.
+fr-sim serve --socket "$sock" --ready-file "$tmp/ready.json" 2>"$tmp/daemon.err" &
+daemon=$!
+tries=0
+until [ -s "$tmp/ready.json" ]; do
+	if ! kill -0 "$daemon" 2>/dev/null || [ $tries -ge 200 ]; then
+		echo "demo: error: fr-sim serve did not start" >&2
+		cat "$tmp/daemon.err" >&2
+		exit 10
+	fi
+	tries=$((tries + 1))
+	sleep 0.05
+done
+
+echo "${bold}fr demo${off}: task \"$task\", policy $(basename "$policy")"
+echo
+
+# 2. The approver reads the events from one named pipe and writes its answers to another,
+#    which fr-attach reads as its input: one approval_response per approval_request, in order.
+mkfifo "$tmp/events" "$tmp/answers"
+fr-approve --policy "$policy" --audit "$audit" --input "$tmp/events" --output "$tmp/answers" &
+approver=$!
+
+# 3. The task: its events go to the log, to the approver and, rendered, to the person.
+set +e
+fr-attach --socket "$sock" --task "$task" --exit-on-result --input "$tmp/answers" \
+	| tee "$log" "$tmp/events" \
+	| fr-filter --pretty
+status=${PIPESTATUS[0]}
+wait "$approver"
+approver_status=$?
+approver=''
+set -e
+if [ "$approver_status" -ne 0 ]; then
+	echo "demo: error: fr-approve failed (exit $approver_status)" >&2
+	exit "$approver_status"
+fi
+
+# 4. What the policy decided, and why, from fr-approve's hash-chained audit log.
+echo
+echo "${bold}decisions${off} (fr-approve --audit):"
+fr-filter -r '"\(.decision)\t\(.summary)\t\(if .rule then "rule " + .rule else .decider end)\(if .part and .part != (.summary | ltrimstr("shell: ")) then " on: " + .part else "" end)"' "$audit" |
+	while IFS=$'\t' read -r decision what why; do
+		case $decision in
+		allow) mark="${green}allowed${off}" ;;
+		*) mark="${red}denied ${off}" ;;
+		esac
+		printf '  %s  %s  %s(%s)%s\n' "$mark" "$what" "$dim" "$why" "$off"
+	done
+if fr-approve verify-audit "$audit" >/dev/null; then
+	echo "  ${dim}audit chain verified: $(wc -l <"$audit" | tr -d ' ') decisions, $(wc -l <"$log" | tr -d ' ') events logged${off}"
+fi
+echo
+case $status in
+0) echo "${bold}task ${green}succeeded${off} (exit 0)" ;;
+1) echo "${bold}task ${red}failed${off} (exit 1)" ;;
+*) echo "${bold}fr-attach ended with exit $status${off}" ;;
+esac
+exit "$status"
