@@ -3,6 +3,7 @@ package filter
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -65,7 +66,7 @@ func lineAt(s string, offset int) (line string, num, col int) {
 func compile(o *options, query, fname string, r *runner) (*gojq.Code, error) {
 	q, err := gojq.Parse(query)
 	if err != nil {
-		return nil, cmdutil.Errorf(exitCompile, "%s", &queryError{fname, query, err})
+		return nil, fileHint(cmdutil.Errorf(exitCompile, "%s", &queryError{fname, query, err}), o, fname)
 	}
 	environ := func() []string { return nil }
 	if o.env {
@@ -82,7 +83,7 @@ func compile(o *options, query, fname string, r *runner) (*gojq.Code, error) {
 		gojq.WithInputIter(r),
 	)
 	if err != nil {
-		return nil, cmdutil.Errorf(exitCompile, "compile error: %v", err)
+		return nil, fileHint(cmdutil.Errorf(exitCompile, "compile error: %v", err), o, fname)
 	}
 	r.prefilter = typePrefilter(q)
 	r.identity = isIdentity(q)
@@ -191,4 +192,15 @@ func stringLiteral(q *gojq.Query) (string, bool) {
 		return "", false
 	}
 	return t.Str.Str, true
+}
+
+// fileHint adds a hint when the filter that failed is the name of a file: as in jq, the first
+// argument is always the filter, and "fr-filter --type token session.jsonl" is an easy slip.
+func fileHint(err *cmdutil.Error, o *options, fname string) error {
+	if fname == "" && o.haveQuery {
+		if st, e := os.Stat(o.query); e == nil && !st.IsDir() {
+			return cmdutil.WithHint(err, fmt.Sprintf("the first argument is the filter; to read %s, put a filter before it (e.g. '.')", o.query))
+		}
+	}
+	return err
 }
