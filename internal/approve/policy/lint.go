@@ -62,7 +62,8 @@ var runsAnything = map[string]string{
 	"node": "node -e", "perl": "perl -e", "ruby": "ruby -e", "cargo": "cargo run", "pip": "pip install",
 	"curl": "curl -o or curl | sh", "wget": "wget -O", "rsync": "rsync --delete", "cp": "cp over any file",
 	"mv": "mv over any file", "chmod": "chmod -R 777 /", "dd": "dd of=/dev/sda", "gh": "gh repo delete",
-	"terraform": "terraform destroy", "helm": "helm uninstall", "aws": "aws s3 rm", "gcloud": "gcloud ... delete",
+	"sh": "sh script.sh or sh reading any script", "bash": "bash script.sh or bash reading any script",
+	"zsh": "zsh script.sh", "terraform": "terraform destroy", "helm": "helm uninstall", "aws": "aws s3 rm", "gcloud": "gcloud ... delete",
 }
 
 func lintAllow(r *Rule, add func(int, string, string, ...any)) {

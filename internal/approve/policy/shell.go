@@ -91,6 +91,34 @@ func Analyze(cmd string) []Part {
 
 type analyzer struct {
 	parts []Part
+	// stdin is the here-document or here-string of the command being analysed: a shell that
+	// reads its commands from it runs them, so they are judged too.
+	stdin *stdinText
+}
+
+type stdinText struct {
+	text string
+	dyn  bool
+}
+
+func hereText(rs []*syntax.Redirect) *stdinText {
+	for _, r := range rs {
+		var w *syntax.Word
+		switch r.Op {
+		case syntax.Hdoc, syntax.DashHdoc:
+			w = r.Hdoc
+		case syntax.WordHdoc:
+			w = r.Word
+		default:
+			continue
+		}
+		if w == nil {
+			return &stdinText{}
+		}
+		t, dyn, _ := wordLit(w)
+		return &stdinText{text: t, dyn: dyn}
+	}
+	return nil
 }
 
 type span struct {
@@ -150,7 +178,10 @@ func (a *analyzer) source(src string, inherit Flag, why string, denyOnly bool, d
 		}
 		switch c := st.Cmd.(type) {
 		case *syntax.CallExpr:
+			saved := a.stdin
+			a.stdin = hereText(st.Redirs)
 			a.call(text, c, fl, fwhy, denyOnly, depth)
+			a.stdin = saved
 		case *syntax.DeclClause:
 			a.decl(text, c, fl, fwhy, denyOnly)
 		case nil:
@@ -482,6 +513,17 @@ func (a *analyzer) command(text string, w words, fl Flag, why string, denyOnly b
 				a.source(str, fl, why, denyOnly, depth+1)
 				return
 			}
+			if in := a.stdin; in != nil && readsStdin(w) {
+				if in.dyn {
+					p := a.part(text, w, fl, why, denyOnly)
+					p.addFlag(FlagUnparsable, base+" runs a here-document computed at run time")
+					return
+				}
+				a.part(text, w, fl, why, true)
+				a.stdin = nil
+				a.source(in.text, fl, why, denyOnly, depth+1)
+				return
+			}
 		}
 		a.part(text, w, fl, why, denyOnly)
 	}
@@ -608,6 +650,23 @@ func shellString(w words) (str string, at int, ok bool) {
 		return "", 0, false
 	}
 	return "", 0, false
+}
+
+// readsStdin reports whether a shell's argv names no script, so it runs what it reads.
+func readsStdin(w words) bool {
+	for i := 1; i < len(w.s); i++ {
+		s, ok := w.lit(i)
+		if !ok {
+			return false
+		}
+		if s == "-s" || s == "--" || s == "-" {
+			return true
+		}
+		if !strings.HasPrefix(s, "-") && !strings.HasPrefix(s, "+") {
+			return false
+		}
+	}
+	return true
 }
 
 func (a *analyzer) find(text string, w words, fl Flag, why string, denyOnly bool, depth int) {
