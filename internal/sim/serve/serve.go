@@ -54,6 +54,9 @@ func Flags() []cli.Flag {
 		&cli.DurationFlag{Name: "reconnect-grace", Value: 30 * time.Second, Usage: "how long (`DUR`) an approval waits for its client to reconnect before it is denied"},
 		&cli.StringFlag{Name: "state-dir", Usage: "keep unfinished tasks, results and the pidfile in `DIR` (default: FUSERAFT_HOME/state/SLUG)"},
 		&cli.StringFlag{Name: "ready-file", Usage: "write {\"pid\",\"socket\",\"url\"} to `FILE` once listening"},
+		&cli.StringFlag{Name: "scenario", Usage: "play the serve tasks of scenario `FILE` (as fr-sim --scenario)"},
+		&cli.StringFlag{Name: "record", Usage: "append every line clients send to `FILE` as JSONL (as fr-sim --record)"},
+		&cli.StringFlag{Name: "faults", Usage: "add the faults in `LIST` (as fr-sim --faults)"},
 		&cli.IntFlag{Name: "drop-after-approval", Usage: "fault: drop the connection right after sending the `N`th approval_request"},
 	}
 }
@@ -140,6 +143,25 @@ func App(s cmdutil.Streams) *cli.App {
 			stateDir:          c.String("state-dir"),
 			readyFile:         c.String("ready-file"),
 			dropAfterApproval: c.Int("drop-after-approval"),
+		}
+		// fr-sim's own flags, given after "serve", win over the environment they travel in.
+		vars := map[string]string{}
+		for flag, env := range map[string]string{"scenario": scenario.EnvScenario, "record": scenario.EnvRecord} {
+			if c.IsSet(flag) {
+				vars[env] = c.String(flag)
+			}
+		}
+		if c.IsSet("faults") {
+			vars[scenario.EnvFaults] = strings.Trim(s.Env(scenario.EnvFaults)+","+c.String("faults"), ",")
+		}
+		if len(vars) > 0 {
+			get := s.Env
+			s.Getenv = func(k string) string {
+				if v, ok := vars[k]; ok {
+					return v
+				}
+				return get(k)
+			}
 		}
 		return serve(c.Context, s, o)
 	}

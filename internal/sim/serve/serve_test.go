@@ -454,7 +454,12 @@ func TestRestartResumesAndKeepsResults(t *testing.T) {
 }
 
 func TestDotnetFault(t *testing.T) {
-	d := startDaemon(t, "", map[string]string{"FRSIM_FAULTS": "dotnet"})
+	t.Run("env", func(t *testing.T) { testDotnet(t, map[string]string{"FRSIM_FAULTS": "dotnet"}) })
+	t.Run("flag", func(t *testing.T) { testDotnet(t, nil, "--faults", "dotnet") })
+}
+
+func testDotnet(t *testing.T, env map[string]string, args ...string) {
+	d := startDaemon(t, "", env, args...)
 	c := dialSocket(t, d.socket)
 	c.next("hello")
 	c.send("quick \"café\" + <b>")
