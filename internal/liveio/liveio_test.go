@@ -5,10 +5,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -42,18 +40,6 @@ func TestSourceRegularFileEndsAtEOF(t *testing.T) {
 	if got := collect(t, Source{Path: p}); strings.Join(got, "|") != "one|two" {
 		t.Errorf("got %q", got)
 	}
-}
-
-func mkfifo(t *testing.T) string {
-	t.Helper()
-	if runtime.GOOS == "windows" {
-		t.Skip("no named pipes")
-	}
-	p := filepath.Join(t.TempDir(), "in.fifo")
-	if err := syscall.Mkfifo(p, 0o600); err != nil {
-		t.Skip(err)
-	}
-	return p
 }
 
 func writeFIFO(t *testing.T, p string, lines ...string) {
