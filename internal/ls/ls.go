@@ -104,6 +104,11 @@ func reorder(args []string) []string {
 	out := append([]string{args[0]}, globals...)
 	out = append(out, res...)
 	out = append(out, flags...)
+	for _, f := range flags {
+		if f == "--help" || f == "-h" || f == "-help" {
+			pos = nil // help for the resource, not a help topic named by its argument
+		}
+	}
 	if len(pos) > 0 {
 		out = append(out, "--")
 		out = append(out, pos...)
@@ -444,6 +449,18 @@ func (o *lsRun) read(r io.Reader) (wire.EnvelopeHead, error) {
 
 // done ends the output and turns the envelope into an exit status.
 func (o *lsRun) done(head wire.EnvelopeHead) error {
+	if !o.p.started && o.p.fields != nil && o.res != nil && o.jq == nil && head.Shape != "error" {
+		// No item to check --fields against: the resource's known fields decide.
+		known := map[string]bool{}
+		for _, f := range o.res.fields {
+			known[f] = true
+		}
+		for _, f := range o.p.fields {
+			if !known[f] {
+				return fieldsError(f, o.res.fields)
+			}
+		}
+	}
 	if err := o.p.finish(); err != nil {
 		return err
 	}

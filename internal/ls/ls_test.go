@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/creack/pty"
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
@@ -21,7 +24,15 @@ import (
 // asFuseraft makes the test binary play fuseraft (fr-sim) for the in-process tests below.
 const asFuseraft = "FR_LS_TEST_AS_FUSERAFT"
 
+// asFrLs makes the test binary run fr-ls, for the test on a real terminal.
+const asFrLs = "FR_LS_TEST_AS_FRLS"
+
 func TestMain(m *testing.M) {
+	if os.Getenv(asFrLs) == "1" {
+		os.Unsetenv(asFrLs)
+		os.Setenv(asFuseraft, "1") // the fuseraft it starts is this binary again
+		os.Exit(Run(context.Background(), cmdutil.OSStreams(), append([]string{"fr-ls"}, os.Args[1:]...)))
+	}
 	if os.Getenv(asFuseraft) == "1" {
 		os.Exit(sim.Run(context.Background(), cmdutil.OSStreams(), append([]string{"fr-sim"}, os.Args[1:]...)))
 	}
@@ -369,4 +380,75 @@ func FuzzPrinter(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestTerminal runs fr-ls on a real terminal: a table by default, in colour, fitted to the
+// terminal's width.
+func TestTerminal(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, "sessions", "--all")
+	cmd.Env = append(os.Environ(), asFrLs+"=1", "TERM=xterm", "NO_COLOR=", "FUSERAFT_BIN="+self)
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 70})
+	if err != nil {
+		t.Skipf("no pty: %v", err)
+	}
+	defer f.Close()
+	done := make(chan []byte, 1)
+	go func() {
+		b, _ := io.ReadAll(f) // ends with EIO when the child closes the terminal
+		done <- b
+	}()
+	var out []byte
+	select {
+	case out = <-done:
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatal("fr-ls on a terminal did not finish")
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("fr-ls: %v\n%s", err, out)
+	}
+	text := strings.ReplaceAll(string(out), "\r\n", "\n")
+	t.Logf("%d bytes from the terminal", len(out))
+	if !strings.Contains(text, "\x1b[1mID") {
+		t.Errorf("no bold table header:\n%s", text)
+	}
+	lines := strings.Split(strings.TrimSpace(stripANSI(text)), "\n")
+	if len(lines) != 13 {
+		t.Errorf("%d lines, want header + 12 sessions:\n%s", len(lines), text)
+	}
+	for _, l := range lines {
+		if w := render.StringWidth(l); w > 70 {
+			t.Errorf("line of %d columns on a 70-column terminal: %q", w, l)
+		}
+	}
+}
+
+// TestClosedStdout: a reader that goes away (| head -1) ends fr-ls quietly with status 0.
+func TestClosedStdout(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(asFuseraft, "1")
+	t.Setenv("FRSIM_ITEMS", "200000")
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	defer w.Close()
+	var errb bytes.Buffer
+	start := time.Now()
+	code := Run(context.Background(), cmdutil.Streams{In: strings.NewReader(""), Out: w, Err: &errb,
+		Getenv: func(string) string { return "" }}, []string{"fr-ls", "--fuseraft", self, "sessions"})
+	if code != 0 || errb.Len() != 0 {
+		t.Errorf("exit %d, stderr %q; want a quiet 0", code, errb.String())
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("took %v to notice the closed stdout", d)
+	}
 }
