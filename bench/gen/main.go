@@ -168,7 +168,5 @@ var noise = []string{
 	"> /status",
 	"Saved session 9b1e7c44.",
 	"\x1b[2K\x1b[1Gthinking…",
-	"[\"an\",\"array\",\"is\",\"not\",\"an\",\"event\"]",
-	"42",
-	"null",
+	"Press Ctrl+C again to exit",
 }

@@ -180,7 +180,7 @@ func cmdRun(args []string) error {
 	}
 	fmt.Printf("%s.\n\n", desc)
 	rateHdr := ""
-	if inBytes > 0 {
+	if inBytes >= 1<<20 {
 		rateHdr = " MB/s |"
 	}
 	if *items > 0 {
@@ -212,7 +212,7 @@ func cmdRun(args []string) error {
 		}
 		last := samples[i][len(samples[i])-1]
 		rate := ""
-		if inBytes > 0 {
+		if inBytes >= 1<<20 {
 			rate += fmt.Sprintf(" %.0f |", float64(inBytes)/m/1e6)
 		}
 		if *items > 0 {
