@@ -185,7 +185,16 @@ func (d *Decider) runJQ(ev *event, name, src string, code *gojq.Code) bool {
 
 // Decide decides an approval_request (raw is the whole event).
 func (d *Decider) Decide(raw []byte) Decision {
-	req, err := decodeRequest(raw)
+	ev := &event{raw: raw}
+	defer ev.close()
+	var req *wire.ApprovalRequest
+	var err error
+	if d.P.whenKinds[quickKind(raw)] {
+		// a when will need the decoded event anyway: decode once and read the fields from it
+		req, err = ev.request()
+	} else {
+		req, err = decodeRequest(raw)
+	}
 	if err != nil {
 		kind, _ := wire.TopLevelString(raw, "kind")
 		return Decision{Verdict: Deny, Decider: ByMalformed, Reason: err.Error(), Kind: kind,
@@ -195,8 +204,6 @@ func (d *Decider) Decide(raw []byte) Decision {
 		return Decision{Verdict: Deny, Decider: ByMalformed, Reason: "file_write with an empty path", Kind: req.Kind,
 			Summary: req.Summary(), Request: req}
 	}
-	ev := &event{raw: raw}
-	defer ev.close()
 	var dec Decision
 	if req.Kind == wire.KindShellCommand {
 		dec = d.decideShell(req, ev)
@@ -719,6 +726,20 @@ func (p *Policy) index() {
 		if r.Kind == "" {
 			p.byKind[""] = append(p.byKind[""], r)
 		}
+	}
+	p.whenKinds = map[string]bool{}
+	for _, r := range p.Rules {
+		if r.When == nil {
+			continue
+		}
+		if r.Kind != "" {
+			p.whenKinds[r.Kind] = true
+			continue
+		}
+		for k := range named {
+			p.whenKinds[k] = true
+		}
+		p.whenKinds[""] = true // and the kinds no rule names
 	}
 	p.shell = shellIndex{byName: map[string][]*Rule{}}
 	for _, r := range p.byKind[wire.KindShellCommand] {

@@ -160,13 +160,21 @@ func FuzzDecodeRequest(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		a, errA := decodeRequest(raw)
 		b, errB := wire.DecodeApprovalRequest(raw)
+		c, errC := (&event{raw: raw}).request()
+		if (errC == nil) != (errB == nil) || (errC != nil && errC.Error() != errB.Error()) {
+			t.Fatalf("%q: errors %v / %v", raw, errC, errB)
+		}
+		if errC == nil {
+			c.Raw = nil
+		}
+		quickKind(raw)
 		if (errA == nil) != (errB == nil) || (errA != nil && errA.Error() != errB.Error()) {
 			t.Fatalf("%q: errors %v / %v", raw, errA, errB)
 		}
 		if errA == nil {
 			a.Raw, b.Raw = nil, nil
-			if !reflect.DeepEqual(a, b) {
-				t.Fatalf("%q:\n%+v\n%+v", raw, *a, *b)
+			if !reflect.DeepEqual(a, b) || !reflect.DeepEqual(c, b) {
+				t.Fatalf("%q:\n%+v\n%+v\n%+v", raw, *a, *b, *c)
 			}
 		}
 	})

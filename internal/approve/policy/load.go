@@ -62,8 +62,9 @@ type Policy struct {
 	Questions       []*QuestionRule
 	Tests           []*Test
 
-	byKind map[string][]*Rule // rules that apply to a kind, in file order ("" lists wildcard rules)
-	shell  shellIndex
+	byKind    map[string][]*Rule // rules that apply to a kind, in file order ("" lists wildcard rules)
+	whenKinds map[string]bool    // kinds some rule with a when applies to ("": unknown kinds)
+	shell     shellIndex
 }
 
 // Rule is one named rule of `rules:`.

@@ -272,3 +272,50 @@ func skipVal(b []byte, i int) int {
 	}
 	return i
 }
+
+// request decodes the approval_request from the event's decoded value (see event.value),
+// with the same results as decodeRequest.
+func (e *event) request() (*wire.ApprovalRequest, error) {
+	v, err := e.value()
+	m, ok := v.(map[string]any)
+	if err != nil || !ok {
+		return wire.DecodeApprovalRequest(e.raw)
+	}
+	r := &wire.ApprovalRequest{Raw: e.raw}
+	get := func(name string, dst *string, required bool) bool {
+		v, ok := m[name]
+		if !ok || v == nil {
+			return !required
+		}
+		s, ok := v.(string)
+		*dst = s
+		return ok
+	}
+	ok = get("kind", &r.Kind, true)
+	switch r.Kind {
+	case wire.KindShellCommand:
+		ok = ok && get("command", &r.Command, true)
+	case wire.KindToolAction:
+		ok = ok && get("plugin", &r.Plugin, true) && get("action", &r.Action, true) && get("detail", &r.Detail, false)
+	case wire.KindFileWrite:
+		ok = ok && get("plugin", &r.Plugin, false) && get("action", &r.Action, false) && get("path", &r.Path, true) &&
+			get("oldContent", &r.OldContent, false) && get("newContent", &r.NewContent, true)
+	case wire.KindRouteApproval:
+		ok = ok && get("keyword", &r.Keyword, false) && get("sourceAgent", &r.SourceAgent, true) && get("targetAgent", &r.TargetAgent, true)
+	}
+	if !ok {
+		return wire.DecodeApprovalRequest(e.raw)
+	}
+	return r, nil
+}
+
+// quickKind guesses the kind of a prompt without validating it, to pick a way of decoding
+// it; both ways give the same result.
+func quickKind(raw []byte) string {
+	var f fields
+	if !f.scan(raw) || f[fKind] == nil {
+		return ""
+	}
+	k, _ := unquoteBytes(f[fKind])
+	return k
+}
