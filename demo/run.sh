@@ -10,6 +10,7 @@
 # nothing behind: the daemon is stopped and the temporary directory removed on every exit.
 #
 # Environment: FR_DEMO_TASK (the task text), FR_DEMO_POLICY (another policy file),
+# FR_DEMO_SCENARIO (an fr-sim scenario file to play instead of the embedded one),
 # NO_COLOR (no colour even on a terminal).
 set -eu
 
@@ -28,8 +29,12 @@ done
 policy=${FR_DEMO_POLICY:-$root/demo/policy.yaml}
 task=${FR_DEMO_TASK:-make Parse keep quoted words together}
 
-# The daemon plays fr-sim's embedded scenario, whatever the caller's environment says.
-unset FRSIM_SCENARIO FRSIM_FAULTS FRSIM_RECORD FRSIM_PACE FUSERAFT_SERVE_TOKEN
+# The daemon plays fr-sim's embedded scenario (or FR_DEMO_SCENARIO), whatever the caller's
+# environment says.
+unset FRSIM_SCENARIO FRSIM_FAULTS FRSIM_RECORD FUSERAFT_SERVE_TOKEN
+if [ -n "${FR_DEMO_SCENARIO:-}" ]; then
+	export FRSIM_SCENARIO=$FR_DEMO_SCENARIO
+fi
 
 # Colour for the summary only when stdout is a terminal (fr-filter decides the same way).
 bold='' dim='' green='' red='' off=''
@@ -88,7 +93,7 @@ approver=$!
 
 # 3. The task: its events go to the log, to the approver and, rendered, to the person.
 set +e
-fr-attach --socket "$sock" --task "$task" --exit-on-result --input "$tmp/answers" \
+fr-attach --socket "$sock" --task "$task" --exit-on-result --input "$tmp/answers" --max-reconnects 0 \
 	| tee "$log" "$tmp/events" \
 	| fr-filter --pretty
 status=${PIPESTATUS[0]}

@@ -1,0 +1,401 @@
+package recipes
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/fuseraft/fr/internal/approve"
+	"github.com/fuseraft/fr/internal/attach"
+	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/filter"
+	"github.com/fuseraft/fr/internal/ls"
+	"github.com/fuseraft/fr/internal/sim"
+	"github.com/fuseraft/fr/internal/stream"
+)
+
+var commands = map[string]func(context.Context, cmdutil.Streams, []string) int{
+	"fr-ls":      ls.Run,
+	"fr-stream":  stream.Run,
+	"fr-attach":  attach.Run,
+	"fr-approve": approve.Run,
+	"fr-filter":  filter.Run,
+	"fr-sim":     sim.Run,
+}
+
+func TestMain(m *testing.M) {
+	main := map[string]func(){}
+	for name, run := range commands {
+		main[name] = func() { os.Exit(run(context.Background(), cmdutil.OSStreams(), os.Args)) }
+	}
+	testscript.Main(m, main)
+}
+
+// recipe is one numbered section of the cookbook and its ```sh blocks, in order.
+type recipe struct {
+	N      int
+	Title  string
+	Blocks []string
+}
+
+var headingRE = regexp.MustCompile(`^## (\d+)\. (.+)$`)
+
+// parseCookbook returns the recipes of a cookbook, keyed by number. Code blocks fenced as
+// anything but ```sh (a crontab line, say) are not run.
+func parseCookbook(text string) (map[int]*recipe, error) {
+	recipes := map[int]*recipe{}
+	var cur *recipe
+	var block *strings.Builder
+	fence := ""
+	sc := bufio.NewScanner(strings.NewReader(text))
+	line := 0
+	for sc.Scan() {
+		line++
+		l := sc.Text()
+		if fence != "" {
+			if strings.TrimSpace(l) == "```" {
+				if block != nil {
+					cur.Blocks = append(cur.Blocks, block.String())
+					block = nil
+				}
+				fence = ""
+				continue
+			}
+			if block != nil {
+				block.WriteString(l + "\n")
+			}
+			continue
+		}
+		if strings.HasPrefix(l, "```") {
+			fence = strings.TrimPrefix(l, "```")
+			if fence == "" {
+				fence = "text"
+			}
+			if fence == "sh" {
+				if cur == nil {
+					return nil, fmt.Errorf("line %d: a sh block before the first recipe", line)
+				}
+				block = &strings.Builder{}
+			}
+			continue
+		}
+		if strings.HasPrefix(l, "## ") {
+			m := headingRE.FindStringSubmatch(l)
+			if m == nil {
+				cur = nil
+				continue
+			}
+			n, _ := strconv.Atoi(m[1])
+			if recipes[n] != nil {
+				return nil, fmt.Errorf("line %d: recipe %d twice", line, n)
+			}
+			cur = &recipe{N: n, Title: m[2]}
+			recipes[n] = cur
+		}
+	}
+	if fence != "" {
+		return nil, fmt.Errorf("a code block is not closed")
+	}
+	return recipes, sc.Err()
+}
+
+func readCookbook(t *testing.T) map[int]*recipe {
+	t.Helper()
+	b, err := os.ReadFile("../../docs/cookbook.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := parseCookbook(string(b))
+	if err != nil {
+		t.Fatalf("docs/cookbook.md: %v", err)
+	}
+	return r
+}
+
+// scriptName is the file a recipe's block is written to in $WORK: recipe-N.sh for the first,
+// recipe-N-2.sh for the second, and so on.
+func scriptName(n, i int) string {
+	if i == 0 {
+		return fmt.Sprintf("recipe-%d.sh", n)
+	}
+	return fmt.Sprintf("recipe-%d-%d.sh", n, i+1)
+}
+
+func TestParseCookbook(t *testing.T) {
+	doc := "# t\n\n## 1. One\n\n```sh\necho a\n```\n\n```crontab\n* * * * * x\n```\n\n```\nplain\n```\n" +
+		"\n## Notes\n\n```sh\necho not a recipe\n```\n\n## 2. Two\n```sh\necho b\necho c\n```\n```sh\necho d\n```\n"
+	_, err := parseCookbook(doc)
+	if err == nil {
+		t.Fatal("a sh block outside a recipe was accepted")
+	}
+	doc = strings.Replace(doc, "## Notes\n\n```sh\necho not a recipe\n```\n", "", 1)
+	got, err := parseCookbook(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int][]string{1: {"echo a\n"}, 2: {"echo b\necho c\n", "echo d\n"}}
+	if len(got) != len(want) {
+		t.Fatalf("got %d recipes, want %d", len(got), len(want))
+	}
+	for n, blocks := range want {
+		if r := got[n]; r == nil || strings.Join(r.Blocks, "|") != strings.Join(blocks, "|") {
+			t.Errorf("recipe %d: got %+v, want blocks %q", n, got[n], blocks)
+		}
+	}
+	if _, err := parseCookbook("## 1. A\n```sh\necho\n"); err == nil {
+		t.Error("an unclosed block was accepted")
+	}
+	if _, err := parseCookbook("## 1. A\n## 1. B\n"); err == nil {
+		t.Error("a repeated recipe number was accepted")
+	}
+}
+
+// Every recipe has shell to run and a script that runs it, and every script a recipe.
+func TestEveryRecipeIsTested(t *testing.T) {
+	recipes := readCookbook(t)
+	for n := 1; n <= 7; n++ {
+		if recipes[n] == nil {
+			t.Errorf("docs/cookbook.md has no recipe %d", n)
+		}
+	}
+	for n, r := range recipes {
+		if len(r.Blocks) == 0 {
+			t.Errorf("recipe %d (%s) has no ```sh block", n, r.Title)
+		}
+		if _, err := os.Stat(fmt.Sprintf("testdata/script/recipe-%d.txtar", n)); err != nil {
+			t.Errorf("recipe %d (%s) has no test: %v", n, r.Title, err)
+		}
+	}
+	files, _ := filepath.Glob("testdata/script/recipe-*.txtar")
+	for _, f := range files {
+		n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "recipe-"), ".txtar"))
+		if err != nil || recipes[n] == nil {
+			t.Errorf("%s tests no recipe of docs/cookbook.md", f)
+		}
+	}
+}
+
+func TestScripts(t *testing.T) {
+	recipes := readCookbook(t)
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var dirs []string
+	t.Cleanup(func() {
+		for _, d := range dirs {
+			os.RemoveAll(d)
+		}
+	})
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(env *testscript.Env) error {
+			// AF_UNIX paths are short; $WORK can be long.
+			short, err := os.MkdirTemp("/tmp", "frr")
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			dirs = append(dirs, short)
+			mu.Unlock()
+			for n, r := range recipes {
+				for i, b := range r.Blocks {
+					if err := os.WriteFile(filepath.Join(env.WorkDir, scriptName(n, i)), []byte(b), 0o755); err != nil {
+						return err
+					}
+				}
+			}
+			for _, dir := range []string{"examples", "demo"} {
+				if err := copyDir(filepath.Join(root, dir), filepath.Join(env.WorkDir, dir)); err != nil {
+					return err
+				}
+			}
+			if err := os.Mkdir(filepath.Join(env.WorkDir, "bin"), 0o755); err != nil {
+				return err
+			}
+			env.Setenv("SHORT", short)
+			env.Setenv("FUSERAFT_HOME", short+"/home")
+			env.Setenv("PATH", filepath.Join(env.WorkDir, "bin")+string(os.PathListSeparator)+env.Getenv("PATH"))
+			env.Setenv("GORACE", "atexit_sleep_ms=0")
+			env.Setenv("FR_RECIPES_MARK", filepath.Base(short))
+			for _, k := range []string{"FUSERAFT_BIN", "FUSERAFT_SERVE_TOKEN", "FRSIM_SCENARIO", "FRSIM_FAULTS", "FRSIM_RECORD", "FRSIM_PACE", "NO_COLOR", "TASK"} {
+				env.Setenv(k, "")
+			}
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"waitfile":  cmdWaitFile,
+			"mkfifo":    cmdMkfifo,
+			"ttyperson": cmdTTYPerson,
+			"noprocs":   cmdNoProcs,
+		},
+	})
+}
+
+func copyDir(from, to string) error {
+	entries, err := os.ReadDir(from)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(to, 0o755); err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(from, e.Name()))
+		if err != nil {
+			return err
+		}
+		info, err := e.Info()
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(to, e.Name()), b, info.Mode().Perm()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// waitfile FILE [REGEXP]: wait (up to 30s) until FILE exists and, when given, matches REGEXP.
+func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: waitfile FILE [REGEXP]")
+	}
+	var re *regexp.Regexp
+	if len(args) == 2 {
+		re = regexp.MustCompile(args[1])
+	}
+	name := ts.MkAbs(args[0])
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		b, err := os.ReadFile(name)
+		if err == nil && len(b) > 0 && (re == nil || re.Match(b)) {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("%s: not there (or not matching) after 30s: %q", args[0], b)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// mkfifo NAME...: make named pipes.
+func cmdMkfifo(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: mkfifo NAME...")
+	}
+	for _, a := range args {
+		ts.Check(syscall.Mkfifo(ts.MkAbs(a), 0o600))
+	}
+}
+
+// ttyperson VAR LOG ANSWER...: a person at a pseudo-terminal. VAR is set to the terminal's
+// device; each time "allow? [y/N]" appears on it, the next ANSWER is typed (then nothing more).
+// Everything shown on the terminal is written to LOG when the script ends.
+func cmdTTYPerson(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: ttyperson VAR LOG ANSWER...")
+	}
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		ts.Fatalf("no pseudo-terminal: %v", err)
+	}
+	ts.Setenv(args[0], tty.Name())
+	answers := args[2:]
+	var mu sync.Mutex
+	var screen bytes.Buffer
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		b := make([]byte, 4096)
+		asked := 0
+		for {
+			n, err := ptmx.Read(b)
+			mu.Lock()
+			screen.Write(b[:n])
+			prompts := strings.Count(screen.String(), "allow? [y/N]")
+			mu.Unlock()
+			for ; asked < prompts; asked++ {
+				if asked < len(answers) {
+					ptmx.Write([]byte(answers[asked] + "\n"))
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	log := ts.MkAbs(args[1])
+	ts.Defer(func() {
+		tty.Close()
+		ptmx.Close()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		os.WriteFile(log, screen.Bytes(), 0o644)
+	})
+}
+
+// noprocs: no process started by this script is still running (each carries
+// FR_RECIPES_MARK in its environment); waits up to 5s for the last ones to go.
+func cmdNoProcs(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: noprocs")
+	}
+	if _, err := os.Stat("/proc/self/environ"); err != nil {
+		ts.Logf("no /proc: cannot look for processes left running")
+		return
+	}
+	mark := []byte("FR_RECIPES_MARK=" + ts.Getenv("FR_RECIPES_MARK") + "\x00")
+	self := os.Getpid()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		var left []string
+		procs, _ := filepath.Glob("/proc/[0-9]*")
+		for _, p := range procs {
+			pid, _ := strconv.Atoi(filepath.Base(p))
+			if pid == self {
+				continue
+			}
+			env, err := os.ReadFile(p + "/environ")
+			if err != nil || !bytes.Contains(env, mark) {
+				continue
+			}
+			stat, _ := os.ReadFile(p + "/stat")
+			if i := bytes.LastIndexByte(stat, ')'); i > 0 && len(stat) > i+2 && stat[i+2] == 'Z' {
+				continue // a zombie about to be reaped
+			}
+			cmd, _ := os.ReadFile(p + "/cmdline")
+			left = append(left, fmt.Sprintf("%d %s", pid, bytes.ReplaceAll(bytes.TrimRight(cmd, "\x00"), []byte{0}, []byte{' '})))
+		}
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			sort.Strings(left)
+			ts.Fatalf("processes left running:\n%s", strings.Join(left, "\n"))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
