@@ -106,12 +106,17 @@ func (g *Gate) Observe(ev Event) {
 		for _, id := range h.PendingResults {
 			g.pendingResults[id] = true
 		}
-		if h.InFlight != nil {
+		switch {
+		case h.InFlight != nil:
 			g.taskInFlight, g.taskSessionID = true, h.InFlight.SessionID
-		} else if g.taskSessionID != "" {
+		case g.taskSessionID != "":
 			// The daemon no longer knows our task as in flight; its result (if any) is
-			// among pendingResults.
+			// among pendingResults, and follows this hello.
 			g.taskInFlight = g.pendingResults[g.taskSessionID]
+		default:
+			// A task sent just before the connection dropped that the daemon never
+			// confirmed: it does not know it, so it is not in flight.
+			g.taskInFlight = false
 		}
 	case TypeQueued:
 		if g.mode == Serve && g.taskInFlight && g.taskSessionID == "" {

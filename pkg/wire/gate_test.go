@@ -161,6 +161,10 @@ func TestGateServe(t *testing.T) {
 			{'<', `{"type":"result","sessionId":"s1","task":"t","succeeded":true,"errorMessage":null,"lastAgent":null,"lastMessage":null}`},
 			{'=', "send:u"},
 		}},
+		{"a task the daemon never confirmed before a reconnect is not in flight", []gateStep{
+			{'<', hello}, {'>', "t"}, {'>', "u"}, {'=', "send:t"},
+			{'<', hello}, {'=', "send:u"},
+		}},
 		{"interrupts are never held as tasks", []gateStep{
 			{'<', hello}, {'>', "t"}, {'=', "send:t"}, {'>', `{"type":"interrupt"}`}, {'=', "send:interrupt"},
 		}},

@@ -72,9 +72,8 @@ func TestHome(t *testing.T) {
 
 func TestDefaultSocketPath(t *testing.T) {
 	home := t.TempDir()
-	t.Setenv("FUSERAFT_HOME", home)
 	wd, _ := os.Getwd()
-	got, err := DefaultSocketPath()
+	got, err := DefaultSocketPath(env(map[string]string{"FUSERAFT_HOME": home}))
 	want, werr := SocketPath(home, wd)
 	if got != want || (err == nil) != (werr == nil) {
 		t.Errorf("DefaultSocketPath %q %v, want %q %v", got, err, want, werr)

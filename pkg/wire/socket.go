@@ -83,9 +83,10 @@ func SocketPath(home, dir string) (string, error) {
 	return p, nil
 }
 
-// DefaultSocketPath is SocketPath for the current directory and environment.
-func DefaultSocketPath() (string, error) {
-	home, err := Home(os.Getenv)
+// DefaultSocketPath is SocketPath for the current directory, with the environment read
+// through getenv (os.Getenv in real use).
+func DefaultSocketPath(getenv func(string) string) (string, error) {
+	home, err := Home(getenv)
 	if err != nil {
 		return "", err
 	}
