@@ -352,7 +352,6 @@ func (a *attacher) checkHello(ev wire.Event) error {
 	}
 	reconnect := a.connected
 	a.connected = true
-	inFlight, _ := a.gate.TaskInFlight()
 
 	if h.ClientID == nil && reconnect && len(a.tasks) > 0 {
 		// The Unix socket: the daemon cannot know us again, so our tasks' results are lost.
@@ -410,11 +409,6 @@ func (a *attacher) checkHello(ev wire.Event) error {
 		if !have[id] {
 			a.tasks = append(a.tasks, &ourTask{sessionID: id})
 		}
-	}
-	if inFlight && h.InFlight == nil && len(a.tasks) == 0 {
-		// wire.Gate keeps a task it never learned the id of in flight after such a hello;
-		// a result for no session clears it.
-		defer a.gate.Observe(wire.Event{Type: wire.TypeResult, Raw: []byte(`{"type":"result","sessionId":""}`)})
 	}
 	return nil
 }
