@@ -33,8 +33,8 @@ if [ $QUICK = 1 ]; then
 	LAT_N=100 STREAM_LAT_N=300 TASKS=20 FLOOD=20000 RT_ROUNDS=1 STARTUP_RUNS=5
 	tag=quick
 else
-	STREAM_SIZE=200MB ENVELOPE_SIZE=1GiB PROMPTS=50000 RUNS=3 WARM=1
-	LAT_N=1000 STREAM_LAT_N=3000 TASKS=200 FLOOD=200000 RT_ROUNDS=2 STARTUP_RUNS=20
+	STREAM_SIZE=200MB ENVELOPE_SIZE=1GiB PROMPTS=50000 RUNS=5 WARM=1
+	LAT_N=500 STREAM_LAT_N=2000 TASKS=200 FLOOD=200000 RT_ROUNDS=2 STARTUP_RUNS=20
 	tag=full
 fi
 
@@ -197,7 +197,7 @@ if want approve; then
 		table run -runs $RUNS -warmup $WARM -in "$PROMPTS_F" -items "$PROMPTS" -items-name decisions \
 			-title "fr-approve: $PROMPTS prompts of all four kinds, 200-rule policy" "${rows[@]}"
 		rows=("direct=-" "answer-all=harness answer" "fr-approve=fr-approve --policy $POLICY --tty /dev/null")
-		table lat -rate 1000 -n $((LAT_N * 2)) -warmup 20 -event approval \
+		table lat -rate 1000 -n $((LAT_N * 2)) -runs 2 -warmup 20 -event approval \
 			-title "fr-approve decision latency: shell_command prompts at 1,000/s, 200-rule policy" "${rows[@]}"
 	else
 		skip fr-approve
@@ -293,7 +293,7 @@ if want latency; then
 	rows=("direct=-" "cat=cat")
 	have fr-filter && rows+=("fr-filter-type=fr-filter --type token" "fr-filter-jq=fr-filter -r .text")
 	[ $HAVE_JQ = 1 ] && rows+=("jq-unbuffered=jq --unbuffered -r .text")
-	table lat -rate 100 -n "$LAT_N" -warmup 10 -title "Latency through a pipe at 100 events/s" "${rows[@]}"
+	table lat -rate 100 -n "$LAT_N" -runs 2 -warmup 10 -title "Latency through a pipe at 100 events/s" "${rows[@]}"
 fi
 
 end=$(date +%s)

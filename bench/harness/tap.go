@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"time"
@@ -151,18 +152,33 @@ func cmdWS(args []string) error {
 	}
 	bw := bufio.NewWriterSize(os.Stdout, 1<<16)
 	defer bw.Flush()
+	var msg []byte
 	for {
-		_, msg, err := c.Read(ctx)
+		// Each message is one event; read it into a reused buffer, not a new allocation.
+		_, r, err := c.Reader(ctx)
 		if err != nil {
 			return fmt.Errorf("connection closed before the result: %v", err)
 		}
-		for _, l := range bytes.Split(bytes.TrimRight(msg, "\n"), []byte("\n")) {
-			bw.Write(l)
-			bw.WriteByte('\n')
-			if bytes.Contains(l, []byte(`"type":"result"`)) {
-				c.Close(websocket.StatusNormalClosure, "")
-				return nil
+		msg = msg[:0]
+		for {
+			if len(msg) == cap(msg) {
+				msg = append(msg, 0)[:len(msg)]
 			}
+			n, rerr := r.Read(msg[len(msg):cap(msg)])
+			msg = msg[:len(msg)+n]
+			if rerr == io.EOF {
+				break
+			}
+			if rerr != nil {
+				return rerr
+			}
+		}
+		msg = bytes.TrimRight(msg, "\n")
+		bw.Write(msg)
+		bw.WriteByte('\n')
+		if bytes.Contains(msg, []byte(`"type":"result"`)) {
+			c.Close(websocket.StatusNormalClosure, "")
+			return nil
 		}
 	}
 }
