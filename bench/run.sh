@@ -45,9 +45,9 @@ mkdir -p "$BIN" "$CORPUS" "$OUT"
 MD=$OUT/results.md
 JSON=$OUT/results.jsonl
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/fr-bench.XXXXXX")
-DAEMON_PID=""
+DAEMON_PID="" LAT_PID=""
 cleanup() {
-	if [ -n "$DAEMON_PID" ]; then kill "$DAEMON_PID" 2>/dev/null; wait "$DAEMON_PID" 2>/dev/null; fi
+	for p in $DAEMON_PID $LAT_PID; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -265,6 +265,21 @@ if want attach; then
 		table run -runs $RUNS -warmup $WARM -items "$FLOOD" -title "fr-attach: a flood of $FLOOD token events from fr-sim serve, to stdout" "${rows[@]}"
 	else
 		skip "fr-sim or fr-attach"
+	fi
+	if have fr-attach; then
+		# fr-sim's events carry no send time: a small daemon of the harness stamps each one.
+		harness serve -socket "$TMP/lat.sock" -ready-file "$TMP/lat.json" -rate 1000 -n "$STREAM_LAT_N" 2>"$TMP/lat.err" &
+		LAT_PID=$!
+		for _ in $(seq 100); do [ -s "$TMP/lat.json" ] && break; sleep 0.05; done
+		LURL=$(sed -n 's/.*"url":"\([^"]*\)".*/\1/p' "$TMP/lat.json")
+		rows=("raw-socket=harness sock -socket $TMP/lat.sock -task lat"
+			"fr-attach-socket=fr-attach --socket $TMP/lat.sock --task lat --exit-on-result"
+			"raw-websocket=harness ws -url $LURL -task lat"
+			"fr-attach-websocket=fr-attach --url $LURL --task lat --exit-on-result")
+		table lat -child -runs 2 -title "fr-attach per-event latency: $STREAM_LAT_N events at 1,000/s from a daemon stamping each one" "${rows[@]}"
+		kill "$LAT_PID" 2>/dev/null
+		wait "$LAT_PID" 2>/dev/null
+		LAT_PID=""
 	fi
 fi
 

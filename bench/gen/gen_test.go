@@ -148,3 +148,16 @@ func TestParseSize(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseSize: any -size text gives an error or a positive size, never a panic.
+func FuzzParseSize(f *testing.F) {
+	for _, s := range []string{"200MB", "1GiB", "0.5K", "1e3MB", "NaNMB", "-0B", "9e30GiB"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := parseSize(s)
+		if err == nil && n <= 0 {
+			t.Fatalf("parseSize(%q) = %d without an error", s, n)
+		}
+	})
+}

@@ -122,8 +122,8 @@ func parseSize(s string) (int64, error) {
 		}
 	}
 	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || v <= 0 {
-		return 0, errors.New("bad -size: want a number with an optional unit, e.g. 200MB or 1GiB")
+	if err != nil || !(v > 0) || v*float64(mult) > 1<<50 || v*float64(mult) < 1 {
+		return 0, errors.New("bad -size: want a number with an optional unit, e.g. 200MB or 1GiB, at most 1 PiB")
 	}
 	return int64(v * float64(mult)), nil
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"math"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -63,4 +65,18 @@ func TestParseRows(t *testing.T) {
 	if _, err := parseRows([]string{"no-label"}); err == nil {
 		t.Error("a row without = was accepted")
 	}
+}
+
+// FuzzNumField: any line a command prints is read without a panic, and a number found is
+// really there after the key.
+func FuzzNumField(f *testing.F) {
+	for _, s := range []string{`{"seq":12}`, `{"seq": 7,"ts":1}`, `{"seq":`, `"seq":99999999999999999999999`, `{"seq":-1}`, ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		v := numField([]byte(line), `"seq":`)
+		if v >= 0 && !strings.Contains(line, strconv.FormatInt(v, 10)) {
+			t.Fatalf("numField(%q) = %d, not in the line", line, v)
+		}
+	})
 }

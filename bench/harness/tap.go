@@ -176,6 +176,11 @@ func cmdWS(args []string) error {
 		msg = bytes.TrimRight(msg, "\n")
 		bw.Write(msg)
 		bw.WriteByte('\n')
+		// A message boundary says nothing about what is ready next: write each one out
+		// at once, as websocat or a browser console would.
+		if err := bw.Flush(); err != nil {
+			return err
+		}
 		if bytes.Contains(msg, []byte(`"type":"result"`)) {
 			c.Close(websocket.StatusNormalClosure, "")
 			return nil
