@@ -311,6 +311,8 @@ if want latency; then
 	table lat -rate 100 -n "$LAT_N" -runs 2 -warmup 10 -title "Latency through a pipe at 100 events/s" "${rows[@]}"
 fi
 
+harness goals "$JSON" | tee -a "$MD"
+
 end=$(date +%s)
 say ""
 say "Total time: $((end - start)) s; load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."

@@ -10,6 +10,7 @@
 //	harness answer                    (answers every approval_request with approved:true)
 //	harness report -title T rt1.json rt2.json
 //	harness scan -type approval_request   (the floor: a bytes.Contains line scan)
+//	harness goals results.jsonl       (the figures against the goals of the issues)
 //	harness serve -socket PATH -rate 1000 -n 2000   (a daemon whose events carry their send time)
 package main
 
@@ -25,7 +26,7 @@ func main() {
 	}
 	cmds := map[string]func([]string) error{
 		"run": cmdRun, "lat": cmdLat, "tap": cmdTap, "sock": cmdSock, "ws": cmdWS,
-		"answer": cmdAnswer, "report": cmdReport, "scan": cmdScan, "serve": cmdServe,
+		"answer": cmdAnswer, "report": cmdReport, "scan": cmdScan, "serve": cmdServe, "goals": cmdGoals,
 	}
 	f, ok := cmds[os.Args[1]]
 	if !ok {
@@ -38,7 +39,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: harness run|lat|tap|sock|ws|answer|report|scan|serve [flags] [LABEL=COMMAND...]")
+	fmt.Fprintln(os.Stderr, "usage: harness run|lat|tap|sock|ws|answer|report|scan|serve|goals [flags] [LABEL=COMMAND...]")
 	os.Exit(2)
 }
 

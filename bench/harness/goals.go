@@ -1,0 +1,121 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// cmdGoals checks the figures of one run (results.jsonl) against the goals the toolkit set
+// itself, and prints them as a Markdown table: goal, measured, met or not.
+func cmdGoals(args []string) error {
+	fs := flag.NewFlagSet("goals", flag.ExitOnError)
+	fs.Parse(args)
+	if fs.NArg() != 1 {
+		return fmt.Errorf("want one results.jsonl")
+	}
+	f, err := os.Open(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var runs []runResult
+	var lats []latResult
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		var k struct{ Kind string }
+		json.Unmarshal(sc.Bytes(), &k)
+		if k.Kind == "run" {
+			var r runResult
+			if json.Unmarshal(sc.Bytes(), &r) == nil {
+				runs = append(runs, r)
+			}
+		} else {
+			var r latResult
+			if json.Unmarshal(sc.Bytes(), &r) == nil {
+				lats = append(lats, r)
+			}
+		}
+	}
+	run := func(title, label string) *runResult {
+		for i := range runs {
+			if strings.Contains(runs[i].Title, title) && runs[i].Label == label && runs[i].Failed == "" {
+				return &runs[i]
+			}
+		}
+		return nil
+	}
+	lat := func(title, label string) *latResult {
+		for i := range lats {
+			if strings.Contains(lats[i].Title, title) && lats[i].Label == label && lats[i].Failed == "" && lats[i].Received > 0 {
+				return &lats[i]
+			}
+		}
+		return nil
+	}
+	fmt.Println("### Goals")
+	fmt.Println()
+	fmt.Println("| goal | measured | met |")
+	fmt.Println("|---|---:|:---:|")
+	row := func(goal string, measured string, ok, known bool) {
+		mark := "no"
+		if ok {
+			mark = "yes"
+		}
+		if !known {
+			measured, mark = "not measured", "-"
+		}
+		fmt.Printf("| %s | %s | %s |\n", strings.ReplaceAll(goal, "|", "\\|"), measured, mark)
+	}
+	speed := func(goal, title, a, b string, want float64) {
+		ra, rb := run(title, a), run(title, b)
+		if ra == nil || rb == nil {
+			row(goal, "", false, false)
+			return
+		}
+		x := rb.Median / ra.Median
+		row(goal, fmt.Sprintf("%.2f×", x), x >= want, true)
+	}
+	const typeT = "fr-filter --type approval_request"
+	speed("`fr-filter --type approval_request` ≥ 5× the throughput of jq", typeT, "fr-filter", "jq", 5)
+	speed("... ≥ 3× that of gojq", typeT, "fr-filter", "gojq", 3)
+	speed("... within 2× of a plain Go line scan (≥ 0.5×)", typeT, "fr-filter", "go-scan", 0.5)
+	speed("`fr-filter 'select(.type==\"tool_result\" and .ok==false) | {id,name}'` at least as fast as gojq", "tool_result", "fr-filter", "gojq", 1)
+	speed("`fr-filter -r 'select(.type==\"token\") | .text'` at least as fast as gojq", "-r 'select", "fr-filter", "gojq", 1)
+	if l := lat("pipe at 100 events/s", "fr-filter-type"); l != nil {
+		row("fr-filter added latency at 100 events/s: p99 < 1 ms (`--type`)", fmtMicros(l.P99), l.P99 < 1000, true)
+	} else {
+		row("fr-filter added latency at 100 events/s: p99 < 1 ms", "", false, false)
+	}
+	if l := lat("pipe at 100 events/s", "fr-filter-jq"); l != nil {
+		row("... with a jq filter (`-r .text`)", fmtMicros(l.P99), l.P99 < 1000, true)
+	}
+	if r := run("fr-filter --type approval_request", "fr-filter"); r != nil {
+		row("fr-filter peak memory bounded by a constant plus the largest line (200 KB)", fmtBytes(r.MaxRSS)+" on "+fmtBytes(float64(r.InBytes)), r.MaxRSS < 64<<20, true)
+	}
+	if r := run("fr-ls", "fr-ls"); r != nil {
+		row("fr-ls peak memory under 64 MiB on a 1 GiB envelope", fmtBytes(r.MaxRSS)+" on "+fmtBytes(float64(r.InBytes)), r.MaxRSS < 64<<20 && r.InBytes >= 1<<30, true)
+	} else {
+		row("fr-ls peak memory under 64 MiB on a 1 GiB envelope", "", false, false)
+	}
+	speed("fr-ls at least as fast as `jq -c '.items[]'`", "fr-ls", "fr-ls", "jq", 1)
+	if r := run("fr-approve:", "fr-approve"); r != nil && r.Items > 0 {
+		v := r.Items / r.Median
+		row("fr-approve over 100,000 decisions/s (200-rule policy)", human(v)+"/s", v > 100000, true)
+	} else {
+		row("fr-approve over 100,000 decisions/s (200-rule policy)", "", false, false)
+	}
+	if l := lat("decision latency", "fr-approve"); l != nil {
+		row("fr-approve p99 decision latency under 1 ms", fmtMicros(l.P99), l.P99 < 1000, true)
+	} else {
+		row("fr-approve p99 decision latency under 1 ms", "", false, false)
+	}
+	fmt.Println()
+	fmt.Println("Ratios are median against median from the tables below (throughput of the first named command over the other's).")
+	fmt.Println()
+	return nil
+}
