@@ -136,7 +136,7 @@ func App(s cmdutil.Streams) *cli.App {
 		&cli.StringFlag{Name: "audit", Usage: "append one hash-chained JSON line per decision to `FILE` (limits are rebuilt from it on start)"},
 		&cli.DurationFlag{Name: "ask-timeout", Value: 5 * time.Minute, Usage: "deny a prompt nobody answered on the terminal within `DUR`"},
 		&cli.StringFlag{Name: "input", Aliases: []string{"i"}, Usage: "read events from `PATH` (a file or named FIFO) instead of stdin"},
-		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write responses to `PATH` instead of stdout; a named FIFO is opened at the first response"},
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write responses to `PATH` instead of stdout; a named FIFO may get its reader before or after fr-approve starts"},
 		rootFlag(),
 		&cli.StringFlag{Name: "tty", Value: "/dev/tty", Usage: "ask people on the terminal `DEVICE`"},
 		&cli.StringFlag{Name: "color", Value: "auto", Usage: "colour on the terminal: `WHEN` is auto, always or never (NO_COLOR is honoured)"},
@@ -334,11 +334,18 @@ func serve(c *cli.Context, s cmdutil.Streams) error {
 	return nil
 }
 
-// openOutput opens --output: a regular file now (truncated), a named FIFO at the first
-// response, so a pipeline whose reader opens the FIFO later does not stall at start-up.
+// openOutput opens --output: a regular file now (truncated); a named FIFO in the background
+// from the start, so that a reader which opens it first (sh's `fuseraft ... < fifo`) and one
+// which opens it later both work, while events are read and decided meanwhile. The first
+// response waits for the FIFO to have a reader.
 func openOutput(name string) (io.WriteCloser, error) {
 	if fi, err := os.Stat(name); err == nil && fi.Mode()&os.ModeNamedPipe != 0 {
-		return &lazyFile{name: name}, nil
+		l := &fifoWriter{name: name, opened: make(chan struct{})}
+		go func() {
+			l.f, l.err = os.OpenFile(name, os.O_WRONLY, 0)
+			close(l.opened)
+		}()
+		return l, nil
 	}
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
@@ -347,27 +354,37 @@ func openOutput(name string) (io.WriteCloser, error) {
 	return f, nil
 }
 
-type lazyFile struct {
-	name string
-	f    *os.File
+// fifoWriter writes to a named FIFO whose opening may still be waiting for a reader.
+type fifoWriter struct {
+	name   string
+	opened chan struct{}
+	f      *os.File
+	err    error
 }
 
-func (l *lazyFile) Write(b []byte) (int, error) {
-	if l.f == nil {
-		f, err := os.OpenFile(l.name, os.O_WRONLY, 0)
-		if err != nil {
-			return 0, fmt.Errorf("--output: %w", err)
-		}
-		l.f = f
+func (l *fifoWriter) Write(b []byte) (int, error) {
+	<-l.opened
+	if l.err != nil {
+		return 0, fmt.Errorf("--output: %w", l.err)
 	}
 	return l.f.Write(b)
 }
 
-func (l *lazyFile) Close() error {
-	if l.f == nil {
-		return nil
+func (l *fifoWriter) Close() error {
+	select {
+	case <-l.opened:
+	default:
+		// Nobody ever opened the FIFO to read: open it ourselves so the pending open returns.
+		if r, err := os.OpenFile(l.name, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+			<-l.opened
+			r.Close()
+		}
 	}
-	return l.f.Close()
+	<-l.opened
+	if l.f != nil {
+		return l.f.Close()
+	}
+	return nil
 }
 
 func (srv *server) run(ctx context.Context, in io.Reader) error {

@@ -102,7 +102,7 @@ ENVIRONMENT
 EXAMPLES
   Run an orchestration unattended in CI, the policy answering its prompts through a FIFO:
     mkfifo answers
-    fr-stream run --input answers -c ci.yaml "fix the failing test" \
+    fuseraft run --bridge -c ci.yaml "fix the failing test" < answers \
       | fr-approve --policy examples/ci-go.yaml --audit approvals.log --output answers --fail-on-deny
 
   Answer the prompts of a daemon's tasks, asking on this terminal when the policy says ask:
