@@ -260,7 +260,7 @@ if want attach; then
 	if have fr-sim && have fr-attach && start_daemon; then
 		rows=("raw-socket=harness sock -socket $SOCK -task flood"
 			"fr-attach-socket=fr-attach --socket $SOCK --task flood --exit-on-result"
-			"raw-websocket=harness ws -url $URL -task flood"
+			"raw-websocket=harness ws -batch -url $URL -task flood"
 			"fr-attach-websocket=fr-attach --url $URL --task flood --exit-on-result")
 		table run -runs $RUNS -warmup $WARM -items "$FLOOD" -title "fr-attach: a flood of $FLOOD token events from fr-sim serve, to stdout" "${rows[@]}"
 	else

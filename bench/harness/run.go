@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -175,8 +176,10 @@ func cmdRun(args []string) error {
 		fmt.Printf("### %s\n\n", *title)
 	}
 	desc := fmt.Sprintf("%d interleaved runs after %d warm-up", *runs, *warm)
-	if *in != "" && inBytes > 0 {
-		desc += fmt.Sprintf("; input %s (%s)", *in, fmtBytes(float64(inBytes)))
+	if *in != "" && inBytes >= 1<<20 {
+		desc += fmt.Sprintf("; input %s (%s)", filepath.Base(*in), fmtBytes(float64(inBytes)))
+	} else if *in != "" {
+		desc += fmt.Sprintf("; stdin %s", filepath.Base(*in))
 	}
 	fmt.Printf("%s.\n\n", desc)
 	rateHdr := ""

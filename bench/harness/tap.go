@@ -138,6 +138,7 @@ func cmdWS(args []string) error {
 	fs := flag.NewFlagSet("ws", flag.ExitOnError)
 	url := fs.String("url", "", "ws://HOST:PORT/attach")
 	task := fs.String("task", "flood 10000", "task text")
+	batch := fs.Bool("batch", false, "write out only when 64 KiB are buffered (throughput), not after each message (latency)")
 	fs.Parse(args)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
@@ -178,8 +179,10 @@ func cmdWS(args []string) error {
 		bw.WriteByte('\n')
 		// A message boundary says nothing about what is ready next: write each one out
 		// at once, as websocat or a browser console would.
-		if err := bw.Flush(); err != nil {
-			return err
+		if !*batch {
+			if err := bw.Flush(); err != nil {
+				return err
+			}
 		}
 		if bytes.Contains(msg, []byte(`"type":"result"`)) {
 			c.Close(websocket.StatusNormalClosure, "")
