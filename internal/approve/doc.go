@@ -50,9 +50,10 @@ input (exit 2), naming the file, the line and what is wrong.
 
 shell (kind shell_command): argv patterns. A command is parsed as bash parses it, and every
 simple command in it is judged on its own: pipelines, lists, subshells, $(...) and backticks,
-<(...), function bodies, and the command strings of bash -c, sh -c and eval. The wrappers env,
-command, builtin, exec, nohup, nice, time, timeout, setsid, stdbuf, xargs and find -exec are
-seen through. sudo, doas and pkexec are not: "sudo X" must be allowed as written, and X is still
+<(...), function bodies, the command strings of bash -c, sh -c, eval, watch, trap and alias,
+and what a shell reads from a here-document. The wrappers env, command, builtin, exec, nohup,
+nice, time, timeout, setsid, stdbuf, busybox, xargs and find -exec are seen through. sudo,
+doas, pkexec, su -c and ssh are not: "sudo X" must be allowed as written, and X is still
 judged by deny and ask rules. /bin/rm and \rm are rm; ./rm is not rm for an allow rule (it is for
 deny and ask). The strictest part decides the whole; a part no rule matches gets the default.
 A pattern's words are globs (* ? [..]) or /regex/, matched one to one; ** stands for any

@@ -144,8 +144,8 @@ func readLine(t *testing.T, br *bufio.Reader) string {
 	return ""
 }
 
-// A FIFO works for --input and for --output; the output FIFO is opened at the first response,
-// so its reader may come after fr-approve starts.
+// A FIFO works for --input and for --output; the output FIFO's reader may come after
+// fr-approve starts (the e2e tests cover a reader that comes first).
 func TestFIFOs(t *testing.T) {
 	dir := t.TempDir()
 	pol := writeFile(t, dir, "p.yaml", "version: 1\nrules:\n  - {name: ls, decision: allow, shell: [ls]}\n")

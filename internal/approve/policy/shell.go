@@ -483,22 +483,73 @@ func (a *analyzer) command(text string, w words, fl Flag, why string, denyOnly b
 		if i < len(w.s) {
 			a.command(text, w.from(i), fl, why, true, depth+1)
 		}
-	case "eval":
-		var b strings.Builder
+	case "eval", "watch":
+		i := 1
+		if base == "watch" {
+			i = skipOptions(base, w)
+		}
+		str, ok := joinLit(w, i)
+		if !ok {
+			p := a.part(text, w, fl, why, denyOnly)
+			p.addFlag(FlagUnparsable, base+" of a string computed at run time")
+			return
+		}
+		a.part(text, w, fl, why, true)
+		a.source(str, fl, why, denyOnly, depth+1)
+	case "trap":
+		// trap ACTION SIGNAL...: the action runs later, as if eval'd
+		act, ok := w.lit(1)
+		if len(w.s) < 3 || (ok && (act == "-" || act == "" || strings.HasPrefix(act, "-"))) {
+			a.part(text, w, fl, why, denyOnly)
+			return
+		}
+		if !ok {
+			p := a.part(text, w, fl, why, denyOnly)
+			p.addFlag(FlagUnparsable, "trap of an action computed at run time")
+			return
+		}
+		a.part(text, w, fl, why, denyOnly)
+		a.source(act, fl, why, denyOnly, depth+1)
+	case "alias":
+		// alias NAME=VALUE: the value runs wherever NAME is used (with expand_aliases)
+		a.part(text, w, fl, why, denyOnly)
 		for i := 1; i < len(w.s); i++ {
 			s, ok := w.lit(i)
 			if !ok {
 				p := a.part(text, w, fl, why, denyOnly)
-				p.addFlag(FlagUnparsable, "eval of a string computed at run time")
+				p.addFlag(FlagUnparsable, "alias of a value computed at run time")
 				return
 			}
-			if i > 1 {
-				b.WriteByte(' ')
+			if eq := strings.IndexByte(s, '='); eq > 0 {
+				a.source(s[eq+1:], fl, why, denyOnly, depth+1)
 			}
-			b.WriteString(s)
 		}
-		a.part(text, w, fl, why, true)
-		a.source(b.String(), fl, why, denyOnly, depth+1)
+	case "busybox", "toybox":
+		if len(w.s) < 2 {
+			a.part(text, w, fl, why, denyOnly)
+			return
+		}
+		wrapper(1, 0, "")
+	case "su":
+		// su [user] -c STRING: like sudo, allowed only as written; the string is still judged
+		// by deny and ask rules
+		a.part(text, w, fl, why, denyOnly)
+		for i := 1; i+1 < len(w.s); i++ {
+			if s, ok := w.lit(i); ok && (s == "-c" || s == "--command") {
+				if str, ok := w.lit(i + 1); ok {
+					a.source(str, fl, why, true, depth+1)
+				}
+			}
+		}
+	case "ssh":
+		// the remote command is judged by deny and ask rules; allow rules see ssh as written
+		a.part(text, w, fl, why, denyOnly)
+		i := skipOptions(base, w)
+		if i+1 < len(w.s) {
+			if str, ok := joinLit(w, i+1); ok {
+				a.source(str, fl, why, true, depth+1)
+			}
+		}
 	case "find":
 		a.find(text, w, fl, why, denyOnly, depth)
 	default:
@@ -529,6 +580,22 @@ func (a *analyzer) command(text string, w words, fl Flag, why string, denyOnly b
 	}
 }
 
+// joinLit joins the words from i on with spaces, as eval and ssh do; false if one is computed.
+func joinLit(w words, i int) (string, bool) {
+	var b strings.Builder
+	for j := i; j < len(w.s); j++ {
+		s, ok := w.lit(j)
+		if !ok {
+			return "", false
+		}
+		if j > i {
+			b.WriteByte(' ')
+		}
+		b.WriteString(s)
+	}
+	return b.String(), true
+}
+
 func firstWhy(fl Flag, why, other string) string {
 	if fl != 0 {
 		return why
@@ -547,6 +614,8 @@ var optionsWithValue = map[string]string{
 	"sudo":    "CDghpRrTtUu",
 	"doas":    "Cu",
 	"run0":    "u",
+	"watch":   "n",
+	"ssh":     "BbcDEeFIiJLlmOoPpQRSWw",
 }
 
 // skipOptions returns the index of the first word after the options of a wrapper.
