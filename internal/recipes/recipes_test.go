@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -204,6 +205,9 @@ func TestScripts(t *testing.T) {
 	})
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
+		// A command still running then is stopped, so a hang fails the script instead of the
+		// whole test binary.
+		Deadline: time.Now().Add(2 * time.Minute),
 		Setup: func(env *testscript.Env) error {
 			// AF_UNIX paths are short; $WORK can be long.
 			short, err := os.MkdirTemp("/tmp", "frr")
@@ -241,8 +245,11 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"waitfile":  cmdWaitFile,
 			"mkfifo":    cmdMkfifo,
-			"ttyperson": cmdTTYPerson,
+			"ptyperson": cmdPTYPerson,
+			"pgstart":   cmdPGStart,
+			"pgwait":    cmdPGWait,
 			"noprocs":   cmdNoProcs,
+			"ptyrun":    cmdPTYRun,
 		},
 	})
 }
@@ -307,56 +314,6 @@ func cmdMkfifo(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// ttyperson VAR LOG ANSWER...: a person at a pseudo-terminal. VAR is set to the terminal's
-// device; each time "allow? [y/N]" appears on it, the next ANSWER is typed (then nothing more).
-// Everything shown on the terminal is written to LOG when the script ends.
-func cmdTTYPerson(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) < 2 {
-		ts.Fatalf("usage: ttyperson VAR LOG ANSWER...")
-	}
-	ptmx, tty, err := pty.Open()
-	if err != nil {
-		ts.Fatalf("no pseudo-terminal: %v", err)
-	}
-	ts.Setenv(args[0], tty.Name())
-	answers := args[2:]
-	var mu sync.Mutex
-	var screen bytes.Buffer
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		b := make([]byte, 4096)
-		asked := 0
-		for {
-			n, err := ptmx.Read(b)
-			mu.Lock()
-			screen.Write(b[:n])
-			prompts := strings.Count(screen.String(), "allow? [y/N]")
-			mu.Unlock()
-			for ; asked < prompts; asked++ {
-				if asked < len(answers) {
-					ptmx.Write([]byte(answers[asked] + "\n"))
-				}
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	log := ts.MkAbs(args[1])
-	ts.Defer(func() {
-		tty.Close()
-		ptmx.Close()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		os.WriteFile(log, screen.Bytes(), 0o644)
-	})
-}
-
 // noprocs: no process started by this script is still running (each carries
 // FR_RECIPES_MARK in its environment); waits up to 5s for the last ones to go.
 func cmdNoProcs(ts *testscript.TestScript, neg bool, args []string) {
@@ -398,4 +355,211 @@ func cmdNoProcs(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// ptyrun LOG UNTIL LINE -- COMMAND [ARGS...]: run COMMAND with its stdin, stdout and stderr on a
+// pseudo-terminal (its controlling terminal), as a person would in a terminal window: type LINE,
+// wait (up to 20s) until what the terminal shows matches the regexp UNTIL, then type Ctrl-D and
+// wait (up to 20s) for the command to end. The screen is written to LOG.
+func cmdPTYRun(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 5 || args[3] != "--" {
+		ts.Fatalf("usage: ptyrun LOG UNTIL LINE -- COMMAND [ARGS...]")
+	}
+	until := regexp.MustCompile(args[1])
+	t := startOnPTY(ts, args[0], args[4:])
+	if _, err := t.ptmx.Write([]byte(args[2] + "\n")); err != nil {
+		t.fail("typing: %v", err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for !until.MatchString(t.show()) {
+		if time.Now().After(deadline) {
+			t.fail("the terminal never showed %q; it shows:\n%s", args[1], t.show())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.ptmx.Write([]byte{4})
+	t.end(neg)
+}
+
+// ptyperson LOG ANSWERS -- COMMAND [ARGS...]: run COMMAND on a pseudo-terminal, as
+// cmdPTYRun does, with a person at it: each time "allow? [y/N]" appears, the next of the
+// comma-separated ANSWERS is typed. Waits (up to 20s) for COMMAND to end; LOG gets the screen.
+func cmdPTYPerson(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 4 || args[2] != "--" {
+		ts.Fatalf("usage: ptyperson LOG ANSWERS -- COMMAND [ARGS...]")
+	}
+	answers := strings.Split(args[1], ",")
+	t := startOnPTY(ts, args[0], args[3:])
+	go func() {
+		asked := 0
+		for {
+			select {
+			case <-t.done:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+			for n := strings.Count(t.show(), "allow? [y/N]"); asked < n; asked++ {
+				if asked < len(answers) {
+					t.ptmx.Write([]byte(answers[asked] + "\n"))
+				}
+			}
+		}
+	}()
+	t.end(neg)
+}
+
+// ptyCmd is a command running on a pseudo-terminal and what the terminal has shown.
+type ptyCmd struct {
+	ts     *testscript.TestScript
+	log    string
+	name   string
+	cmd    *exec.Cmd
+	ptmx   *os.File
+	mu     sync.Mutex
+	screen bytes.Buffer
+	exited chan error
+	done   chan struct{}
+}
+
+func startOnPTY(ts *testscript.TestScript, log string, argv []string) *ptyCmd {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = ts.Getenv("WORK")
+	cmd.Env = append(scriptEnv(ts), "TERM=xterm")
+	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
+	if err != nil {
+		ts.Fatalf("no pseudo-terminal: %v", err)
+	}
+	t := &ptyCmd{ts: ts, log: ts.MkAbs(log), name: argv[0], cmd: cmd, ptmx: ptmx,
+		exited: make(chan error, 1), done: make(chan struct{})}
+	go func() {
+		b := make([]byte, 4096)
+		for {
+			n, err := ptmx.Read(b)
+			t.mu.Lock()
+			t.screen.Write(b[:n])
+			t.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	go func() { t.exited <- cmd.Wait() }()
+	return t
+}
+
+func (t *ptyCmd) show() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.screen.String()
+}
+
+// fail stops the command, keeps the screen in the log and fails the script.
+func (t *ptyCmd) fail(format string, a ...any) {
+	t.cmd.Process.Kill()
+	<-t.exited
+	close(t.done)
+	t.ptmx.Close()
+	os.WriteFile(t.log, []byte(t.show()), 0o644)
+	t.ts.Fatalf(format, a...)
+}
+
+// end waits (up to 20s) for the command to end and checks its status against neg.
+func (t *ptyCmd) end(neg bool) {
+	var err error
+	select {
+	case err = <-t.exited:
+	case <-time.After(20 * time.Second):
+		t.fail("%s did not end; the terminal shows:\n%s", t.name, t.show())
+	}
+	close(t.done)
+	time.Sleep(50 * time.Millisecond) // let the reader drain what is left
+	t.ptmx.Close()
+	t.ts.Check(os.WriteFile(t.log, []byte(t.show()), 0o644))
+	if neg && err == nil {
+		t.ts.Fatalf("%s: unexpected success", t.name)
+	}
+	if !neg && err != nil {
+		t.ts.Fatalf("%s: %v; the terminal shows:\n%s", t.name, err, t.show())
+	}
+}
+
+// pgstart NAME COMMAND [ARGS...]: start COMMAND in the background in a process group of its
+// own, its stdout and stderr going to NAME.stdout and NAME.stderr. Whatever of the group is
+// still running when the script ends is killed, so a failed script never leaves a pipeline
+// waiting for a daemon that is gone.
+func cmdPGStart(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: pgstart NAME COMMAND [ARGS...]")
+	}
+	name := args[0]
+	cmd := exec.Command(args[1], args[2:]...)
+	cmd.Dir = ts.Getenv("WORK")
+	cmd.Env = scriptEnv(ts)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out, err := os.Create(ts.MkAbs(name + ".stdout"))
+	ts.Check(err)
+	errf, err := os.Create(ts.MkAbs(name + ".stderr"))
+	ts.Check(err)
+	cmd.Stdout, cmd.Stderr = out, errf
+	ts.Check(cmd.Start())
+	bg := &pgCmd{cmd: cmd, exited: make(chan error, 1)}
+	go func() {
+		bg.exited <- cmd.Wait()
+		out.Close()
+		errf.Close()
+	}()
+	pgMu.Lock()
+	pgCmds[ts.Getenv("WORK")+"\x00"+name] = bg
+	pgMu.Unlock()
+	ts.Defer(func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	})
+}
+
+// pgwait NAME: wait (up to 30s) for a command of pgstart to end; it must succeed (or, with !,
+// fail). Then nothing of its process group may still run.
+func cmdPGWait(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: pgwait NAME")
+	}
+	pgMu.Lock()
+	bg := pgCmds[ts.Getenv("WORK")+"\x00"+args[0]]
+	pgMu.Unlock()
+	if bg == nil {
+		ts.Fatalf("pgwait: no command %s", args[0])
+	}
+	var err error
+	select {
+	case err = <-bg.exited:
+	case <-time.After(30 * time.Second):
+		syscall.Kill(-bg.cmd.Process.Pid, syscall.SIGKILL)
+		ts.Fatalf("%s did not end within 30s", args[0])
+	}
+	if neg && err == nil {
+		ts.Fatalf("%s: unexpected success", args[0])
+	}
+	if !neg && err != nil {
+		ts.Fatalf("%s: %v", args[0], err)
+	}
+}
+
+type pgCmd struct {
+	cmd    *exec.Cmd
+	exited chan error
+}
+
+var (
+	pgMu   sync.Mutex
+	pgCmds = map[string]*pgCmd{}
+)
+
+// scriptEnv is the environment a command of the script would get.
+func scriptEnv(ts *testscript.TestScript) []string {
+	env := os.Environ()
+	for _, k := range []string{"PATH", "HOME", "TMPDIR", "WORK", "SHORT", "FUSERAFT_HOME", "FUSERAFT_BIN",
+		"FRSIM_SCENARIO", "FRSIM_FAULTS", "FRSIM_RECORD", "FRSIM_PACE", "FUSERAFT_SERVE_TOKEN", "GORACE",
+		"FR_RECIPES_MARK", "NO_COLOR", "TASK", "MAILTO", "CUTOFF"} {
+		env = append(env, k+"="+ts.Getenv(k))
+	}
+	return env
 }
