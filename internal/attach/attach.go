@@ -253,10 +253,3 @@ func run(ctx context.Context, s cmdutil.Streams, o options) error {
 	}
 	return a.run(ctx, in)
 }
-
-// interactive is fr-attach with a person at the terminal: stdin and stdout both terminals and
-// no --task. It is where typed lines become tasks and prompts are asked on the terminal; for
-// now it behaves as the scripted mode does.
-func interactive(ctx context.Context, a *attacher, in io.Reader) error {
-	return a.run(ctx, in)
-}

@@ -25,9 +25,10 @@ type ourTask struct {
 }
 
 type inputMsg struct {
-	in  wire.Input
-	err error
-	eof bool
+	in    wire.Input
+	typed *typedLine // a line a person typed (interactive mode)
+	err   error
+	eof   bool
 }
 
 type attacher struct {
@@ -45,6 +46,10 @@ type attacher struct {
 	inputTasks    int // tasks that came from the input
 	warnedVersion bool
 	connected     bool // a hello was ever received
+
+	// interactive mode: the person at the terminal, and where their lines come from
+	ui         *ui
+	startInput func(ctx context.Context, ch chan<- inputMsg)
 }
 
 func newAttacher(s cmdutil.Streams, o options) *attacher {
@@ -87,7 +92,9 @@ func (a *attacher) run(ctx context.Context, in io.Reader) error {
 		a.out.Flush()
 	}()
 	inputs := make(chan inputMsg, 64)
-	if a.o.input != "" {
+	if a.startInput != nil {
+		go a.startInput(ctx, inputs)
+	} else if a.o.input != "" {
 		if fi, err := os.Stat(a.o.input); err != nil {
 			return cmdutil.Usagef("--input: %v", err)
 		} else if fi.Mode()&os.ModeNamedPipe != 0 {
@@ -292,6 +299,11 @@ func (a *attacher) session(ctx context.Context, l link, inputs <-chan inputMsg) 
 				if err := a.observe(ev); err != nil {
 					return &errStop{err}
 				}
+				if a.ui != nil {
+					if err := a.ui.event(ev); err != nil {
+						return &errStop{err}
+					}
+				}
 			}
 			if len(lines) == 0 {
 				if err := a.out.Flush(); err != nil {
@@ -303,7 +315,17 @@ func (a *attacher) session(ctx context.Context, l link, inputs <-chan inputMsg) 
 			case m.err != nil:
 				return &errStop{m.err}
 			case m.eof:
+				if a.ui != nil {
+					// Ctrl-D: the person detaches.
+					a.ui.detached = true
+					a.out.Flush()
+					return &errStop{nil}
+				}
 				a.inputEnded = true
+			case m.typed != nil:
+				if err := a.ui.line(*m.typed); err != nil {
+					return &errStop{err}
+				}
 			default:
 				a.gate.Push(m.in)
 			}
@@ -311,6 +333,11 @@ func (a *attacher) session(ctx context.Context, l link, inputs <-chan inputMsg) 
 		if helloSeen {
 			if err := a.pump(l); err != nil {
 				return err
+			}
+			if a.ui != nil {
+				if err := a.ui.afterPump(); err != nil {
+					return &errStop{err}
+				}
 			}
 			if stop := a.finished(); stop != nil {
 				a.out.Flush()
@@ -486,10 +513,14 @@ func (a *attacher) pump(l link) error {
 		}
 		isTask := isTaskInput(d.Input)
 		if d.Action == wire.Drop {
-			if isTask && a.gate.ReadOnly() {
+			if isTask && a.gate.ReadOnly() && a.ui == nil {
 				return &errStop{cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitRefused,
 					"the token is read-only: the daemon takes no tasks from it"),
 					"use a write token (--token-file or FUSERAFT_SERVE_TOKEN) to dispatch tasks")}
+			}
+			if a.ui != nil {
+				a.ui.dropped(d)
+				continue
 			}
 			a.warnf("dropped %s: %s", d.Input.Type, d.Reason)
 			continue
@@ -503,6 +534,9 @@ func (a *attacher) pump(l link) error {
 		}
 		if isTask {
 			a.tasks = append(a.tasks, &ourTask{text: taskLabel(d.Input)})
+			if a.ui != nil {
+				a.ui.sent(d.Input)
+			}
 		}
 	}
 }
@@ -536,6 +570,7 @@ func (a *attacher) finished() *errStop {
 	switch {
 	case len(a.o.tasks) > 0:
 	case a.inputEnded:
+	case a.ui != nil && a.results > 0:
 	case a.inputIsFIFO && a.results > 0:
 	default:
 		return nil

@@ -1,0 +1,543 @@
+package attach
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/fuseraft/fr/internal/render"
+)
+
+// console is the terminal of an interactive fr-attach: output scrolls above one input line,
+// which is redrawn (prompt, the text typed so far, the cursor) after every write, so events
+// arriving while a person types never mix with what they type.
+//
+// Output is written a whole line at a time: a line still open (a reply streamed without its
+// newline yet) is held until its end, since the input line sits below it.
+type console struct {
+	mu  sync.Mutex
+	out io.Writer // the terminal
+
+	edit   bool // we echo and edit the input line (else the terminal's cooked mode does)
+	width  int
+	prompt string // styled
+	pw     int    // prompt width in columns
+	// promptID is the prompt the input line answers (0: it takes tasks)
+	promptID int
+
+	line   []rune
+	pos    int // cursor, an index into line
+	scroll int // first rune of line shown
+	aside  []rune
+	drawn  bool // the input line is on the screen
+	closed bool
+
+	hist    []string
+	histIdx int // len(hist) when not browsing
+	histCur []rune
+
+	held []byte // output after its last newline
+	dec  keyDecoder
+}
+
+// typedLine is a line the person finished with Enter.
+type typedLine struct {
+	text     string
+	promptID int // the prompt shown when it was typed (0: none)
+}
+
+func newConsole(out io.Writer, width int, edit bool) *console {
+	return &console{out: out, width: max(width, 10), edit: edit}
+}
+
+// Write prints output above the input line.
+func (c *console) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(p), c.writeLocked(c.out, p, &c.held)
+}
+
+// stderr returns a writer for diagnostics that keeps the input line below them too.
+func (c *console) stderr(w io.Writer) io.Writer { return &consoleErr{c: c, w: w} }
+
+type consoleErr struct {
+	c    *console
+	w    io.Writer
+	held []byte
+}
+
+func (e *consoleErr) Write(p []byte) (int, error) {
+	e.c.mu.Lock()
+	defer e.c.mu.Unlock()
+	return len(p), e.c.writeLocked(e.w, p, &e.held)
+}
+
+func (c *console) writeLocked(w io.Writer, p []byte, held *[]byte) error {
+	if c.closed {
+		_, err := w.Write(p)
+		return err
+	}
+	*held = append(*held, p...)
+	i := bytes.LastIndexByte(*held, '\n')
+	if i < 0 {
+		return nil
+	}
+	var b bytes.Buffer
+	c.clearTo(&b)
+	if w == c.out {
+		b.Write((*held)[:i+1])
+		c.drawTo(&b)
+		_, err := c.out.Write(b.Bytes())
+		*held = append((*held)[:0], (*held)[i+1:]...)
+		return err
+	}
+	// another file: clear, write there, redraw
+	if _, err := c.out.Write(b.Bytes()); err != nil {
+		return err
+	}
+	_, err := w.Write((*held)[:i+1])
+	*held = append((*held)[:0], (*held)[i+1:]...)
+	b.Reset()
+	c.drawTo(&b)
+	c.out.Write(b.Bytes())
+	return err
+}
+
+// setPrompt shows a new prompt. A prompt with an id (an approval or a question) takes the
+// next line as its answer: what was typed so far is set aside, to come back once no prompt
+// is waiting. aside reports whether there was such a line.
+func (c *console) setPrompt(styled string, plainWidth int, id int) (aside bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.prompt == styled && c.promptID == id {
+		return false
+	}
+	switch {
+	case id != 0 && c.promptID == 0:
+		if len(c.line) > 0 {
+			c.aside, aside = c.line, true
+		}
+		c.line, c.pos, c.scroll = nil, 0, 0
+	case id != 0 && id != c.promptID:
+		c.line, c.pos, c.scroll = nil, 0, 0
+	case id == 0 && c.promptID != 0:
+		if len(c.line) == 0 && len(c.aside) > 0 {
+			c.line, c.pos = c.aside, len(c.aside)
+		}
+		c.aside = nil
+	}
+	c.prompt, c.pw, c.promptID = styled, plainWidth, id
+	c.histIdx = len(c.hist)
+	c.redrawLocked()
+	return aside
+}
+
+// setWidth follows a resized terminal.
+func (c *console) setWidth(w int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.width = max(w, 10)
+	c.redrawLocked()
+}
+
+func (c *console) redraw() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.redrawLocked()
+}
+
+func (c *console) redrawLocked() {
+	if c.closed {
+		return
+	}
+	var b bytes.Buffer
+	c.clearTo(&b)
+	c.drawTo(&b)
+	c.out.Write(b.Bytes())
+}
+
+// close takes the input line off the screen and lets output through as it comes.
+func (c *console) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return
+	}
+	var b bytes.Buffer
+	c.clearTo(&b)
+	if len(c.held) > 0 {
+		b.Write(c.held)
+		b.WriteByte('\n')
+		c.held = nil
+	}
+	c.out.Write(b.Bytes())
+	c.closed = true
+}
+
+func (c *console) clearTo(b *bytes.Buffer) {
+	if c.drawn {
+		b.WriteString("\r\x1b[K")
+		c.drawn = false
+	}
+}
+
+// drawTo draws the prompt and the visible part of the line, the cursor in place.
+func (c *console) drawTo(b *bytes.Buffer) {
+	b.WriteString(c.prompt)
+	c.drawn = true
+	if !c.edit {
+		return
+	}
+	avail := c.width - c.pw - 1
+	if avail < 1 {
+		avail = 1
+	}
+	if c.pos < c.scroll {
+		c.scroll = c.pos
+	}
+	for c.scroll < c.pos && runesWidth(c.line[c.scroll:c.pos]) > avail {
+		c.scroll++
+	}
+	if c.scroll > 0 && runesWidth(c.line) <= avail {
+		c.scroll = 0
+	}
+	w, col := 0, 0
+	for i := c.scroll; i < len(c.line); i++ {
+		rw := runeCols(c.line[i])
+		if w+rw > avail {
+			break
+		}
+		if i == c.pos {
+			col = w
+		}
+		b.WriteRune(c.line[i])
+		w += rw
+	}
+	if c.pos == len(c.line) {
+		col = w
+	}
+	b.WriteString("\x1b[K")
+	b.WriteByte('\r')
+	if n := c.pw + col; n > 0 {
+		fmt.Fprintf(b, "\x1b[%dC", n)
+	}
+}
+
+func runeCols(r rune) int { return render.StringWidth(string(r)) }
+
+func runesWidth(rs []rune) int {
+	w := 0
+	for _, r := range rs {
+		w += runeCols(r)
+	}
+	return w
+}
+
+// ---- keys ------------------------------------------------------------------------------
+
+type key int
+
+const (
+	keyRune key = iota
+	keyEnter
+	keyBackspace
+	keyDelete
+	keyLeft
+	keyRight
+	keyHome
+	keyEnd
+	keyUp
+	keyDown
+	keyKillLine  // ^U
+	keyKillEnd   // ^K
+	keyKillWord  // ^W
+	keyEOF       // ^D
+	keyRedraw    // ^L
+	keyWordLeft  // alt-b
+	keyWordRight // alt-f
+	keyNone
+)
+
+type keyPress struct {
+	k key
+	r rune
+}
+
+// keyDecoder turns the bytes a terminal sends into key presses, keeping an incomplete
+// sequence for the next read.
+type keyDecoder struct {
+	buf     []byte
+	afterCR bool
+}
+
+func (d *keyDecoder) decode(p []byte) []keyPress {
+	d.buf = append(d.buf, p...)
+	var keys []keyPress
+	for len(d.buf) > 0 {
+		kp, n := decodeKey(d.buf)
+		if n == 0 {
+			break // incomplete
+		}
+		d.buf = d.buf[n:]
+		keys = append(keys, kp)
+	}
+	// "\r\n" is one Enter
+	out := keys[:0]
+	for _, kp := range keys {
+		if kp.k == keyEnter && kp.r == '\n' && d.afterCR {
+			d.afterCR = false
+			continue
+		}
+		d.afterCR = kp.k == keyEnter && kp.r == '\r'
+		out = append(out, kp)
+	}
+	return out
+}
+
+// decodeKey decodes the first key of b; n is 0 when b holds only part of one.
+func decodeKey(b []byte) (keyPress, int) {
+	c := b[0]
+	switch c {
+	case '\r', '\n':
+		return keyPress{k: keyEnter, r: rune(c)}, 1
+	case 0x7f, 0x08:
+		return keyPress{k: keyBackspace}, 1
+	case 0x01:
+		return keyPress{k: keyHome}, 1
+	case 0x05:
+		return keyPress{k: keyEnd}, 1
+	case 0x02:
+		return keyPress{k: keyLeft}, 1
+	case 0x06:
+		return keyPress{k: keyRight}, 1
+	case 0x10:
+		return keyPress{k: keyUp}, 1
+	case 0x0e:
+		return keyPress{k: keyDown}, 1
+	case 0x15:
+		return keyPress{k: keyKillLine}, 1
+	case 0x0b:
+		return keyPress{k: keyKillEnd}, 1
+	case 0x17:
+		return keyPress{k: keyKillWord}, 1
+	case 0x04:
+		return keyPress{k: keyEOF}, 1
+	case 0x0c:
+		return keyPress{k: keyRedraw}, 1
+	case '\t':
+		return keyPress{k: keyRune, r: ' '}, 1
+	case 0x1b:
+		return decodeEscape(b)
+	}
+	if c < 0x20 {
+		return keyPress{k: keyNone}, 1
+	}
+	if !utf8.FullRune(b) {
+		return keyPress{}, 0
+	}
+	r, n := utf8.DecodeRune(b)
+	if r == utf8.RuneError || !unicode.IsPrint(r) {
+		return keyPress{k: keyNone}, n
+	}
+	return keyPress{k: keyRune, r: r}, n
+}
+
+func decodeEscape(b []byte) (keyPress, int) {
+	if len(b) < 2 {
+		return keyPress{}, 0
+	}
+	switch b[1] {
+	case '[':
+		// CSI: parameters, then a final byte
+		for i := 2; i < len(b); i++ {
+			if b[i] >= 0x40 && b[i] <= 0x7e {
+				return csiKey(string(b[2:i]), b[i]), i + 1
+			}
+			if i > 16 {
+				return keyPress{k: keyNone}, i + 1
+			}
+		}
+		return keyPress{}, 0
+	case 'O':
+		if len(b) < 3 {
+			return keyPress{}, 0
+		}
+		return csiKey("", b[2]), 3
+	case 'b':
+		return keyPress{k: keyWordLeft}, 2
+	case 'f':
+		return keyPress{k: keyWordRight}, 2
+	case 0x7f:
+		return keyPress{k: keyKillWord}, 2
+	}
+	return keyPress{k: keyNone}, 2
+}
+
+func csiKey(params string, final byte) keyPress {
+	switch final {
+	case 'A':
+		return keyPress{k: keyUp}
+	case 'B':
+		return keyPress{k: keyDown}
+	case 'C':
+		if strings.HasSuffix(params, ";5") || strings.HasSuffix(params, ";3") {
+			return keyPress{k: keyWordRight}
+		}
+		return keyPress{k: keyRight}
+	case 'D':
+		if strings.HasSuffix(params, ";5") || strings.HasSuffix(params, ";3") {
+			return keyPress{k: keyWordLeft}
+		}
+		return keyPress{k: keyLeft}
+	case 'H':
+		return keyPress{k: keyHome}
+	case 'F':
+		return keyPress{k: keyEnd}
+	case '~':
+		switch params {
+		case "1", "7":
+			return keyPress{k: keyHome}
+		case "4", "8":
+			return keyPress{k: keyEnd}
+		case "3":
+			return keyPress{k: keyDelete}
+		}
+	}
+	return keyPress{k: keyNone}
+}
+
+// feed edits the input line with what the person typed and returns the lines they finished;
+// eof is true when they pressed Ctrl-D on an empty line.
+func (c *console) feed(p []byte) (lines []typedLine, eof bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, kp := range c.dec.decode(p) {
+		if c.closed {
+			break
+		}
+		switch kp.k {
+		case keyRune:
+			c.line = append(c.line[:c.pos], append([]rune{kp.r}, c.line[c.pos:]...)...)
+			c.pos++
+			if c.drawn && c.pos == len(c.line) && c.scroll == 0 && c.pw+runesWidth(c.line) < c.width-1 {
+				// typed at the end of a line that fits: just echo it
+				c.out.Write([]byte(string(kp.r)))
+				continue
+			}
+		case keyEnter:
+			text := string(c.line)
+			lines = append(lines, typedLine{text: text, promptID: c.promptID})
+			if c.promptID == 0 && strings.TrimSpace(text) != "" &&
+				(len(c.hist) == 0 || c.hist[len(c.hist)-1] != text) {
+				c.hist = append(c.hist, text)
+			}
+			c.histIdx = len(c.hist)
+			// Leave what was typed on the screen, as a terminal does.
+			var b bytes.Buffer
+			c.clearTo(&b)
+			b.WriteString(c.prompt)
+			b.WriteString(string(c.line))
+			b.WriteString("\r\n")
+			c.line, c.pos, c.scroll = nil, 0, 0
+			c.drawTo(&b)
+			c.out.Write(b.Bytes())
+			continue
+		case keyBackspace:
+			if c.pos > 0 {
+				c.line = append(c.line[:c.pos-1], c.line[c.pos:]...)
+				c.pos--
+			}
+		case keyDelete:
+			if c.pos < len(c.line) {
+				c.line = append(c.line[:c.pos], c.line[c.pos+1:]...)
+			}
+		case keyEOF:
+			if len(c.line) == 0 {
+				return lines, true
+			}
+			if c.pos < len(c.line) {
+				c.line = append(c.line[:c.pos], c.line[c.pos+1:]...)
+			}
+		case keyLeft:
+			c.pos = max(c.pos-1, 0)
+		case keyRight:
+			c.pos = min(c.pos+1, len(c.line))
+		case keyHome:
+			c.pos = 0
+		case keyEnd:
+			c.pos = len(c.line)
+		case keyWordLeft:
+			c.pos = wordLeft(c.line, c.pos)
+		case keyWordRight:
+			c.pos = wordRight(c.line, c.pos)
+		case keyKillLine:
+			c.line = append([]rune(nil), c.line[c.pos:]...)
+			c.pos = 0
+		case keyKillEnd:
+			c.line = c.line[:c.pos]
+		case keyKillWord:
+			i := wordLeft(c.line, c.pos)
+			c.line = append(c.line[:i], c.line[c.pos:]...)
+			c.pos = i
+		case keyUp:
+			if c.promptID != 0 || c.histIdx == 0 {
+				continue
+			}
+			if c.histIdx == len(c.hist) {
+				c.histCur = append([]rune(nil), c.line...)
+			}
+			c.histIdx--
+			c.line = []rune(c.hist[c.histIdx])
+			c.pos = len(c.line)
+		case keyDown:
+			if c.promptID != 0 || c.histIdx >= len(c.hist) {
+				continue
+			}
+			c.histIdx++
+			if c.histIdx == len(c.hist) {
+				c.line = c.histCur
+			} else {
+				c.line = []rune(c.hist[c.histIdx])
+			}
+			c.pos = len(c.line)
+		case keyRedraw:
+			c.out.Write([]byte("\x1b[H\x1b[2J"))
+			c.drawn = false
+		case keyNone:
+			continue
+		}
+		c.redrawLocked()
+	}
+	return lines, false
+}
+
+func wordLeft(line []rune, pos int) int {
+	for pos > 0 && unicode.IsSpace(line[pos-1]) {
+		pos--
+	}
+	for pos > 0 && !unicode.IsSpace(line[pos-1]) {
+		pos--
+	}
+	return pos
+}
+
+func wordRight(line []rune, pos int) int {
+	for pos < len(line) && unicode.IsSpace(line[pos]) {
+		pos++
+	}
+	for pos < len(line) && !unicode.IsSpace(line[pos]) {
+		pos++
+	}
+	return pos
+}
+
+// text returns the input line (for tests).
+func (c *console) text() (string, int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return string(c.line), c.pos
+}

@@ -1,0 +1,305 @@
+package attach_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+)
+
+// The interactive tests run fr-attach as a person would: as its own process on a
+// pseudo-terminal (so Ctrl-C is a real SIGINT from the terminal), against an fr-sim serve
+// daemon. Both are the test binary itself, installed under their names by TestMain.
+
+// daemon starts fr-sim serve on a short socket path and returns the path.
+func daemon(t *testing.T) string {
+	t.Helper()
+	bin, err := exec.LookPath("fr-sim")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp("/tmp", "frp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock, ready := filepath.Join(dir, "d.sock"), filepath.Join(dir, "ready.json")
+	cmd := exec.Command(bin, "serve", "--socket", sock, "--ready-file", ready, "--scenario", "testdata/interactive.yaml")
+	cmd.Env = append(os.Environ(), "FUSERAFT_HOME="+filepath.Join(dir, "home"), "FUSERAFT_SERVE_TOKEN=")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+		os.RemoveAll(dir)
+	})
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		b, err := os.ReadFile(ready)
+		if err == nil && json.Valid(b) {
+			return sock
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("fr-sim serve ended: %v\n%s", err, stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("fr-sim serve never got ready:\n%s", stderr.String())
+		}
+	}
+}
+
+// term is fr-attach running on a pseudo-terminal.
+type term struct {
+	t    *testing.T
+	ptmx *os.File
+	cmd  *exec.Cmd
+	done chan struct{}
+	code int
+
+	mu     sync.Mutex
+	screen bytes.Buffer
+}
+
+func startTerm(t *testing.T, args ...string) *term {
+	t.Helper()
+	bin, err := exec.LookPath("fr-attach")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "TERM=xterm", "NO_COLOR=", "FUSERAFT_SERVE_TOKEN=")
+	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 100})
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	tm := &term{t: t, ptmx: ptmx, cmd: cmd, done: make(chan struct{}), code: -1}
+	go func() {
+		b := make([]byte, 4096)
+		for {
+			n, err := ptmx.Read(b)
+			tm.mu.Lock()
+			tm.screen.Write(b[:n])
+			tm.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	go func() {
+		err := cmd.Wait()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			tm.code = ee.ExitCode()
+		} else if err == nil {
+			tm.code = 0
+		}
+		close(tm.done)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-tm.done:
+		default:
+			cmd.Process.Kill()
+			<-tm.done
+		}
+		ptmx.Close()
+	})
+	return tm
+}
+
+// ansi matches the escape sequences the input line is drawn with.
+var ansi = regexp.MustCompile(`\x1b\[[0-9;]*[A-Za-z]`)
+
+// text is what the terminal received, escape sequences and carriage returns taken out.
+func (tm *term) text() string {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	return strings.ReplaceAll(ansi.ReplaceAllString(tm.screen.String(), ""), "\r", "")
+}
+
+// waitFor waits until the terminal has shown want n times in all.
+func (tm *term) waitFor(want string, n int) {
+	tm.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		if strings.Count(tm.text(), want) >= n {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	tm.t.Fatalf("the terminal never showed %q (x%d); it shows:\n%s", want, n, tm.text())
+}
+
+// waitPrompt waits until the terminal has shown want n times and the input line asks
+// allow? [y/N], so that what is typed next answers that prompt.
+func (tm *term) waitPrompt(want string, n int) {
+	tm.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		s := tm.text()
+		if strings.Count(s, want) >= n && strings.HasSuffix(s, "┃ allow? [y/N] ") {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	tm.t.Fatalf("the terminal never asked about %q (x%d); it shows:\n%s", want, n, tm.text())
+}
+
+func (tm *term) typeKeys(s string) {
+	tm.t.Helper()
+	if _, err := tm.ptmx.Write([]byte(s)); err != nil {
+		tm.t.Fatal(err)
+	}
+}
+
+// exit waits for fr-attach to end and returns its exit status.
+func (tm *term) exit() int {
+	tm.t.Helper()
+	select {
+	case <-tm.done:
+		return tm.code
+	case <-time.After(15 * time.Second):
+		tm.t.Fatalf("fr-attach did not end; the terminal shows:\n%s", tm.text())
+		return -1
+	}
+}
+
+func TestInteractiveApprovals(t *testing.T) {
+	sock := daemon(t)
+	tm := startTerm(t, "--socket", sock, "--color", "never")
+	tm.waitFor("▶ attached", 1)
+
+	// A task, its approval allowed with y, its result.
+	tm.typeKeys("deploy the app\r")
+	tm.waitPrompt("┃ $ make deploy", 1)
+	tm.typeKeys("y\r")
+	tm.waitFor("✓ approved", 1)
+	tm.waitFor("✓ done “deploy the app”", 1)
+	tm.waitFor("Developer: Deployed.", 1)
+
+	// Another, denied with an empty answer.
+	tm.typeKeys("deploy again\r")
+	tm.waitPrompt("┃ $ make deploy", 2)
+	tm.typeKeys("\r")
+	tm.waitFor("✗ denied", 1)
+	tm.waitFor("✗ failed “deploy again”", 1)
+	tm.waitFor("approval denied: make deploy", 1)
+
+	// A file write shows its diff; "yes" allows it.
+	tm.typeKeys("write notes\r")
+	tm.waitFor("┃ approve? write notes.txt +1 -1", 1)
+	tm.waitFor("+2", 1)
+	tm.waitPrompt("┃ approve? write", 1)
+	tm.typeKeys("yes\r")
+	tm.waitFor("✓ approved", 2)
+	tm.waitFor("Writer: Wrote notes.txt.", 1)
+
+	// Ctrl-D detaches.
+	tm.typeKeys("\x04")
+	if code := tm.exit(); code != 0 {
+		t.Errorf("exit status %d after Ctrl-D, want 0; the terminal shows:\n%s", code, tm.text())
+	}
+	tm.waitFor("fr-attach: detached", 1)
+	if got := strings.Count(tm.text(), "approved"); got != 2 {
+		t.Errorf("%d approvals shown, want 2:\n%s", got, tm.text())
+	}
+}
+
+func TestInteractiveHeldTasks(t *testing.T) {
+	sock := daemon(t)
+	tm := startTerm(t, "--socket", sock, "--color", "never")
+	tm.waitFor("▶ attached", 1)
+
+	tm.typeKeys("slow one\r")
+	tm.waitFor("⋯ queued", 1)
+	tm.typeKeys("quick one\r")
+	tm.waitFor("held: 1 task waiting for the current one", 1)
+	tm.typeKeys("quick two\r")
+	tm.waitFor("held: 2 tasks waiting for the current one", 1)
+	tm.waitFor("✓ done “slow one”", 1)
+	tm.waitFor(`sent the held task "quick one"; 1 more waiting`, 1)
+	tm.waitFor("✓ done “quick one”", 1)
+	tm.waitFor(`sent the held task "quick two"`, 1)
+	tm.waitFor("✓ done “quick two”", 1)
+
+	// A lone y with nothing asking is not sent as a task.
+	tm.typeKeys("y\r")
+	tm.waitFor(`no prompt waits for an answer: "y" was not sent`, 1)
+
+	tm.typeKeys("\x04")
+	if code := tm.exit(); code != 0 {
+		t.Errorf("exit status %d, want 0", code)
+	}
+}
+
+func TestInteractiveCtrlC(t *testing.T) {
+	sock := daemon(t)
+	tm := startTerm(t, "--socket", sock, "--color", "never")
+	tm.waitFor("▶ attached", 1)
+
+	tm.typeKeys("long task\r")
+	tm.waitFor("● Worker is starting", 1)
+	tm.typeKeys("half a li") // what is typed but not sent is dropped with the detach
+	tm.waitFor("› half a li", 1)
+	tm.typeKeys("\x03")
+	if code := tm.exit(); code != 130 {
+		t.Errorf("exit status %d after Ctrl-C, want 130; the terminal shows:\n%s", code, tm.text())
+	}
+	tm.waitFor("fr-attach: detached; the daemon keeps running task sim-", 1)
+}
+
+func TestInteractivePromptTakesTheNextLine(t *testing.T) {
+	sock := daemon(t)
+	tm := startTerm(t, "--socket", sock, "--color", "never")
+	tm.waitFor("▶ attached", 1)
+
+	// A line being typed when a prompt comes is set aside, and comes back after the answer.
+	tm.typeKeys("later release\r")
+	tm.waitFor("● Planner is starting", 1)
+	tm.typeKeys("quick")
+	tm.waitFor("› quick", 1)
+	tm.waitPrompt("┃ $ make release", 1)
+	tm.waitFor("the line you were typing is kept for after the answer", 1)
+	tm.typeKeys("y\r")
+	tm.waitFor("┃ allow? [y/N] y", 1)
+	tm.waitFor("✓ approved", 1)
+	tm.waitFor("Planner: Released.", 1)
+	tm.typeKeys(" look\r")
+	tm.waitFor("› quick look", 1)
+	tm.waitFor("✓ done “quick look”", 1)
+
+	tm.typeKeys("deploy now\r")
+	tm.waitPrompt("┃ $ make deploy", 1)
+	tm.typeKeys("n\r")
+	tm.waitFor("✗ denied", 1)
+	tm.waitFor("✗ failed “deploy now”", 1)
+
+	tm.typeKeys("deploy later\r")
+	tm.waitPrompt("┃ $ make deploy", 2)
+	// With the prompt up, Ctrl-C detaches: the daemon takes the prompt as denied.
+	tm.typeKeys("\x03")
+	if code := tm.exit(); code != 130 {
+		t.Errorf("exit status %d, want 130", code)
+	}
+	tm.waitFor("takes its pending prompt as denied", 1)
+}
