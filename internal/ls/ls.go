@@ -529,23 +529,24 @@ func (o *lsRun) fromFuseraft(args []string) error {
 		}
 	}()
 	head, rerr := o.read(stdout)
-	waited := make(chan error, 1)
-	go func() { waited <- cmd.Wait() }()
 	var werr error
 	weKilled := false
 	if rerr != nil {
 		// We stopped reading early (a broken envelope, our own output gone, --fields said
-		// no): give fuseraft a moment to end by itself, so a crash of its own is told apart
-		// from our stopping it.
+		// no). Let fuseraft finish by itself for a moment, reading what else it writes, so
+		// that a crash of its own is told apart from our stopping it.
+		go func() { _, _ = io.Copy(io.Discard, stdout) }()
+		waited := make(chan error, 1)
+		go func() { waited <- cmd.Wait() }()
 		select {
 		case werr = <-waited:
-		case <-time.After(300 * time.Millisecond):
+		case <-time.After(2 * time.Second):
 			weKilled = true
 			_ = cmd.Process.Kill()
 			werr = <-waited
 		}
 	} else {
-		werr = <-waited
+		werr = cmd.Wait()
 	}
 	close(stopped)
 	if o.ctx.Err() != nil {
@@ -577,7 +578,7 @@ func (o *lsRun) fromFuseraft(args []string) error {
 		if !isEnvelopeError(rerr) {
 			return rerr // our own output failed, or --fields or --jq said no
 		}
-		if status != 0 && status != 1 {
+		if status != 0 && status != 1 && !weKilled {
 			return cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitFailed, "fuseraft exited with status %d without an envelope", status),
 				"on stdout: "+rerr.Error())
 		}

@@ -18,7 +18,11 @@ func TestMain(m *testing.M) {
 }
 
 func TestScripts(t *testing.T) {
-	testscript.Run(t, testscript.Params{Dir: "testdata/script"})
+	testscript.Run(t, testscript.Params{Dir: "testdata/script", Setup: func(e *testscript.Env) error {
+		// Under -race every command would otherwise wait a second before it exits.
+		e.Setenv("GORACE", "atexit_sleep_ms=0")
+		return nil
+	}})
 }
 
 func TestDefaultStateLoads(t *testing.T) {
