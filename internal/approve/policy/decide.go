@@ -298,7 +298,7 @@ func (d *Decider) matchOne(r *Rule, req *wire.ApprovalRequest, fw *fileFacts) (b
 				return false, fmt.Sprintf("the new content is %d bytes (max_size %d)", len(req.NewContent), r.File.MaxSize)
 			}
 			if r.File.MaxChangedLines >= 0 {
-				if n := changedLines(req.OldContent, req.NewContent, r.File.MaxChangedLines); n > r.File.MaxChangedLines {
+				if n := fw.changed(req, r.File.MaxChangedLines); n > r.File.MaxChangedLines {
 					return false, fmt.Sprintf("more than %d lines change (max_changed_lines)", r.File.MaxChangedLines)
 				}
 			}
@@ -308,7 +308,7 @@ func (d *Decider) matchOne(r *Rule, req *wire.ApprovalRequest, fw *fileFacts) (b
 			if r.File.MaxSize >= 0 && int64(len(req.NewContent)) > r.File.MaxSize {
 				over = true
 			}
-			if r.File.MaxChangedLines >= 0 && changedLines(req.OldContent, req.NewContent, r.File.MaxChangedLines) > r.File.MaxChangedLines {
+			if r.File.MaxChangedLines >= 0 && fw.changed(req, r.File.MaxChangedLines) > r.File.MaxChangedLines {
 				over = true
 			}
 			return over, ""
@@ -335,10 +335,21 @@ type fileFacts struct {
 	rel    []string // root-relative forms (lexical and resolved), when inside
 	abs    []string // absolute forms (lexical and resolved)
 	any    []string // every relative form, even escaping ones (for deny and ask)
+
+	nChanged, nLimit int // changedLines result, computed with nLimit (-1: not yet)
+}
+
+// changed counts changed lines up to limit, reusing an earlier count when it answers.
+func (f *fileFacts) changed(req *wire.ApprovalRequest, limit int) int {
+	if f.nLimit >= 0 && (f.nLimit >= limit || f.nChanged <= f.nLimit) {
+		return f.nChanged
+	}
+	f.nChanged, f.nLimit = changedLines(req.OldContent, req.NewContent, limit), limit
+	return f.nChanged
 }
 
 func (d *Decider) fileFacts(req *wire.ApprovalRequest) *fileFacts {
-	f := &fileFacts{}
+	f := &fileFacts{nLimit: -1}
 	p := req.Path
 	if p == "" || strings.ContainsRune(p, 0) {
 		f.why = "is empty or invalid"
