@@ -50,10 +50,15 @@ if [ ${#tmp} -gt 80 ]; then
 fi
 daemon='' approver=''
 cleanup() {
-	for pid in $approver $daemon; do
+	trap '' INT TERM
+	# Stopping the daemon ends fr-attach (--max-reconnects 0), and so the whole pipeline.
+	for pid in $daemon $approver; do
 		kill -TERM "$pid" 2>/dev/null || true
-		wait "$pid" 2>/dev/null || true
 	done
+	# A reader for the events pipe, so that tee never waits for an approver that is gone.
+	if [ -p "$tmp/events" ]; then exec 3<>"$tmp/events"; fi
+	wait 2>/dev/null || true
+	exec 3<&-
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -92,15 +97,17 @@ fr-approve --policy "$policy" --audit "$audit" --input "$tmp/events" --output "$
 approver=$!
 
 # 3. The task: its events go to the log, to the approver and, rendered, to the person.
-set +e
-fr-attach --socket "$sock" --task "$task" --exit-on-result --input "$tmp/answers" --max-reconnects 0 \
-	| tee "$log" "$tmp/events" \
-	| fr-filter --pretty
-status=${PIPESTATUS[0]}
-wait "$approver"
-approver_status=$?
+#    (In the background, so that an interrupt is acted on at once; fr-attach's exit status,
+#    the task's outcome, is kept in a file.)
+{
+	fr-attach --socket "$sock" --task "$task" --exit-on-result --input "$tmp/answers" --max-reconnects 0
+	echo $? >"$tmp/status"
+} | tee "$log" "$tmp/events" | fr-filter --pretty &
+wait $! || true
+status=$(cat "$tmp/status" 2>/dev/null || echo 1)
+approver_status=0
+wait "$approver" || approver_status=$?
 approver=''
-set -e
 if [ "$approver_status" -ne 0 ]; then
 	echo "demo: error: fr-approve failed (exit $approver_status)" >&2
 	exit "$approver_status"

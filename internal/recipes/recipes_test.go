@@ -248,6 +248,7 @@ func TestScripts(t *testing.T) {
 			"ptyperson": cmdPTYPerson,
 			"pgstart":   cmdPGStart,
 			"pgwait":    cmdPGWait,
+			"pgsignal":  cmdPGSignal,
 			"noprocs":   cmdNoProcs,
 			"ptyrun":    cmdPTYRun,
 		},
@@ -516,18 +517,13 @@ func cmdPGStart(ts *testscript.TestScript, neg bool, args []string) {
 	})
 }
 
-// pgwait NAME: wait (up to 30s) for a command of pgstart to end; it must succeed (or, with !,
-// fail). Then nothing of its process group may still run.
+// pgwait NAME [STATUS]: wait (up to 30s) for a command of pgstart to end; it must succeed
+// (or, with !, fail; with STATUS, end with that exit status).
 func cmdPGWait(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 1 {
-		ts.Fatalf("usage: pgwait NAME")
+	if len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: pgwait NAME [STATUS]")
 	}
-	pgMu.Lock()
-	bg := pgCmds[ts.Getenv("WORK")+"\x00"+args[0]]
-	pgMu.Unlock()
-	if bg == nil {
-		ts.Fatalf("pgwait: no command %s", args[0])
-	}
+	bg := pgLookup(ts, args[0])
 	var err error
 	select {
 	case err = <-bg.exited:
@@ -535,12 +531,46 @@ func cmdPGWait(ts *testscript.TestScript, neg bool, args []string) {
 		syscall.Kill(-bg.cmd.Process.Pid, syscall.SIGKILL)
 		ts.Fatalf("%s did not end within 30s", args[0])
 	}
+	if len(args) == 2 {
+		if got := bg.cmd.ProcessState.ExitCode(); strconv.Itoa(got) != args[1] {
+			ts.Fatalf("%s: exit status %d, want %s", args[0], got, args[1])
+		}
+		return
+	}
 	if neg && err == nil {
 		ts.Fatalf("%s: unexpected success", args[0])
 	}
 	if !neg && err != nil {
 		ts.Fatalf("%s: %v", args[0], err)
 	}
+}
+
+// pgsignal NAME SIGNAL [group]: send SIGNAL (INT, TERM, HUP) to the command of pgstart, and
+// only to it, as a CI runner's timeout or a kill(1) would; with "group", to its whole process
+// group, as Ctrl-C on a terminal does.
+func cmdPGSignal(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 || len(args) > 3 || (len(args) == 3 && args[2] != "group") {
+		ts.Fatalf("usage: pgsignal NAME INT|TERM|HUP [group]")
+	}
+	sig := map[string]syscall.Signal{"INT": syscall.SIGINT, "TERM": syscall.SIGTERM, "HUP": syscall.SIGHUP}[args[1]]
+	if sig == 0 {
+		ts.Fatalf("pgsignal: unknown signal %s", args[1])
+	}
+	pid := pgLookup(ts, args[0]).cmd.Process.Pid
+	if len(args) == 3 {
+		pid = -pid
+	}
+	ts.Check(syscall.Kill(pid, sig))
+}
+
+func pgLookup(ts *testscript.TestScript, name string) *pgCmd {
+	pgMu.Lock()
+	defer pgMu.Unlock()
+	bg := pgCmds[ts.Getenv("WORK")+"\x00"+name]
+	if bg == nil {
+		ts.Fatalf("no command %s started by pgstart", name)
+	}
+	return bg
 }
 
 type pgCmd struct {
