@@ -110,7 +110,7 @@ func lookupBool(c *cli.Context, name string) bool {
 	return false
 }
 
-func policyFlag(required bool) *cli.StringFlag {
+func policyFlag() *cli.StringFlag {
 	return &cli.StringFlag{Name: "policy", Aliases: []string{"p"}, Usage: "the policy `FILE` (YAML, version 1)"}
 }
 
@@ -132,7 +132,7 @@ func App(s cmdutil.Streams) *cli.App {
 		"fr-approve verify-audit FILE"
 	app.Description = description
 	app.Flags = []cli.Flag{
-		policyFlag(true),
+		policyFlag(),
 		&cli.StringFlag{Name: "audit", Usage: "append one hash-chained JSON line per decision to `FILE` (limits are rebuilt from it on start)"},
 		&cli.DurationFlag{Name: "ask-timeout", Value: 5 * time.Minute, Usage: "deny a prompt nobody answered on the terminal within `DUR`"},
 		&cli.StringFlag{Name: "input", Aliases: []string{"i"}, Usage: "read events from `PATH` (a file or named FIFO) instead of stdin"},

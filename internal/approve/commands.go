@@ -48,7 +48,7 @@ func checkCommand(s cmdutil.Streams) *cli.Command {
 			"  fr-approve check --policy examples/ci-go.yaml run.jsonl --format table\n" +
 			"  fr-approve check --policy examples/ci-go.yaml run.jsonl | fr-filter 'select(.decision != \"allow\")'",
 		Flags: []cli.Flag{
-			policyFlag(true),
+			policyFlag(),
 			&cli.StringFlag{Name: "format", Usage: "`FORMAT`: jsonl or table (default: table on a terminal, else jsonl)"},
 			rootFlag(),
 			&cli.BoolFlag{Name: "fail-on-deny", Usage: "exit 1 when any prompt would be denied"},
@@ -229,7 +229,7 @@ func testCommand(s cmdutil.Streams) *cli.Command {
 			"EXIT STATUS\n  0 every test passed; 1 a test failed; 2 invalid policy\n\n" +
 			"EXAMPLES\n  fr-approve test --policy examples/ci-go.yaml\n  fr-approve test examples/*.yaml",
 		Flags: []cli.Flag{
-			policyFlag(true),
+			policyFlag(),
 			rootFlag(),
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "print passing tests too"},
 		},
@@ -342,7 +342,7 @@ func lintCommand(s cmdutil.Streams) *cli.Command {
 			"whole tree, unanchored regular expressions, and policies without tests.\n\n" +
 			"EXIT STATUS\n  0 no findings; 1 findings; 2 invalid policy\n\n" +
 			"EXAMPLES\n  fr-approve lint --policy examples/ci-go.yaml\n  fr-approve lint examples/*.yaml || echo 'review the policy'",
-		Flags: []cli.Flag{policyFlag(true)},
+		Flags: []cli.Flag{policyFlag()},
 		Action: func(c *cli.Context) error {
 			files, err := policyFiles(c)
 			if err != nil {

@@ -157,7 +157,7 @@ func covers(s, r *Rule) bool {
 	if s.Kind != "" && s.Kind != r.Kind {
 		return false
 	}
-	if s.Kind == "" && r.Kind != "" && s.Decision == Allow {
+	if s.Kind == "" && r.Kind != "" && !isKnownKind(r.Kind) && s.Decision == Allow {
 		return false // a wildcard allow does not reach unknown kinds
 	}
 	switch {
@@ -228,10 +228,16 @@ func covers(s, r *Rule) bool {
 		return coversPatterns(s.Route.Source, r.Route.Source) && coversPatterns(s.Route.Target, r.Route.Target) && coversPatterns(s.Route.Keyword, r.Route.Keyword)
 	}
 	// s has no typed matcher: it matches every prompt of its kind (or every known kind)
-	if s.Kind == "" {
-		return r.Kind == "shell_command" || r.Kind == "file_write" || r.Kind == "tool_action" || r.Kind == "route_approval" || r.Kind == ""
-	}
 	return true
+}
+
+func isKnownKind(k string) bool {
+	for _, known := range knownKinds {
+		if k == known {
+			return true
+		}
+	}
+	return false
 }
 
 func coversPatterns(s, r Patterns) bool {
