@@ -76,6 +76,8 @@ func lintAllow(r *Rule, add func(int, string, string, ...any)) {
 		}
 	case r.Shell == nil && r.Kind == "shell_command" && r.When == nil:
 		add(r.Line, r.Name, "allow rule %s allows every shell command", r.Name)
+	case r.Shell == nil && r.Kind == "shell_command":
+		add(r.Line, r.Name, "allow rule %s has only a when condition, over the whole command line: when it holds, every simple command in the line is allowed (a test on .command also passes \"make; rm -rf ~\"); add shell: patterns", r.Name)
 	case r.File == nil && r.Kind == "file_write" && r.When == nil:
 		add(r.Line, r.Name, "allow rule %s allows every file write inside the root", r.Name)
 	}
