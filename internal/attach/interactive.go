@@ -271,7 +271,7 @@ func bareAnswer(s string) bool {
 func (u *ui) line(t typedLine) error {
 	if t.promptID != 0 {
 		if len(u.prompts) == 0 || u.prompts[0].id != t.promptID {
-			return u.note("not sent: the prompt %q answered no longer waits", cmdutil.FirstLine(t.text))
+			return u.note("not sent: %q answered a prompt that no longer waits", cmdutil.FirstLine(t.text))
 		}
 		p := u.prompts[0]
 		var in wire.Input

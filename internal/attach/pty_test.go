@@ -185,6 +185,7 @@ func (tm *term) exit() int {
 }
 
 func TestInteractiveApprovals(t *testing.T) {
+	t.Parallel()
 	sock := daemon(t)
 	tm := startTerm(t, "--socket", sock, "--color", "never")
 	tm.waitFor("▶ attached", 1)
@@ -226,6 +227,7 @@ func TestInteractiveApprovals(t *testing.T) {
 }
 
 func TestInteractiveHeldTasks(t *testing.T) {
+	t.Parallel()
 	sock := daemon(t)
 	tm := startTerm(t, "--socket", sock, "--color", "never")
 	tm.waitFor("▶ attached", 1)
@@ -253,6 +255,7 @@ func TestInteractiveHeldTasks(t *testing.T) {
 }
 
 func TestInteractiveCtrlC(t *testing.T) {
+	t.Parallel()
 	sock := daemon(t)
 	tm := startTerm(t, "--socket", sock, "--color", "never")
 	tm.waitFor("▶ attached", 1)
@@ -269,6 +272,7 @@ func TestInteractiveCtrlC(t *testing.T) {
 }
 
 func TestInteractivePromptTakesTheNextLine(t *testing.T) {
+	t.Parallel()
 	sock := daemon(t)
 	tm := startTerm(t, "--socket", sock, "--color", "never")
 	tm.waitFor("▶ attached", 1)
