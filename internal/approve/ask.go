@@ -186,7 +186,9 @@ func (a *ttyAsker) Approve(ctx context.Context, req *wire.ApprovalRequest, d pol
 	b.WriteString(why + "\n")
 	switch {
 	case req.Kind == wire.KindFileWrite:
-		b.WriteString(render.UnifiedDiff(SanitizeText(req.Path), SanitizeText(req.OldContent), SanitizeText(req.NewContent),
+		// UnifiedDiff makes the text safe for the terminal itself, and needs the raw contents to
+		// tell binary files and line-end changes apart.
+		b.WriteString(render.UnifiedDiff(req.Path, req.OldContent, req.NewContent,
 			render.DiffOptions{Color: color, MaxLines: 400}))
 		if !strings.HasSuffix(b.String(), "\n") {
 			b.WriteByte('\n')
@@ -265,11 +267,6 @@ func (a *ttyAsker) Question(ctx context.Context, q *wire.Question) (*string, str
 // that could hide or rewrite what is shown) and line ends become visible escapes.
 func Sanitize(s string) string {
 	return sanitize(s, false)
-}
-
-// SanitizeText is Sanitize for multi-line text: newlines and tabs are kept.
-func SanitizeText(s string) string {
-	return sanitize(s, true)
 }
 
 func sanitize(s string, multiline bool) string {
