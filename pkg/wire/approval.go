@@ -57,6 +57,7 @@ func DecodeApprovalRequest(raw []byte) (*ApprovalRequest, error) {
 		return nil, fmt.Errorf("%w: %v", ErrMalformedPrompt, err)
 	}
 	r := &ApprovalRequest{Raw: raw}
+	// required fields must be present and, but for contents, not empty.
 	str := func(name string, dst *string, required bool) error {
 		v, ok := m[name]
 		if !ok || string(v) == "null" {
@@ -67,6 +68,9 @@ func DecodeApprovalRequest(raw []byte) (*ApprovalRequest, error) {
 		}
 		if err := json.Unmarshal(v, dst); err != nil {
 			return fmt.Errorf("%w: %s field %q is not a string", ErrMalformedPrompt, r.kindOrType(), name)
+		}
+		if required && *dst == "" && name != "newContent" {
+			return fmt.Errorf("%w: %s with an empty %q", ErrMalformedPrompt, r.kindOrType(), name)
 		}
 		return nil
 	}

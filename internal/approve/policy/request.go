@@ -108,7 +108,8 @@ func (f *fields) str(n int, dst *string, required bool) bool {
 	}
 	s, ok := unquoteBytes(v)
 	*dst = s
-	return ok
+	// wire refuses an empty required field (but for a file's new content).
+	return ok && !(required && s == "" && n != fNewContent)
 }
 
 // unquoteBytes decodes a JSON string literal as encoding/json does (its unquote, adapted):
@@ -289,7 +290,7 @@ func (e *event) request() (*wire.ApprovalRequest, error) {
 		}
 		s, ok := v.(string)
 		*dst = s
-		return ok
+		return ok && !(required && s == "" && name != "newContent")
 	}
 	ok = get("kind", &r.Kind, true)
 	switch r.Kind {
