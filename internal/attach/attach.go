@@ -2,6 +2,8 @@
 // socket or its WebSocket, for scripts, cron and CI. Events go to stdout as JSONL (the hello
 // included), inputs come from stdin or a FIFO and are gated so that nothing but an answer ever
 // reaches the daemon while a prompt is pending, and no new task while ours is queued or running.
+// On a terminal it is interactive (interactive.go): events rendered above an input line where a
+// person types tasks and answers prompts.
 package attach
 
 import (
@@ -40,6 +42,20 @@ INPUT
    or running (the daemon would read it as an approval answer); an answer with no prompt
    pending is dropped with a warning. The end of stdin does not end fr-attach.
 
+ON A TERMINAL
+   With stdin and stdout both terminals and neither --task nor --input, fr-attach is
+   interactive (unless --format jsonl): events are rendered for a person above an input line,
+   and a line typed there is a task for the daemon. A task typed while ours is queued or
+   running is held until its result, and a note says how many wait. An approval_request is
+   shown (a file write as a diff) and the input line asks 'allow? [y/N]': y or yes allows,
+   anything else, an empty line included, denies. A question lists its options by number:
+   answer with a number, an option's text, your own text where the question allows it, or an
+   empty line to skip. While a prompt waits, the next line typed is its answer, never a task;
+   a line half typed when the prompt came is set aside and comes back after the answer. The
+   line is edited in place (arrows, Home, End, Ctrl-A, -E, -U, -K, -W; Up and Down recall
+   earlier tasks). Ctrl-D detaches (exit 0), Ctrl-C too (exit 130); the daemon keeps running
+   the task either way, and fr-attach says so on the way out.
+
 EXIT ON RESULT
    With --exit-on-result fr-attach exits once every task of this client has its result (tasks
    it sent, the task named in hello.inFlight, those in hello.pendingResults): 0 if all
@@ -65,13 +81,13 @@ SECURITY
    and is never printed. No Origin header is ever sent.
 
 EXIT STATUS
-   0    every task succeeded (--exit-on-result), or stdout was closed
+   0    every task succeeded (--exit-on-result), stdout was closed, or Ctrl-D on a terminal
    1    a task failed or its outcome was lost, or a newer connection replaced ours
    2    usage error: bad flag, invalid --client-id, unreadable --token-file or --ca-cert
    3    protocol error: unsupported protocolVersion in hello (see --any-version), no hello
    4    refused: 401 or 403, or a read-only token tried to send a task
    10   no daemon: no socket, connection refused, reconnects exhausted
-   130  interrupted (SIGINT or SIGTERM); the daemon keeps our task
+   130  interrupted (Ctrl-C, SIGINT or SIGTERM); the daemon keeps our task
 
 ENVIRONMENT
    FUSERAFT_HOME          fuseraft's home, for the default socket path
@@ -79,6 +95,9 @@ ENVIRONMENT
    NO_COLOR               no colour in --format pretty
 
 EXAMPLES
+   # at a terminal: type tasks, answer their prompts, Ctrl-D to leave
+   fr-attach
+
    # dispatch a task, answer its approvals by policy, exit with its outcome
    mkfifo answers
    fr-attach --task 'run the tests' --exit-on-result --input answers \

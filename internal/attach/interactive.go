@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/internal/render"
@@ -27,12 +28,15 @@ func interactive(ctx context.Context, a *attacher, in io.Reader) error {
 	width := render.Width(a.s.Out, a.s.Env)
 
 	edit := false
-	var restore func() error
+	restore := func() {}
 	if f, ok := in.(*os.File); ok {
 		if r, err := editMode(int(f.Fd())); err == nil {
-			edit, restore = true, r
+			var once sync.Once
+			edit, restore = true, func() { once.Do(func() { r() }) }
 		}
 	}
+	// The terminal is given back as it was found, whatever happens.
+	defer restore()
 	con := newConsole(a.s.Out, width, edit)
 	u := &ui{a: a, con: con, color: a.o.color}
 	a.ui = u
@@ -59,9 +63,7 @@ func interactive(ctx context.Context, a *attacher, in io.Reader) error {
 	cancel()
 	stopWatch()
 	con.close()
-	if restore != nil {
-		restore()
-	}
+	restore()
 	a.s.Err = stderr
 	if u.detached || cmdutil.CodeOf(err) == cmdutil.ExitInterrupted {
 		fmt.Fprintf(stderr, "%s: %s\n", prog, u.detachMessage())

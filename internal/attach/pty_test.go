@@ -21,8 +21,9 @@ import (
 // pseudo-terminal (so Ctrl-C is a real SIGINT from the terminal), against an fr-sim serve
 // daemon. Both are the test binary itself, installed under their names by TestMain.
 
-// daemon starts fr-sim serve on a short socket path and returns the path.
-func daemon(t *testing.T) string {
+// daemon starts fr-sim serve on a short socket path and returns the path and the file where
+// it records every line clients send.
+func daemon(t *testing.T) (sock, record string) {
 	t.Helper()
 	bin, err := exec.LookPath("fr-sim")
 	if err != nil {
@@ -33,7 +34,9 @@ func daemon(t *testing.T) string {
 		t.Fatal(err)
 	}
 	sock, ready := filepath.Join(dir, "d.sock"), filepath.Join(dir, "ready.json")
-	cmd := exec.Command(bin, "serve", "--socket", sock, "--ready-file", ready, "--scenario", "testdata/interactive.yaml")
+	record = filepath.Join(dir, "record.jsonl")
+	cmd := exec.Command(bin, "serve", "--socket", sock, "--ready-file", ready, "--scenario", "testdata/interactive.yaml",
+		"--record", record)
 	cmd.Env = append(os.Environ(), "FUSERAFT_HOME="+filepath.Join(dir, "home"), "FUSERAFT_SERVE_TOKEN=")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -55,7 +58,7 @@ func daemon(t *testing.T) string {
 	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		b, err := os.ReadFile(ready)
 		if err == nil && json.Valid(b) {
-			return sock
+			return sock, record
 		}
 		select {
 		case err := <-done:
@@ -184,9 +187,34 @@ func (tm *term) exit() int {
 	}
 }
 
+// received returns the lines the daemon received, in order, compacted.
+func received(t *testing.T, record string) []string {
+	t.Helper()
+	b, err := os.ReadFile(record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var r struct {
+			Line json.RawMessage `json:"line"`
+			Text *string         `json:"text"`
+		}
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("record line %q: %v", l, err)
+		}
+		if r.Text != nil {
+			lines = append(lines, *r.Text)
+		} else {
+			lines = append(lines, string(r.Line))
+		}
+	}
+	return lines
+}
+
 func TestInteractiveApprovals(t *testing.T) {
 	t.Parallel()
-	sock := daemon(t)
+	sock, record := daemon(t)
 	tm := startTerm(t, "--socket", sock, "--color", "never")
 	tm.waitFor("▶ attached", 1)
 
@@ -224,11 +252,23 @@ func TestInteractiveApprovals(t *testing.T) {
 	if got := strings.Count(tm.text(), "approved"); got != 2 {
 		t.Errorf("%d approvals shown, want 2:\n%s", got, tm.text())
 	}
+	// Exactly one answer per prompt reached the daemon, each after its task.
+	want := []string{
+		`{"type":"user_input","text":"deploy the app"}`,
+		`{"type":"approval_response","approved":true}`,
+		`{"type":"user_input","text":"deploy again"}`,
+		`{"type":"approval_response","approved":false}`,
+		`{"type":"user_input","text":"write notes"}`,
+		`{"type":"approval_response","approved":true}`,
+	}
+	if got := received(t, record); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the daemon received:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
 }
 
 func TestInteractiveHeldTasks(t *testing.T) {
 	t.Parallel()
-	sock := daemon(t)
+	sock, _ := daemon(t)
 	tm := startTerm(t, "--socket", sock, "--color", "never")
 	tm.waitFor("▶ attached", 1)
 
@@ -256,7 +296,7 @@ func TestInteractiveHeldTasks(t *testing.T) {
 
 func TestInteractiveCtrlC(t *testing.T) {
 	t.Parallel()
-	sock := daemon(t)
+	sock, _ := daemon(t)
 	tm := startTerm(t, "--socket", sock, "--color", "never")
 	tm.waitFor("▶ attached", 1)
 
@@ -273,7 +313,7 @@ func TestInteractiveCtrlC(t *testing.T) {
 
 func TestInteractivePromptTakesTheNextLine(t *testing.T) {
 	t.Parallel()
-	sock := daemon(t)
+	sock, _ := daemon(t)
 	tm := startTerm(t, "--socket", sock, "--color", "never")
 	tm.waitFor("▶ attached", 1)
 
