@@ -144,6 +144,13 @@ func (c *console) setWidth(w int) {
 	c.redrawLocked()
 }
 
+// cols is the terminal's width.
+func (c *console) cols() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.width
+}
+
 func (c *console) redraw() {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -42,6 +42,7 @@ func interactive(ctx context.Context, a *attacher, in io.Reader) error {
 	a.ui = u
 	a.out = wire.NewWriter(con)
 	a.rend = render.New(a.out, render.Options{Color: a.o.color, Width: width})
+	u.width = con.cols()
 	if cmdutil.IsTerminal(stderr) {
 		a.s.Err = con.stderr(stderr)
 	}
@@ -147,6 +148,7 @@ type ui struct {
 
 	prompts  []prompt // waiting, oldest first, as the gate sees them
 	serial   int
+	width    int // the renderer's
 	held     int // tasks the gate held, as last noted
 	detached bool
 }
@@ -186,6 +188,17 @@ func (u *ui) event(ev wire.Event) error {
 		return nil
 	}
 	return u.refresh()
+}
+
+// followWidth renders at the terminal's new width once it was resized.
+func (u *ui) followWidth() {
+	w := u.con.cols()
+	if w == u.width {
+		return
+	}
+	u.a.rend.Close()
+	u.a.rend = render.New(u.a.out, render.Options{Color: u.a.o.color, Width: w})
+	u.width = w
 }
 
 // refresh puts the prompt for the current state on the input line.

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+
+	"github.com/fuseraft/fr/internal/render"
 )
 
 // The interactive tests run fr-attach as a person would: as its own process on a
@@ -292,6 +294,48 @@ func TestInteractiveHeldTasks(t *testing.T) {
 	if code := tm.exit(); code != 0 {
 		t.Errorf("exit status %d, want 0", code)
 	}
+}
+
+func TestInteractiveFollowsTheWidth(t *testing.T) {
+	t.Parallel()
+	sock, _ := daemon(t)
+	tm := startTerm(t, "--socket", sock, "--color", "never")
+	tm.waitFor("▶ attached", 1)
+	// shown runs a task with a long tool call and returns the tool call's line as shown.
+	n := 0
+	shown := func() string {
+		t.Helper()
+		n++
+		tm.typeKeys("wide\r")
+		tm.waitFor("✓ done “wide”", n)
+		lines := strings.Split(tm.text(), "\n")
+		for i := len(lines) - 1; i >= 0; i-- {
+			if k := strings.Index(lines[i], "→ [Worker] shell"); k >= 0 {
+				return lines[i][k:]
+			}
+		}
+		t.Fatalf("no tool call shown:\n%s", tm.text())
+		return ""
+	}
+	if l := shown(); render.StringWidth(l) != 100 || !strings.HasSuffix(l, "…") {
+		t.Errorf("at width 100 the tool call is %d wide: %q", render.StringWidth(l), l)
+	}
+	if err := pty.Setsize(tm.ptmx, &pty.Winsize{Rows: 40, Cols: 60}); err != nil {
+		t.Fatal(err)
+	}
+	// The resize reaches fr-attach as a signal, at once but asynchronously.
+	var l string
+	for try := 0; try < 50; try++ {
+		if l = shown(); render.StringWidth(l) == 60 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if render.StringWidth(l) != 60 || !strings.HasSuffix(l, "…") {
+		t.Errorf("after a resize to 60 columns the tool call is %d wide: %q", render.StringWidth(l), l)
+	}
+	tm.typeKeys("\x04")
+	tm.exit()
 }
 
 func TestInteractiveCtrlC(t *testing.T) {

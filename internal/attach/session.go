@@ -350,6 +350,9 @@ func (a *attacher) session(ctx context.Context, l link, inputs <-chan inputMsg) 
 func (a *attacher) emit(ln wire.Line) error {
 	if a.rend != nil {
 		if ev, ok := ln.Event(); ok {
+			if a.ui != nil {
+				a.ui.followWidth()
+			}
 			return a.rend.Event(ev)
 		}
 		return nil
