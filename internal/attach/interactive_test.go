@@ -2,7 +2,9 @@ package attach
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"regexp"
 	"slices"
@@ -438,4 +440,75 @@ func FuzzQuestionAnswer(f *testing.F) {
 			t.Fatalf("%q read as %q, options %q", in, *ans, q.Options)
 		}
 	})
+}
+
+func TestCookedLines(t *testing.T) {
+	var screen bytes.Buffer
+	con := newConsole(&screen, 80, false)
+	con.setPrompt("allow? [y/N] ", 13, 3)
+	ch := make(chan inputMsg, 8)
+	readTerminal(context.Background(), strings.NewReader("y\r\nrun it\nlast"), con, ch)
+	var got []string
+	for len(ch) > 0 {
+		m := <-ch
+		switch {
+		case m.typed != nil:
+			got = append(got, fmt.Sprintf("%s@%d", m.typed.text, m.typed.promptID))
+		case m.eof:
+			got = append(got, "EOF")
+		}
+	}
+	if want := "y@3|run it@3|last@3|EOF"; strings.Join(got, "|") != want {
+		t.Errorf("got %q, want %q", strings.Join(got, "|"), want)
+	}
+}
+
+func TestDetachMessage(t *testing.T) {
+	hello := `{"type":"hello","protocolVersion":1,"clientId":null,"readOnly":false,"inFlight":null,"pendingResults":[]}`
+	cases := []struct {
+		name     string
+		clientID string
+		events   []string
+		typed    []string
+		want     []string
+		not      []string
+	}{
+		{"idle", "", []string{hello}, nil, []string{"detached"}, []string{"keeps"}},
+		{"a task running", "", []string{hello, `{"type":"queued","sessionId":"s-7","position":0}`}, []string{"build it"},
+			[]string{"detached; the daemon keeps running task s-7"}, []string{"reattach", "prompt"}},
+		{"a prompt waiting on the socket", "",
+			[]string{hello, `{"type":"queued","sessionId":"s-7","position":0}`, `{"type":"approval_request","kind":"shell_command","command":"make"}`},
+			[]string{"build it"}, []string{"task s-7 and takes its pending prompt as denied"}, []string{"reattach"}},
+		{"a prompt waiting over the websocket", "fr-attach-abc",
+			[]string{hello, `{"type":"queued","sessionId":"s-7","position":0}`, `{"type":"approval_request","kind":"shell_command","command":"make"}`},
+			[]string{"build it"}, []string{"asks its pending prompt again", "reattach with --client-id fr-attach-abc to collect its result"}, nil},
+		{"held tasks", "", []string{hello, `{"type":"queued","sessionId":"s-7","position":0}`}, []string{"build it", "test it", "ship it"},
+			[]string{"; 2 held tasks were not sent"}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			u, _ := testUI()
+			u.a.o.target.clientID = tc.clientID
+			for i, ev := range tc.events {
+				if i == 1 {
+					for _, s := range tc.typed {
+						u.line(typedLine{text: s})
+					}
+					sent(u)
+				}
+				observe(u, ev)
+			}
+			msg := u.detachMessage()
+			for _, w := range tc.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("%q does not say %q", msg, w)
+				}
+			}
+			for _, w := range tc.not {
+				if strings.Contains(msg, w) {
+					t.Errorf("%q says %q", msg, w)
+				}
+			}
+		})
+	}
 }
