@@ -160,60 +160,96 @@ var ErrStop = errors.New("stop")
 // first, and when it comes after the items they have already been passed on. The callback's
 // slice is only valid during the call. allowVersion makes an unsupported version not an error
 // (the caller warns). It returns a *ProtocolError when r does not hold exactly one envelope.
+//
+// It accepts what DecodeEnvelope accepts, with one difference a stream forces: a field given
+// twice is refused (DecodeEnvelope keeps the last, which a stream cannot take back).
 func ReadEnvelope(r io.Reader, allowVersion bool, onItem func(raw []byte) error) (EnvelopeHead, error) {
 	var head EnvelopeHead
-	seen := &prefixRecorder{}
-	d := json.NewDecoder(io.TeeReader(r, seen))
-	d.UseNumber()
+	s := &envScanner{r: r, buf: make([]byte, 0, 64<<10)}
 	fail := func(msg string) (EnvelopeHead, error) {
-		return head, protocolErr(msg, seen.b)
-	}
-	tok, err := d.Token()
-	if err != nil {
-		if err == io.EOF {
-			return fail("expected a JSON envelope, got no output")
+		if s.ioErr != nil {
+			return head, s.ioErr
 		}
+		return head, protocolErr(msg, s.seen)
+	}
+	c, ok := s.skipSpace()
+	if !ok {
+		if s.ioErr != nil {
+			return head, s.ioErr
+		}
+		return fail("expected a JSON envelope, got no output")
+	}
+	if c != '{' {
 		return fail("expected a JSON envelope")
 	}
-	if delim, ok := tok.(json.Delim); !ok || delim != '{' {
-		return fail("expected a JSON envelope")
-	}
-	haveVersion := false
-	shapes := 0
-	var raw json.RawMessage
-	for d.More() {
-		tok, err := d.Token()
-		if err != nil {
+	s.pos++
+	haveVersion, shapes := false, 0
+	keys := map[string]bool{}
+	for first := true; ; first = false {
+		c, ok := s.skipSpace()
+		if !ok {
 			return fail("envelope is not valid JSON")
 		}
-		key, _ := tok.(string)
+		if first && c == '}' {
+			s.pos++
+			break
+		}
+		// A key, a colon, a value.
+		raw, ok := s.value(1, true)
+		if !ok {
+			return fail("envelope is not valid JSON")
+		}
+		key, ok := jsonKey(raw)
+		if !ok {
+			return fail("envelope is not valid JSON")
+		}
+		if c, ok := s.skipSpace(); !ok || c != ':' {
+			return fail("envelope is not valid JSON")
+		}
+		s.pos++
+		if keys[key] {
+			return fail("envelope has the field " + strconv.Quote(key) + " twice")
+		}
+		keys[key] = true
+		c, ok = s.skipSpace()
+		if !ok {
+			return fail("envelope is not valid JSON")
+		}
 		switch key {
-		case "protocolVersion":
-			var n json.RawMessage
-			if err := d.Decode(&n); err != nil {
-				return fail("envelope's protocolVersion is not an integer")
-			}
-			v, err := strconv.Atoi(string(n))
-			if err != nil {
-				return fail("envelope's protocolVersion is not an integer")
-			}
-			head.ProtocolVersion, haveVersion = v, true
-			if err := CheckVersion(v, "the envelope"); err != nil && !allowVersion {
-				return head, err
-			}
 		case "items":
 			shapes++
 			head.Shape = "items"
-			tok, err := d.Token()
-			if err != nil {
-				return fail("envelope is not valid JSON")
-			}
-			if delim, ok := tok.(json.Delim); !ok || delim != '[' {
+			if c != '[' {
+				if _, ok := s.value(1, false); !ok {
+					return fail("envelope is not valid JSON")
+				}
 				return fail("envelope's items is not an array")
 			}
-			for d.More() {
-				raw = raw[:0]
-				if err := d.Decode(&raw); err != nil {
+			s.pos++
+			for n := 0; ; n++ {
+				c, ok := s.skipSpace()
+				if !ok {
+					return fail("envelope is not valid JSON")
+				}
+				if c == ']' && n == 0 {
+					s.pos++
+					break
+				}
+				if n > 0 {
+					if c == ']' {
+						s.pos++
+						break
+					}
+					if c != ',' {
+						return fail("envelope is not valid JSON")
+					}
+					s.pos++
+					if _, ok := s.skipSpace(); !ok {
+						return fail("envelope is not valid JSON")
+					}
+				}
+				raw, ok := s.value(2, false)
+				if !ok {
 					return fail("envelope is not valid JSON")
 				}
 				if err := onItem(raw); err != nil {
@@ -223,45 +259,60 @@ func ReadEnvelope(r io.Reader, allowVersion bool, onItem func(raw []byte) error)
 					return head, err
 				}
 			}
-			if _, err := d.Token(); err != nil {
-				return fail("envelope is not valid JSON")
-			}
-		case "item":
-			shapes++
-			head.Shape = "item"
-			raw = raw[:0]
-			if err := d.Decode(&raw); err != nil {
-				return fail("envelope is not valid JSON")
-			}
-			if string(raw) == "null" {
-				return fail("envelope's item is null")
-			}
-			if err := onItem(raw); err != nil {
-				if err == ErrStop {
-					return head, nil
-				}
-				return head, err
-			}
-		case "error":
-			shapes++
-			head.Shape = "error"
-			var s string
-			if err := d.Decode(&s); err != nil {
-				return fail("envelope's error is not a string")
-			}
-			head.Error = &s
 		default:
-			var skip json.RawMessage
-			if err := d.Decode(&skip); err != nil {
+			raw, ok := s.value(1, false)
+			if !ok {
 				return fail("envelope is not valid JSON")
+			}
+			switch key {
+			case "protocolVersion":
+				// As DecodeEnvelope reads it: a JSON integer (null leaves it 0).
+				if err := json.Unmarshal(raw, &head.ProtocolVersion); err != nil {
+					return fail("envelope's protocolVersion is not an integer")
+				}
+				haveVersion = true
+				if err := CheckVersion(head.ProtocolVersion, "the envelope"); err != nil && !allowVersion {
+					return head, err
+				}
+			case "item":
+				shapes++
+				head.Shape = "item"
+				if string(raw) == "null" {
+					return fail("envelope's item is null")
+				}
+				if err := onItem(raw); err != nil {
+					if err == ErrStop {
+						return head, nil
+					}
+					return head, err
+				}
+			case "error":
+				shapes++
+				head.Shape = "error"
+				var msg string
+				if err := json.Unmarshal(raw, &msg); err != nil {
+					return fail("envelope's error is not a string")
+				}
+				head.Error = &msg
 			}
 		}
+		c, ok = s.skipSpace()
+		if !ok {
+			return fail("envelope is not valid JSON")
+		}
+		s.pos++
+		if c == '}' {
+			break
+		}
+		if c != ',' {
+			return fail("envelope is not valid JSON")
+		}
 	}
-	if _, err := d.Token(); err != nil {
-		return fail("envelope is not valid JSON")
-	}
-	if _, err := d.Token(); err != io.EOF {
+	if _, ok := s.skipSpace(); ok {
 		return fail("expected exactly one JSON envelope")
+	}
+	if s.ioErr != nil {
+		return head, s.ioErr
 	}
 	if !haveVersion {
 		return fail("envelope has no protocolVersion")
@@ -275,14 +326,345 @@ func ReadEnvelope(r io.Reader, allowVersion bool, onItem func(raw []byte) error)
 	return head, nil
 }
 
-// prefixRecorder keeps the first bytes of what a streaming decode saw, for error messages.
-type prefixRecorder struct{ b []byte }
-
-func (p *prefixRecorder) Write(b []byte) (int, error) {
-	if room := 512 - len(p.b); room > 0 {
-		p.b = append(p.b, b[:min(room, len(b))]...)
+// jsonKey decodes an object key given with its quotes.
+func jsonKey(raw []byte) (string, bool) {
+	plain := true
+	for _, c := range raw[1 : len(raw)-1] {
+		if c == '\\' || c >= 0x80 {
+			plain = false
+			break
+		}
 	}
-	return len(b), nil
+	if plain {
+		return string(raw[1 : len(raw)-1]), true
+	}
+	var k string
+	if err := json.Unmarshal(raw, &k); err != nil {
+		return "", false
+	}
+	return k, true
+}
+
+// envScanner reads one JSON document from a stream in blocks, handing out each value's bytes
+// from its buffer: memory grows only to the largest single value. Values are checked as
+// strictly as encoding/json checks them, its nesting limit included.
+type envScanner struct {
+	r     io.Reader
+	buf   []byte // read so far; unread from pos on
+	pos   int
+	eof   bool
+	ioErr error
+	seen  []byte // the first bytes read, for error messages
+}
+
+// maxDepth is encoding/json's nesting limit, counted from the envelope.
+const maxDepth = 10000
+
+// more reads another block, keeping buf[pos:]. It reports false at the end of the input.
+func (s *envScanner) more() bool {
+	if s.eof {
+		return false
+	}
+	if s.pos > 0 {
+		n := copy(s.buf, s.buf[s.pos:])
+		s.buf = s.buf[:n]
+		s.pos = 0
+	}
+	if cap(s.buf)-len(s.buf) < 32<<10 {
+		nb := make([]byte, len(s.buf), 2*cap(s.buf)+64<<10)
+		copy(nb, s.buf)
+		s.buf = nb
+	}
+	for {
+		n, err := s.r.Read(s.buf[len(s.buf):cap(s.buf)])
+		if n > 0 && len(s.seen) < 512 {
+			s.seen = append(s.seen, s.buf[len(s.buf):len(s.buf)+min(n, 512-len(s.seen))]...)
+		}
+		s.buf = s.buf[:len(s.buf)+n]
+		if err != nil {
+			s.eof = true
+			if err != io.EOF {
+				s.ioErr = err
+			}
+			return n > 0
+		}
+		if n > 0 {
+			return true
+		}
+	}
+}
+
+// skipSpace moves past JSON whitespace and returns the next byte, false at the end of input.
+func (s *envScanner) skipSpace() (byte, bool) {
+	for {
+		for s.pos < len(s.buf) {
+			switch c := s.buf[s.pos]; c {
+			case ' ', '\t', '\r', '\n':
+				s.pos++
+			default:
+				return c, true
+			}
+		}
+		if !s.more() {
+			return 0, false
+		}
+	}
+}
+
+// value scans the JSON value at pos (whitespace already skipped) at nesting depth, returns
+// its bytes and moves past it. A value cut by the end of the buffer is scanned again once
+// more is read. keyOnly accepts only a string.
+func (s *envScanner) value(depth int, keyOnly bool) ([]byte, bool) {
+	for {
+		if s.pos >= len(s.buf) && !s.more() {
+			return nil, false
+		}
+		if keyOnly && s.buf[s.pos] != '"' {
+			return nil, false
+		}
+		end, st := scanValue(s.buf, s.pos, depth, s.eof)
+		switch st {
+		case scanOK:
+			raw := s.buf[s.pos:end]
+			s.pos = end
+			return raw, true
+		case scanShort:
+			// Scan again once more has come: after any read for a value under 1 MiB (so
+			// items are passed on as they arrive), else once the bytes have doubled, so a
+			// value of any size is scanned O(1) times per byte.
+			scanned := len(s.buf) - s.pos
+			need := 1
+			if scanned >= 1<<20 {
+				need = scanned
+			}
+			for len(s.buf)-s.pos-scanned < need {
+				if !s.more() {
+					if len(s.buf)-s.pos > scanned {
+						break // the input ended: one last scan says how
+					}
+					return nil, false
+				}
+			}
+		default:
+			return nil, false
+		}
+	}
+}
+
+type scanState int
+
+const (
+	scanOK scanState = iota
+	scanShort
+	scanBad
+)
+
+// scanValue finds the end of the JSON value starting at b[i], at nesting depth (of what
+// holds it). atEOF says no more bytes come after b, which ends a number at the end of b.
+func scanValue(b []byte, i, depth int, atEOF bool) (int, scanState) {
+	if i >= len(b) {
+		return i, scanShort
+	}
+	switch c := b[i]; {
+	case c == '"':
+		return scanString(b, i)
+	case c == '{' || c == '[':
+		if depth+1 > maxDepth {
+			return i, scanBad
+		}
+		return scanComposite(b, i, depth+1)
+	case c == '-' || (c >= '0' && c <= '9'):
+		return scanNumber(b, i, atEOF)
+	case c == 't':
+		return scanLiteral(b, i, "true")
+	case c == 'f':
+		return scanLiteral(b, i, "false")
+	case c == 'n':
+		return scanLiteral(b, i, "null")
+	}
+	return i, scanBad
+}
+
+func scanLiteral(b []byte, i int, lit string) (int, scanState) {
+	for k := 0; k < len(lit); k++ {
+		if i+k >= len(b) {
+			return i, scanShort
+		}
+		if b[i+k] != lit[k] {
+			return i, scanBad
+		}
+	}
+	return i + len(lit), scanOK
+}
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+func scanString(b []byte, i int) (int, scanState) {
+	i++
+	for {
+		// The common case: a run of plain bytes.
+		for i < len(b) && b[i] >= 0x20 && b[i] != '"' && b[i] != '\\' {
+			i++
+		}
+		if i >= len(b) {
+			return i, scanShort
+		}
+		switch c := b[i]; {
+		case c == '"':
+			return i + 1, scanOK
+		case c < 0x20:
+			return i, scanBad
+		}
+		// A backslash.
+		if i+1 >= len(b) {
+			return i, scanShort
+		}
+		switch b[i+1] {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			i += 2
+		case 'u':
+			for k := 2; k < 6; k++ {
+				if i+k >= len(b) {
+					return i, scanShort
+				}
+				if !isHex(b[i+k]) {
+					return i, scanBad
+				}
+			}
+			i += 6
+		default:
+			return i, scanBad
+		}
+	}
+}
+
+// scanNumber scans a JSON number. At the end of b a number may go on in the next block,
+// unless the input ended (atEOF).
+func scanNumber(b []byte, i int, atEOF bool) (int, scanState) {
+	short := func(j int) (int, scanState) {
+		if atEOF {
+			return j, scanBad
+		}
+		return j, scanShort
+	}
+	digits := func(j int) int {
+		for j < len(b) && b[j] >= '0' && b[j] <= '9' {
+			j++
+		}
+		return j
+	}
+	j := i
+	if b[j] == '-' {
+		j++
+		if j >= len(b) {
+			return short(j)
+		}
+	}
+	switch {
+	case b[j] == '0':
+		j++
+	case b[j] >= '1' && b[j] <= '9':
+		j = digits(j)
+	default:
+		return j, scanBad
+	}
+	if j < len(b) && b[j] == '.' {
+		j++
+		k := digits(j)
+		if k == j {
+			if k >= len(b) {
+				return short(k)
+			}
+			return k, scanBad
+		}
+		j = k
+	}
+	if j < len(b) && (b[j] == 'e' || b[j] == 'E') {
+		j++
+		if j < len(b) && (b[j] == '+' || b[j] == '-') {
+			j++
+		}
+		k := digits(j)
+		if k == j {
+			if k >= len(b) {
+				return short(k)
+			}
+			return k, scanBad
+		}
+		j = k
+	}
+	if j >= len(b) && !atEOF {
+		return j, scanShort
+	}
+	return j, scanOK
+}
+
+func scanSpace(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
+		case ' ', '\t', '\r', '\n':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// scanComposite scans an object or an array; depth is its own nesting depth. Inside one, a
+// value never ends the input (a , ] or } must follow), so running out of bytes is "short".
+func scanComposite(b []byte, i, depth int) (int, scanState) {
+	obj := b[i] == '{'
+	closer := byte(']')
+	if obj {
+		closer = '}'
+	}
+	i = scanSpace(b, i+1)
+	if i >= len(b) {
+		return i, scanShort
+	}
+	if b[i] == closer {
+		return i + 1, scanOK
+	}
+	for {
+		var st scanState
+		if obj {
+			if b[i] != '"' {
+				return i, scanBad
+			}
+			if i, st = scanString(b, i); st != scanOK {
+				return i, st
+			}
+			i = scanSpace(b, i)
+			if i >= len(b) {
+				return i, scanShort
+			}
+			if b[i] != ':' {
+				return i, scanBad
+			}
+			i = scanSpace(b, i+1)
+		}
+		if i, st = scanValue(b, i, depth, false); st != scanOK {
+			return i, st
+		}
+		i = scanSpace(b, i)
+		if i >= len(b) {
+			return i, scanShort
+		}
+		switch b[i] {
+		case ',':
+			i = scanSpace(b, i+1)
+			if i >= len(b) {
+				return i, scanShort
+			}
+		case closer:
+			return i + 1, scanOK
+		default:
+			return i, scanBad
+		}
+	}
 }
 
 // CheckHandshake checks the protocolVersion of a ready or hello event: a *ProtocolError when it
