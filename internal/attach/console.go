@@ -34,6 +34,7 @@ type console struct {
 	scroll int // first rune of line shown
 	aside  []rune
 	drawn  bool // the input line is on the screen
+	dirty  bool // the prompt changed since it was drawn
 	closed bool
 
 	hist    []string
@@ -107,9 +108,10 @@ func (c *console) writeLocked(w io.Writer, p []byte, held *[]byte) error {
 	return err
 }
 
-// setPrompt shows a new prompt. A prompt with an id (an approval or a question) takes the
-// next line as its answer: what was typed so far is set aside, to come back once no prompt
-// is waiting. aside reports whether there was such a line.
+// setPrompt puts a new prompt on the input line, drawn with the next output or by settle. A
+// prompt with an id (an approval or a question) takes the next line as its answer: what was
+// typed so far is set aside, to come back once no prompt is waiting. aside reports whether
+// there was such a line.
 func (c *console) setPrompt(styled string, plainWidth int, id int) (aside bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -132,8 +134,17 @@ func (c *console) setPrompt(styled string, plainWidth int, id int) (aside bool) 
 	}
 	c.prompt, c.pw, c.promptID = styled, plainWidth, id
 	c.histIdx = len(c.hist)
-	c.redrawLocked()
+	c.dirty = true
 	return aside
+}
+
+// settle draws the input line if it changed and no output has drawn it since.
+func (c *console) settle() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.dirty {
+		c.redrawLocked()
+	}
 }
 
 // setWidth follows a resized terminal.
@@ -195,7 +206,7 @@ func (c *console) clearTo(b *bytes.Buffer) {
 // drawTo draws the prompt and the visible part of the line, the cursor in place.
 func (c *console) drawTo(b *bytes.Buffer) {
 	b.WriteString(c.prompt)
-	c.drawn = true
+	c.drawn, c.dirty = true, false
 	if !c.edit {
 		return
 	}
@@ -450,7 +461,12 @@ func (c *console) feed(p []byte) (lines []typedLine, eof bool) {
 			b.WriteString(string(c.line))
 			b.WriteString("\r\n")
 			c.line, c.pos, c.scroll = nil, 0, 0
-			c.drawTo(&b)
+			if c.promptID == 0 {
+				c.drawTo(&b)
+			} else {
+				// An answer: the prompt that follows is drawn once it is handled.
+				c.dirty = true
+			}
 			c.out.Write(b.Bytes())
 			continue
 		case keyBackspace:

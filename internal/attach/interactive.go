@@ -157,17 +157,17 @@ func (u *ui) note(format string, args ...any) error {
 	if err := u.a.rend.Note(fmt.Sprintf(format, args...)); err != nil {
 		return err
 	}
-	return u.a.out.Flush()
+	err := u.a.out.Flush()
+	u.con.settle()
+	return err
 }
 
 // event follows an event the daemon sent (already rendered and observed by the gate).
 func (u *ui) event(ev wire.Event) error {
 	switch ev.Type {
 	case wire.TypeApproval, wire.TypeQuestion:
-		// The prompt goes on the screen before the input line asks for its answer.
-		if err := u.a.out.Flush(); err != nil {
-			return err
-		}
+		// Its event is rendered already: it goes on the screen with the input line asking
+		// for its answer below it.
 		u.serial++
 		p := prompt{id: u.serial, typ: ev.Type}
 		if ev.Type == wire.TypeQuestion {
@@ -202,21 +202,26 @@ func (u *ui) followWidth() {
 }
 
 // refresh puts the prompt for the current state on the input line.
+// Whatever was rendered before it (the prompt's event, the answer) is written first.
 func (u *ui) refresh() error {
 	if len(u.prompts) == 0 {
 		u.con.setPrompt(u.paint("\x1b[1;36m", "› "), 2, 0)
-		return nil
+	} else {
+		p := u.prompts[0]
+		text := "allow? [y/N] "
+		if p.typ == wire.TypeQuestion {
+			text = questionPrompt(p.q)
+		}
+		bar := u.paint("\x1b[1;33m", "┃ ")
+		if aside := u.con.setPrompt(bar+u.paint("\x1b[1m", text), 2+render.StringWidth(text), p.id); aside {
+			if err := u.a.rend.Note("the line you were typing is kept for after the answer"); err != nil {
+				return err
+			}
+		}
 	}
-	p := u.prompts[0]
-	text := "allow? [y/N] "
-	if p.typ == wire.TypeQuestion {
-		text = questionPrompt(p.q)
-	}
-	bar := u.paint("\x1b[1;33m", "┃ ")
-	if aside := u.con.setPrompt(bar+u.paint("\x1b[1m", text), 2+render.StringWidth(text), p.id); aside {
-		return u.note("the line you were typing is kept for after the answer")
-	}
-	return nil
+	err := u.a.out.Flush()
+	u.con.settle()
+	return err
 }
 
 func (u *ui) paint(sgr, s string) string {
@@ -304,10 +309,7 @@ func (u *ui) line(t typedLine) error {
 			return err
 		}
 		u.prompts = u.prompts[1:]
-		if err := u.refresh(); err != nil {
-			return err
-		}
-		return u.a.out.Flush()
+		return u.refresh()
 	}
 	text := strings.TrimSpace(t.text)
 	if text == "" {

@@ -214,6 +214,7 @@ func TestConsoleHoldsAnOpenLine(t *testing.T) {
 	var out bytes.Buffer
 	c := newConsole(&out, 80, true)
 	c.setPrompt("› ", 2, 0)
+	c.settle()
 	out.Reset()
 	c.Write([]byte("streamed"))
 	if out.Len() != 0 {
@@ -510,5 +511,21 @@ func TestDetachMessage(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestConsoleStderrKeepsTheInputLine(t *testing.T) {
+	var out, errOut bytes.Buffer
+	c := newConsole(&out, 80, true)
+	c.setPrompt("› ", 2, 0)
+	feedAll(c, "draft")
+	out.Reset()
+	w := c.stderr(&errOut)
+	fmt.Fprintf(w, "fr-attach: reconnecting to d.sock in 100ms (attempt 1)\n")
+	if errOut.String() != "fr-attach: reconnecting to d.sock in 100ms (attempt 1)\n" {
+		t.Errorf("stderr got %q", errOut.String())
+	}
+	if got := out.String(); !strings.HasPrefix(got, "\r\x1b[K") || !strings.Contains(got, "› draft") {
+		t.Errorf("the terminal got %q: want the input line cleared, then drawn again", got)
 	}
 }
