@@ -26,6 +26,12 @@ import (
 // daemon starts fr-sim serve on a short socket path and returns the path and the file where
 // it records every line clients send.
 func daemon(t *testing.T) (sock, record string) {
+	sock, _, record = daemonWS(t)
+	return sock, record
+}
+
+// daemonWS is daemon with a WebSocket too, at url.
+func daemonWS(t *testing.T) (sock, url, record string) {
 	t.Helper()
 	bin, err := exec.LookPath("fr-sim")
 	if err != nil {
@@ -38,7 +44,7 @@ func daemon(t *testing.T) (sock, record string) {
 	sock, ready := filepath.Join(dir, "d.sock"), filepath.Join(dir, "ready.json")
 	record = filepath.Join(dir, "record.jsonl")
 	cmd := exec.Command(bin, "serve", "--socket", sock, "--ready-file", ready, "--scenario", "testdata/interactive.yaml",
-		"--record", record)
+		"--record", record, "--port", "0")
 	cmd.Env = append(os.Environ(), "FUSERAFT_HOME="+filepath.Join(dir, "home"), "FUSERAFT_SERVE_TOKEN=")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -59,8 +65,11 @@ func daemon(t *testing.T) (sock, record string) {
 	})
 	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		b, err := os.ReadFile(ready)
-		if err == nil && json.Valid(b) {
-			return sock, record
+		var r struct {
+			URL string `json:"url"`
+		}
+		if err == nil && json.Unmarshal(b, &r) == nil {
+			return sock, r.URL, record
 		}
 		select {
 		case err := <-done:
@@ -353,6 +362,56 @@ func TestInteractiveCtrlC(t *testing.T) {
 		t.Errorf("exit status %d after Ctrl-C, want 130; the terminal shows:\n%s", code, tm.text())
 	}
 	tm.waitFor("fr-attach: detached; the daemon keeps running task sim-", 1)
+}
+
+// Over the WebSocket, Ctrl-C names the client id to reattach with, and reattaching with it
+// collects the task's result.
+func TestInteractiveCtrlCWebSocket(t *testing.T) {
+	t.Parallel()
+	_, url, _ := daemonWS(t)
+	tm := startTerm(t, "--url", url, "--color", "never")
+	tm.waitFor("▶ attached", 1)
+	tm.typeKeys("slow one\r")
+	tm.waitFor("● Worker is starting", 1)
+	tm.typeKeys("\x03")
+	if code := tm.exit(); code != 130 {
+		t.Errorf("exit status %d, want 130", code)
+	}
+	tm.waitFor(" to collect its result)", 1)
+	m := regexp.MustCompile(`keeps running task (\S+) \(reattach with --client-id (fr-attach-[0-9a-f]+) to`).FindStringSubmatch(tm.text())
+	if m == nil {
+		t.Fatalf("no task and client id in:\n%s", tm.text())
+	}
+	bin, _ := exec.LookPath("fr-attach")
+	cmd := exec.Command(bin, "--url", url, "--client-id", m[2], "--exit-on-result")
+	cmd.Env = append(os.Environ(), "FUSERAFT_SERVE_TOKEN=")
+	out, err := runTimeout(cmd, 15*time.Second)
+	if err != nil {
+		t.Fatalf("reattaching: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), `"type":"result","sessionId":"`+m[1]+`"`) {
+		t.Errorf("reattaching did not collect the result of %s:\n%s", m[1], out)
+	}
+}
+
+// runTimeout runs cmd (stdin empty) and returns its stdout, killing it after d.
+func runTimeout(cmd *exec.Cmd, d time.Duration) ([]byte, error) {
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &out
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		return out.Bytes(), err
+	case <-time.After(d):
+		cmd.Process.Kill()
+		<-done
+		return out.Bytes(), errors.New("timed out")
+	}
 }
 
 func TestInteractivePromptTakesTheNextLine(t *testing.T) {
