@@ -469,3 +469,43 @@ func TestClosedStdout(t *testing.T) {
 		t.Errorf("took %v to notice the closed stdout", d)
 	}
 }
+
+// FuzzSplitObject: the quick field splitter finds the same keys and values as encoding/json.
+func FuzzSplitObject(f *testing.F) {
+	for _, s := range []string{`{"a":1,"b":"x\"}","c":[1,{"d":"]"}],"e":null}`, ` { "\u0061" : true } `, `{}`, `[1]`,
+		`{"k":"caf\u00E9","n":-1.5e3,"o":{"p":{}}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if !json.Valid(raw) {
+			return
+		}
+		got, ok := splitObject(raw)
+		d := json.NewDecoder(bytes.NewReader(raw))
+		tok, _ := d.Token()
+		if tok != json.Delim('{') {
+			if ok {
+				t.Fatalf("%q: split a non-object", raw)
+			}
+			return
+		}
+		if !ok {
+			t.Fatalf("%q: object not split", raw)
+		}
+		n := 0
+		for i := 0; d.More(); i++ {
+			n++
+			k, _ := d.Token()
+			var v json.RawMessage
+			if err := d.Decode(&v); err != nil {
+				t.Fatal(err)
+			}
+			if i >= len(got) || got[i].key != k.(string) || string(got[i].raw) != string(v) {
+				t.Fatalf("%q: field %d: got %+v, want %q=%s", raw, i, got, k, v)
+			}
+		}
+		if n != len(got) {
+			t.Fatalf("%q: %d fields split, %d decoded", raw, len(got), n)
+		}
+	})
+}

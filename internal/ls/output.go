@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/itchyny/gojq"
 
@@ -33,28 +34,106 @@ type record struct {
 }
 
 // splitObject reads the top-level fields of a JSON object in order; ok is false for anything
-// that is not an object.
+// that is not an object. raw is valid JSON (ReadEnvelope and gojq made sure), so this only
+// finds where things end.
 func splitObject(raw []byte) ([]kv, bool) {
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	tok, err := d.Token()
-	if err != nil || tok != json.Delim('{') {
+	i := skipWS(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
 		return nil, false
 	}
 	var out []kv
-	for d.More() {
-		tok, err := d.Token()
-		if err != nil {
+	i = skipWS(raw, i+1)
+	for i < len(raw) && raw[i] != '}' {
+		if raw[i] == ',' {
+			i = skipWS(raw, i+1)
+		}
+		if i >= len(raw) || raw[i] != '"' {
 			return nil, false
 		}
-		key, _ := tok.(string)
-		var v json.RawMessage
-		if err := d.Decode(&v); err != nil {
+		kend := skipString(raw, i)
+		key, ok := jsonString(raw[i:kend])
+		if !ok {
 			return nil, false
 		}
-		out = append(out, kv{key: key, raw: append([]byte(nil), v...)})
+		i = skipWS(raw, kend)
+		if i >= len(raw) || raw[i] != ':' {
+			return nil, false
+		}
+		i = skipWS(raw, i+1)
+		vend := skipJSON(raw, i)
+		if vend <= i {
+			return nil, false
+		}
+		out = append(out, kv{key: key, raw: raw[i:vend]})
+		i = skipWS(raw, vend)
 	}
-	return out, true
+	return out, i < len(raw)
+}
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the end of the string starting at b[i] (past its closing quote).
+func skipString(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return len(b)
+}
+
+// skipJSON returns the end of the (valid) JSON value starting at b[i].
+func skipJSON(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				i = skipString(b, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return len(b)
+	}
+	for i < len(b) && !strings.ContainsRune(",}] \t\r\n", rune(b[i])) {
+		i++
+	}
+	return i
+}
+
+// jsonString decodes a quoted JSON string, quickly when it has no escapes.
+func jsonString(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	if bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
+		return string(raw[1 : len(raw)-1]), true
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", false
+	}
+	return s, true
 }
 
 func (r *record) parse() {
@@ -93,11 +172,31 @@ type value struct {
 
 func decodeValue(key string, raw []byte, present bool) value {
 	v := value{key: key, raw: raw, present: present}
-	if present {
-		d := json.NewDecoder(bytes.NewReader(raw))
-		d.UseNumber()
-		_ = d.Decode(&v.any)
+	if !present || len(raw) == 0 {
+		return v
 	}
+	switch raw[0] {
+	case '"':
+		if str, ok := jsonString(raw); ok {
+			v.any = str
+			return v
+		}
+	case 't', 'f', 'n':
+		switch string(raw) {
+		case "true":
+			v.any = true
+		case "false":
+			v.any = false
+		}
+		return v
+	case '{', '[':
+	default:
+		v.any = json.Number(raw)
+		return v
+	}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	_ = d.Decode(&v.any)
 	return v
 }
 
