@@ -119,7 +119,8 @@ func reorder(args []string) []string {
 const description = `fr-ls runs one of fuseraft's resource queries with --json appended (the command line is
 otherwise exactly the one shown for each resource), checks the envelope it prints and writes
 the items. fuseraft's stderr is passed through. The envelope is streamed: items are printed as
-they are decoded, so an envelope of any size is listed in bounded memory. RESOURCE - reads one
+they are decoded, so an envelope of any size is listed in bounded memory (except as a table,
+which needs every row to fit the columns). RESOURCE - reads one
 envelope from stdin instead: the --json output of any fuseraft command, init included.
 
 Formats (--format): jsonl, one item a line exactly as fuseraft wrote it (the default when
