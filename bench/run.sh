@@ -53,6 +53,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 export PATH=$BIN:$PATH
+# every latency sample of harness lat, "label seq sent-µs latency-µs", to look into outliers
+export HARNESS_DUMP=$OUT/latency-samples.txt
 
 say() { printf '%s\n' "$*" | tee -a "$MD"; }
 note() { printf 'bench: %s\n' "$*" >&2; }

@@ -157,6 +157,16 @@ func latFeed(r row, rate float64, n, warm int, kind string, env []string) latRes
 	}()
 	br := bufio.NewReaderSize(rd, 1<<16)
 	k := 0
+	// HARNESS_DUMP=FILE appends "label seq sent-µs latency-µs" for every event, to look
+	// into a distribution.
+	var dump *bufio.Writer
+	if path := os.Getenv("HARNESS_DUMP"); path != "" {
+		if f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644); err == nil {
+			defer f.Close()
+			dump = bufio.NewWriter(f)
+			defer dump.Flush()
+		}
+	}
 	for {
 		line, err := br.ReadSlice('\n')
 		if len(line) > 0 && !errors.Is(err, bufio.ErrBufferFull) {
@@ -168,6 +178,9 @@ func latFeed(r row, rate float64, n, warm int, kind string, env []string) latRes
 			if seq < n && seq >= warm {
 				if s := sent[seq].Load(); s > 0 || seq == 0 {
 					res.Samples = append(res.Samples, float64(now-s)/1e3)
+					if dump != nil {
+						fmt.Fprintf(dump, "%s %d %.0f %.0f\n", r.label, seq, float64(s)/1e3, float64(now-s)/1e3)
+					}
 				}
 			}
 			k++
