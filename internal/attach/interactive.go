@@ -126,9 +126,11 @@ func (c *console) cookedLine(text string) *typedLine {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	t := &typedLine{text: text, promptID: c.promptID}
-	// The person's Enter ended the prompt's line: show it again on the next.
-	io.WriteString(c.out, c.prompt)
-	c.drawn = true
+	if !c.closed {
+		// The person's Enter ended the prompt's line: show it again on the next.
+		io.WriteString(c.out, c.prompt)
+		c.drawn = true
+	}
 	return t
 }
 
@@ -146,11 +148,12 @@ type ui struct {
 	con   *console
 	color bool
 
-	prompts  []prompt // waiting, oldest first, as the gate sees them
-	serial   int
-	width    int // the renderer's
-	held     int // tasks the gate held, as last noted
-	detached bool
+	prompts      []prompt // waiting, oldest first, as the gate sees them
+	serial       int
+	width        int // the renderer's
+	held         int // tasks the gate held, as last noted
+	saidReadOnly bool
+	detached     bool
 }
 
 func (u *ui) note(format string, args ...any) error {
@@ -178,6 +181,12 @@ func (u *ui) event(ev wire.Event) error {
 		}
 		u.prompts = append(u.prompts, p)
 	case wire.TypeHello, wire.TypeResult, "message_end", "cancelled", wire.TypeSessEnd:
+		if ev.Type == wire.TypeHello && u.a.gate.ReadOnly() && !u.saidReadOnly {
+			u.saidReadOnly = true
+			if err := u.a.rend.Note("the token is read-only: you can watch, but typed tasks are not sent"); err != nil {
+				return err
+			}
+		}
 		// As the gate: a new connection voids prompts (the daemon asks again); a finished
 		// task or turn waits for no answer.
 		if len(u.prompts) == 0 {
