@@ -98,16 +98,22 @@ approver=$!
 
 # 3. The task: its events go to the log, to the approver and, rendered, to the person.
 #    (In the background, so that an interrupt is acted on at once; fr-attach's exit status,
-#    the task's outcome, is kept in a file.)
+#    the task's outcome, and its messages are kept for the end.)
 {
-	fr-attach --socket "$sock" --task "$task" --exit-on-result --input "$tmp/answers" --max-reconnects 0
+	fr-attach --socket "$sock" --task "$task" --exit-on-result --input "$tmp/answers" \
+		--max-reconnects 0 2>"$tmp/attach.err"
 	echo $? >"$tmp/status"
 } | tee "$log" "$tmp/events" | fr-filter --pretty &
-wait $! || true
-status=$(cat "$tmp/status" 2>/dev/null || echo 1)
+
+# The approver ends with the event stream. If the stream was cut short (the reader of the
+# output went away), fr-attach may still be waiting for an answer: stopping the daemon ends it.
 approver_status=0
 wait "$approver" || approver_status=$?
 approver=''
+kill -TERM "$daemon" 2>/dev/null || true
+wait
+daemon=''
+status=$(cat "$tmp/status" 2>/dev/null || echo 1)
 if [ "$approver_status" -ne 0 ]; then
 	echo "demo: error: fr-approve failed (exit $approver_status)" >&2
 	exit "$approver_status"
@@ -128,6 +134,7 @@ if fr-approve verify-audit "$audit" >/dev/null; then
 	echo "  ${dim}audit chain verified: $(wc -l <"$audit" | tr -d ' ') decisions, $(wc -l <"$log" | tr -d ' ') events logged${off}"
 fi
 echo
+cat "$tmp/attach.err" >&2
 case $status in
 0) echo "${bold}task ${green}succeeded${off} (exit 0)" ;;
 1) echo "${bold}task ${red}failed${off} (exit 1)" ;;

@@ -237,7 +237,8 @@ func TestScripts(t *testing.T) {
 			env.Setenv("PATH", filepath.Join(env.WorkDir, "bin")+string(os.PathListSeparator)+env.Getenv("PATH"))
 			env.Setenv("GORACE", "atexit_sleep_ms=0")
 			env.Setenv("FR_RECIPES_MARK", filepath.Base(short))
-			for _, k := range []string{"FUSERAFT_BIN", "FUSERAFT_SERVE_TOKEN", "FRSIM_SCENARIO", "FRSIM_FAULTS", "FRSIM_RECORD", "FRSIM_PACE", "NO_COLOR", "TASK"} {
+			for _, k := range []string{"FUSERAFT_BIN", "FUSERAFT_SERVE_TOKEN", "FRSIM_SCENARIO", "FRSIM_FAULTS", "FRSIM_RECORD", "FRSIM_PACE", "NO_COLOR", "TASK", "MAILTO", "CUTOFF",
+				"FR_DEMO_TASK", "FR_DEMO_POLICY", "FR_DEMO_SCENARIO"} {
 				env.Setenv(k, "")
 			}
 			return nil
@@ -588,8 +589,36 @@ func scriptEnv(ts *testscript.TestScript) []string {
 	env := os.Environ()
 	for _, k := range []string{"PATH", "HOME", "TMPDIR", "WORK", "SHORT", "FUSERAFT_HOME", "FUSERAFT_BIN",
 		"FRSIM_SCENARIO", "FRSIM_FAULTS", "FRSIM_RECORD", "FRSIM_PACE", "FUSERAFT_SERVE_TOKEN", "GORACE",
-		"FR_RECIPES_MARK", "NO_COLOR", "TASK", "MAILTO", "CUTOFF"} {
+		"FR_RECIPES_MARK", "NO_COLOR", "TASK", "MAILTO", "CUTOFF", "FR_DEMO_TASK", "FR_DEMO_POLICY", "FR_DEMO_SCENARIO"} {
 		env = append(env, k+"="+ts.Getenv(k))
 	}
 	return env
+}
+
+// The cookbook parser never panics, and what it returns is in its input: each recipe's title
+// on a heading line and each block's lines, in order.
+func FuzzParseCookbook(f *testing.F) {
+	f.Add("## 1. A\n```sh\necho a\n```\n")
+	f.Add("# t\n## 2. B\n```crontab\nx\n```\n```sh\n```\n## 3. C\n")
+	f.Add("```sh\n")
+	f.Add("## 1. A\n```\n## 2. B\n```\n")
+	if b, err := os.ReadFile("../../docs/cookbook.md"); err == nil {
+		f.Add(string(b))
+	}
+	f.Fuzz(func(t *testing.T, doc string) {
+		recipes, err := parseCookbook(doc)
+		if err != nil {
+			return
+		}
+		for n, r := range recipes {
+			if r.N != n || !strings.Contains(doc, ". "+r.Title) {
+				t.Errorf("recipe %d: title %q is not in the input", n, r.Title)
+			}
+			for _, b := range r.Blocks {
+				if b != "" && !strings.Contains(doc, "```sh\n"+b+"```") && !strings.Contains(doc, "```sh\n"+b) {
+					t.Errorf("recipe %d: block %q is not in the input", n, b)
+				}
+			}
+		}
+	})
 }
