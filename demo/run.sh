@@ -110,9 +110,11 @@ approver=$!
 approver_status=0
 wait "$approver" || approver_status=$?
 approver=''
+exec 3<>"$tmp/events" # should the approver have ended early, tee must not wait for a reader
 kill -TERM "$daemon" 2>/dev/null || true
 wait
 daemon=''
+exec 3<&-
 status=$(cat "$tmp/status" 2>/dev/null || echo 1)
 if [ "$approver_status" -ne 0 ]; then
 	echo "demo: error: fr-approve failed (exit $approver_status)" >&2
