@@ -52,10 +52,11 @@ ON A TERMINAL
    answer with a number, an option's text, your own text where the question allows it, or an
    empty line to skip. While a prompt waits, the next line typed is its answer, never a task; a
    line half typed when the prompt came is set aside and comes back after the answer, and a
-   lone y, yes, n or no typed with no prompt waiting is not sent as a task. The line is edited
-   in place (arrows, Home, End, Ctrl-A, -E, -U, -K, -W; Up and Down recall earlier tasks).
-   Ctrl-D detaches (exit 0), Ctrl-C too (exit 130); the daemon keeps running the task either
-   way, and fr-attach says so on the way out.
+   lone y, yes, n or no typed with no prompt waiting is not sent as a task. With a read-only
+   token typed tasks are not sent (a note says so) rather than ending with exit 4. The line is
+   edited in place (arrows, Home, End, Ctrl-A, -E, -U, -K, -W; Up and Down recall earlier
+   tasks). Ctrl-D detaches (exit 0), Ctrl-C too (exit 130); the daemon keeps running the task
+   either way, and fr-attach says so on the way out.
 
 EXIT ON RESULT
    With --exit-on-result fr-attach exits once every task of this client has its result (tasks

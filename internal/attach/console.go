@@ -45,6 +45,9 @@ type console struct {
 	dec  keyDecoder
 }
 
+// maxHeld bounds the open line held back for its newline.
+const maxHeld = 64 << 10
+
 // typedLine is a line the person finished with Enter.
 type typedLine struct {
 	text     string
@@ -85,7 +88,12 @@ func (c *console) writeLocked(w io.Writer, p []byte, held *[]byte) error {
 	*held = append(*held, p...)
 	i := bytes.LastIndexByte(*held, '\n')
 	if i < 0 {
-		return nil
+		if len(*held) < maxHeld {
+			return nil
+		}
+		// A very long open line goes out as it is, the input line after it.
+		*held = append(*held, '\n')
+		i = len(*held) - 1
 	}
 	var b bytes.Buffer
 	c.clearTo(&b)

@@ -555,3 +555,16 @@ func TestUIReadOnlyToken(t *testing.T) {
 		}
 	}
 }
+
+func TestConsoleLetsAVeryLongOpenLineOut(t *testing.T) {
+	var out bytes.Buffer
+	c := newConsole(&out, 80, true)
+	c.Write(bytes.Repeat([]byte("x"), maxHeld-1))
+	if out.Len() != 0 {
+		t.Fatal("written before the bound")
+	}
+	c.Write([]byte("xx"))
+	if !strings.Contains(out.String(), strings.Repeat("x", maxHeld+1)+"\n") {
+		t.Errorf("the open line was not let out at the bound (%d bytes written)", out.Len())
+	}
+}
