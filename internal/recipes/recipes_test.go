@@ -232,6 +232,9 @@ func TestScripts(t *testing.T) {
 			if err := os.Mkdir(filepath.Join(env.WorkDir, "bin"), 0o755); err != nil {
 				return err
 			}
+			if sim, err := exec.LookPath("fr-sim"); err == nil {
+				env.Setenv("SHIMS", filepath.Dir(sim)) // where the commands of TestMain are
+			}
 			env.Setenv("SHORT", short)
 			env.Setenv("FUSERAFT_HOME", short+"/home")
 			env.Setenv("PATH", filepath.Join(env.WorkDir, "bin")+string(os.PathListSeparator)+env.Getenv("PATH"))
@@ -589,7 +592,7 @@ func scriptEnv(ts *testscript.TestScript) []string {
 	env := os.Environ()
 	for _, k := range []string{"PATH", "HOME", "TMPDIR", "WORK", "SHORT", "FUSERAFT_HOME", "FUSERAFT_BIN",
 		"FRSIM_SCENARIO", "FRSIM_FAULTS", "FRSIM_RECORD", "FRSIM_PACE", "FUSERAFT_SERVE_TOKEN", "GORACE",
-		"FR_RECIPES_MARK", "NO_COLOR", "TASK", "MAILTO", "CUTOFF", "FR_DEMO_TASK", "FR_DEMO_POLICY", "FR_DEMO_SCENARIO"} {
+		"FR_RECIPES_MARK", "NO_COLOR", "TASK", "MAILTO", "CUTOFF", "FR_DEMO_TASK", "FR_DEMO_POLICY", "FR_DEMO_SCENARIO", "SHIMS"} {
 		env = append(env, k+"="+ts.Getenv(k))
 	}
 	return env
