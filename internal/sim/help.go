@@ -31,6 +31,12 @@ ENVIRONMENT
    FRSIM_PACE                 delay multiplier; 0 for none (as --pace)
    FUSERAFT_VSCODE_QUESTIONS  1 lets repl --vscode ask question prompts
    FUSERAFT_SERVE_TOKEN       bearer token of serve
+   FRSIM_STATE                the queries' dataset: a JSON file shaped like the embedded one
+   FRSIM_UNCONFIGURED         1: models answers with the "not configured" error envelope
+   FRSIM_ITEMS                sessions --json lists this many generated sessions, streamed
+   FRSIM_NOW                  the queries' clock (RFC 3339), which decides a schedule's due
+   FRSIM_STDERR               a diagnostic line the queries write to stderr
+   FRSIM_KILL                 the queries write half an envelope, then die of this signal
 
 EXAMPLES
    A chat, streamed:
