@@ -460,6 +460,7 @@ func (t *ptyCmd) show() string {
 
 // fail stops the command, keeps the screen in the log and fails the script.
 func (t *ptyCmd) fail(format string, a ...any) {
+	syscall.Kill(-t.cmd.Process.Pid, syscall.SIGKILL) // its session's process group
 	t.cmd.Process.Kill()
 	<-t.exited
 	close(t.done)
