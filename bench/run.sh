@@ -109,7 +109,8 @@ if command -v gojq >/dev/null; then HAVE_GOJQ=1; else note "gojq not found: its 
 	echo "- jq: $([ $HAVE_JQ = 1 ] && jq --version || echo 'not installed (apt-get install jq)')"
 	echo "- gojq: $([ $HAVE_GOJQ = 1 ] && gojq --version || echo 'not installed (go install github.com/itchyny/gojq/cmd/gojq@v0.12.19)')"
 	echo "- load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-	echo "- not available: $(for t in "${!AVAIL[@]}"; do [ "${AVAIL[$t]}" = 1 ] || printf '%s ' "$t"; done)"
+	na=$(for t in "${!AVAIL[@]}"; do [ "${AVAIL[$t]}" = 1 ] || printf '%s ' "$t"; done)
+	echo "- not available: ${na:-none}"
 	echo
 } | tee "$MD"
 

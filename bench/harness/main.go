@@ -10,7 +10,7 @@
 //	harness answer                    (answers every approval_request with approved:true)
 //	harness report -title T rt1.json rt2.json
 //	harness scan -type approval_request   (the floor: a bytes.Contains line scan)
-//	harness goals results.jsonl       (the figures against the goals of the issues)
+//	harness goals results.jsonl       (the figures against the toolkit's goals)
 //	harness serve -socket PATH -rate 1000 -n 2000   (a daemon whose events carry their send time)
 package main
 
