@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/fuseraft/fr/internal/jsonscan"
 )
 
 // encoder writes values as gojq's command line does: keys sorted, jq's string escapes, jq's
@@ -128,18 +130,11 @@ func appendFloat(b []byte, f float64) []byte {
 	return b
 }
 
-// plain reports whether none of the 8 bytes in w needs escaping (all in ' '..'~' except '"'
-// and '\\').
-func plain(w uint64) bool {
-	d := w ^ (lsb * 0x7f)
-	return stringStop(w)|(w&msb)|((d-lsb)&^d&msb) == 0
-}
-
 func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start, i := 0, 0
 	for i < len(s) {
-		if i+8 <= len(s) && plain(binary.LittleEndian.Uint64([]byte(s[i:i+8]))) {
+		if i+8 <= len(s) && jsonscan.Plain8(binary.LittleEndian.Uint64([]byte(s[i:i+8]))) {
 			i += 8
 			continue
 		}

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"unsafe"
 
+	"github.com/fuseraft/fr/internal/jsonscan"
+
 	"github.com/itchyny/gojq"
 	"golang.org/x/term"
 
@@ -234,23 +236,23 @@ func (r *runner) flush() {
 	}
 }
 
-// next returns the next input line that is JSON and passes --type, with its shape. It counts
+// next returns the next input line that is JSON and passes --type, with its jsonscan.Shape. It counts
 // and skips the rest, checks protocolVersion, and returns io.EOF at the end or an *errFatal.
 //
 // pre is a prefilter's type set: lines of other types are dropped too. Lines dropped for their
-// type are only looked at as far as finding the type takes (see quickType), except under
+// type are only looked at as far as finding the type takes (see jsonscan.QuickType), except under
 // --strict, which checks every line.
-func (r *runner) next(pre []string) ([]byte, shape, error) {
+func (r *runner) next(pre []string) ([]byte, jsonscan.Shape, error) {
 	for {
 		if r.writeErr != nil {
-			return nil, shape{}, &errFatal{r.writeErr}
+			return nil, jsonscan.Shape{}, &errFatal{r.writeErr}
 		}
 		if err := r.ctx.Err(); err != nil {
-			return nil, shape{}, &errFatal{cmdutil.Errorf(cmdutil.ExitInterrupted, "interrupted")}
+			return nil, jsonscan.Shape{}, &errFatal{cmdutil.Errorf(cmdutil.ExitInterrupted, "interrupted")}
 		}
 		line, err := r.readLine()
 		if err != nil {
-			return nil, shape{}, err
+			return nil, jsonscan.Shape{}, err
 		}
 		if r.o.seq {
 			for len(line) > 0 && line[0] == 0x1e {
@@ -258,13 +260,13 @@ func (r *runner) next(pre []string) ([]byte, shape, error) {
 			}
 		}
 		if (r.types != nil || pre != nil) && !r.o.strict {
-			if q, sure := quickType(line); sure && q.typed && !q.handshake() &&
+			if q, sure := jsonscan.QuickType(line); sure && q.Typed && !handshake(&q) &&
 				(r.types != nil && !r.typeIn(&q) || pre != nil && !inSet(pre, &q)) {
 				continue
 			}
 		}
-		sh := scanLine(line)
-		if !sh.valid {
+		sh := jsonscan.Scan(line)
+		if !sh.Valid {
 			if len(trimSpace(line)) == 0 {
 				continue // an empty line is nothing, not noise
 			}
@@ -277,34 +279,34 @@ func (r *runner) next(pre []string) ([]byte, shape, error) {
 			r.noise++
 			continue
 		}
-		if sh.object {
+		if sh.Object {
 			if err := r.checkVersion(line, &sh); err != nil {
 				return nil, sh, &errFatal{err}
 			}
 		}
-		if r.types != nil && !(sh.typed && r.typeIn(&sh)) {
+		if r.types != nil && !(sh.Typed && r.typeIn(&sh)) {
 			continue
 		}
-		if pre != nil && sh.object && !(sh.typed && inSet(pre, &sh)) {
+		if pre != nil && sh.Object && !(sh.Typed && inSet(pre, &sh)) {
 			continue
 		}
 		return line, sh, nil
 	}
 }
 
-func (r *runner) typeIn(sh *shape) bool {
-	if !sh.typeEsc {
-		return r.types[string(sh.rawType[1:len(sh.rawType)-1])]
+func (r *runner) typeIn(sh *jsonscan.Shape) bool {
+	if !sh.TypeEsc {
+		return r.types[string(sh.RawType[1:len(sh.RawType)-1])]
 	}
-	return r.types[sh.typeString()]
+	return r.types[sh.Type()]
 }
 
 func trimSpace(b []byte) []byte {
 	i, j := 0, len(b)
-	for i < j && isSpace(b[i]) {
+	for i < j && jsonscan.IsSpace(b[i]) {
 		i++
 	}
-	for j > i && isSpace(b[j-1]) {
+	for j > i && jsonscan.IsSpace(b[j-1]) {
 		j--
 	}
 	return b[i:j]
@@ -321,8 +323,8 @@ func preview(b []byte) string {
 
 // checkVersion checks protocolVersion where fuseraft sends it: the ready and hello events, and
 // a --json envelope (an object with protocolVersion and items, item or error).
-func (r *runner) checkVersion(line []byte, sh *shape) error {
-	if sh.typed && !sh.handshake() || !sh.typed && !bytes.Contains(line, []byte(`"protocolVersion"`)) {
+func (r *runner) checkVersion(line []byte, sh *jsonscan.Shape) error {
+	if sh.Typed && !handshake(sh) || !sh.Typed && !bytes.Contains(line, []byte(`"protocolVersion"`)) {
 		return nil // an envelope spells the key plainly; so does every fuseraft line
 	}
 	m, ok := r.dec.decode(line).(map[string]any)
@@ -330,8 +332,8 @@ func (r *runner) checkVersion(line []byte, sh *shape) error {
 		return nil
 	}
 	where := "the envelope"
-	if sh.typed {
-		where = "the " + sh.typeString() + " event"
+	if sh.Typed {
+		where = "the " + sh.Type() + " event"
 	} else if _, typ := m["type"]; typ || !(has(m, "items") || has(m, "item") || has(m, "error")) {
 		return nil
 	}
@@ -431,17 +433,17 @@ func isContainer(b []byte) bool {
 	return c == '{' || c == '['
 }
 
-func inSet(set []string, sh *shape) bool {
+func inSet(set []string, sh *jsonscan.Shape) bool {
 	for _, t := range set {
-		if sh.typeIs(t) {
+		if sh.TypeIs(t) {
 			return true
 		}
 	}
 	return false
 }
 
-// eval runs the filter on v; line and sh are v's bytes and shape when v is a line as read.
-func (r *runner) eval(v any, line []byte, sh *shape) error {
+// eval runs the filter on v; line and sh are v's bytes and jsonscan.Shape when v is a line as read.
+func (r *runner) eval(v any, line []byte, sh *jsonscan.Shape) error {
 	ctx := r.ctx
 	if r.o.timeout > 0 {
 		var cancel context.CancelFunc
@@ -532,11 +534,11 @@ func sameValue(out, in any) bool {
 }
 
 // emitRaw writes a line as it was read.
-func (r *runner) emitRaw(line []byte, sh *shape) error {
+func (r *runner) emitRaw(line []byte, sh *jsonscan.Shape) error {
 	line = trimSpace(line)
 	if r.ren != nil {
-		if sh.typed {
-			return r.ren.Event(wire.Event{Type: sh.typeString(), Raw: line})
+		if sh.Typed {
+			return r.ren.Event(wire.Event{Type: sh.Type(), Raw: line})
 		}
 		return r.w.WriteLine(line)
 	}
@@ -637,4 +639,10 @@ func (r *runner) funcInputFilename(any, []any) any {
 
 func (r *runner) funcInputLineNumber(any, []any) any {
 	return int(r.lineNo)
+}
+
+// handshake reports whether a typed line is a ready or hello event, whose protocolVersion is
+// checked.
+func handshake(sh *jsonscan.Shape) bool {
+	return len(sh.RawType) <= 40 && (sh.TypeIs("ready") || sh.TypeIs("hello"))
 }

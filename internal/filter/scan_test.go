@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/itchyny/gojq"
+	"github.com/fuseraft/fr/internal/jsonscan"
 
-	"github.com/fuseraft/fr/pkg/wire"
+	"github.com/itchyny/gojq"
 )
 
 var tricky = []string{
@@ -45,28 +45,19 @@ var tricky = []string{
 	`{"a":` + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + `}`,
 }
 
-// checkScan compares scanLine with the reference: json.Valid and wire.TopLevelString.
+// checkScan compares jsonscan.Scan with the reference, json.Valid and a full decode, and
+// fr-filter's decoder and encoder with encoding/json and gojq.
 func checkScan(t *testing.T, b []byte) {
 	t.Helper()
-	sh := scanLine(b)
-	if valid := json.Valid(b); sh.valid != valid {
-		t.Fatalf("scanLine(%q).valid = %v, json.Valid = %v", b, sh.valid, valid)
+	sh := jsonscan.Scan(b)
+	if valid := json.Valid(b); sh.Valid != valid {
+		t.Fatalf("jsonscan.Scan(%q).valid = %v, json.Valid = %v", b, sh.Valid, valid)
 	}
-	if !sh.valid {
+	if !sh.Valid {
 		return
 	}
-	if q, sure := quickType(b); sh.object && (!sure || q.typed != sh.typed || q.typed && q.typeString() != sh.typeString()) {
-		t.Fatalf("quickType(%q) = %+v, %v; scanLine says %+v", b, q, sure, sh)
-	}
-	ref := wire.ParseLine(b)
-	if got := sh.typed; got != (ref.Kind == wire.EventLine) {
-		t.Fatalf("scanLine(%q).typed = %v, wire says %v", b, got, ref.Kind)
-	}
-	if sh.typed && sh.typeString() != ref.Type {
-		t.Fatalf("scanLine(%q) type %q, wire says %q", b, sh.typeString(), ref.Type)
-	}
-	if sh.typed && !sh.typeIs(ref.Type) {
-		t.Fatalf("typeIs(%q) false on %q", ref.Type, b)
+	if q, sure := jsonscan.QuickType(b); sh.Object && (!sure || q.Typed != sh.Typed || q.Typed && q.Type() != sh.Type()) {
+		t.Fatalf("jsonscan.QuickType(%q) = %+v, %v; jsonscan.Scan says %+v", b, q, sure, sh)
 	}
 	var v any
 	d := json.NewDecoder(bytes.NewReader(b))
@@ -74,9 +65,21 @@ func checkScan(t *testing.T, b []byte) {
 	if err := d.Decode(&v); err != nil {
 		t.Fatalf("decode %q: %v", b, err)
 	}
-	_, isObj := v.(map[string]any)
-	if sh.object != isObj {
-		t.Fatalf("scanLine(%q).object = %v", b, sh.object)
+	// The reference: a full decode (encoding/json matches map keys exactly; the last
+	// duplicate wins, as in jq).
+	m, isObj := v.(map[string]any)
+	typ, isStr := m["type"].(string)
+	if got := sh.Typed; got != (isObj && isStr) {
+		t.Fatalf("jsonscan.Scan(%q).Typed = %v, a full decode says %v", b, got, isObj && isStr)
+	}
+	if sh.Typed && sh.Type() != typ {
+		t.Fatalf("jsonscan.Scan(%q) type %q, a full decode says %q", b, sh.Type(), typ)
+	}
+	if sh.Typed && !sh.TypeIs(typ) {
+		t.Fatalf("TypeIs(%q) false on %q", typ, b)
+	}
+	if sh.Object != isObj {
+		t.Fatalf("jsonscan.Scan(%q).Object = %v", b, sh.Object)
 	}
 	var dec decoder
 	if got := dec.decode(b); !reflect.DeepEqual(got, v) {

@@ -3,6 +3,8 @@ package wire
 import (
 	"encoding/json"
 	"unicode/utf8"
+
+	"github.com/fuseraft/fr/internal/jsonscan"
 )
 
 // Kind says what a line of a live stream is.
@@ -54,13 +56,15 @@ func (l Line) Clone() Line {
 // key "type" more than once, the last one counts, as in jq.
 func ParseLine(b []byte) Line {
 	l := Line{Raw: b}
-	if !json.Valid(b) {
+	// One pass validates the line and finds its type, as json.Valid and a full decode would.
+	sh := jsonscan.Scan(b)
+	if !sh.Valid {
 		return l
 	}
 	l.Kind = OtherJSON
-	if t, ok := topLevelString(b, "type"); ok {
+	if sh.Typed {
 		l.Kind = EventLine
-		l.Type = t
+		l.Type = sh.Type()
 	}
 	return l
 }

@@ -2,9 +2,8 @@ package policy
 
 import (
 	"encoding/json"
-	"unicode"
-	"unicode/utf16"
-	"unicode/utf8"
+
+	"github.com/fuseraft/fr/internal/jsonscan"
 
 	"github.com/fuseraft/fr/pkg/wire"
 )
@@ -84,7 +83,7 @@ func (f *fields) scan(raw []byte) bool {
 		i = skipWS(raw, kEnd)
 		i = skipWS(raw, i+1) // ':'
 		vEnd := skipVal(raw, i)
-		if k, ok := unquoteBytes(key); ok {
+		if k, ok := jsonscan.Unquote(key); ok {
 			for n, name := range fieldNames {
 				if k == name {
 					f[n] = raw[i:vEnd]
@@ -106,120 +105,10 @@ func (f *fields) str(n int, dst *string, required bool) bool {
 	if v[0] != '"' {
 		return false
 	}
-	s, ok := unquoteBytes(v)
+	s, ok := jsonscan.Unquote(v)
 	*dst = s
 	// wire refuses an empty required field (but for a file's new content).
 	return ok && !(required && s == "" && n != fNewContent)
-}
-
-// unquoteBytes decodes a JSON string literal as encoding/json does (its unquote, adapted):
-// escapes decoded, invalid UTF-8 and lone surrogates replaced by U+FFFD. The input comes
-// from valid JSON.
-func unquoteBytes(q []byte) (string, bool) {
-	if len(q) < 2 || q[0] != '"' || q[len(q)-1] != '"' {
-		return "", false
-	}
-	s := q[1 : len(q)-1]
-	r := 0
-	for r < len(s) {
-		c := s[r]
-		if c == '\\' || c == '"' || c < ' ' {
-			break
-		}
-		if c < utf8.RuneSelf {
-			r++
-			continue
-		}
-		rr, size := utf8.DecodeRune(s[r:])
-		if rr == utf8.RuneError && size == 1 {
-			break
-		}
-		r += size
-	}
-	if r == len(s) {
-		return string(s), true
-	}
-	b := make([]byte, 0, len(s)+2*utf8.UTFMax)
-	b = append(b, s[:r]...)
-	for r < len(s) {
-		switch c := s[r]; {
-		case c == '\\':
-			r++
-			if r >= len(s) {
-				return "", false
-			}
-			switch s[r] {
-			default:
-				return "", false
-			case '"', '\\', '/', '\'':
-				b = append(b, s[r])
-				r++
-			case 'b':
-				b = append(b, '\b')
-				r++
-			case 'f':
-				b = append(b, '\f')
-				r++
-			case 'n':
-				b = append(b, '\n')
-				r++
-			case 'r':
-				b = append(b, '\r')
-				r++
-			case 't':
-				b = append(b, '\t')
-				r++
-			case 'u':
-				r--
-				rr := getu4(s[r:])
-				if rr < 0 {
-					return "", false
-				}
-				r += 6
-				if utf16.IsSurrogate(rr) {
-					rr1 := getu4(s[r:])
-					if dec := utf16.DecodeRune(rr, rr1); dec != unicode.ReplacementChar {
-						r += 6
-						b = utf8.AppendRune(b, dec)
-						break
-					}
-					rr = unicode.ReplacementChar
-				}
-				b = utf8.AppendRune(b, rr)
-			}
-		case c == '"', c < ' ':
-			return "", false
-		case c < utf8.RuneSelf:
-			b = append(b, c)
-			r++
-		default:
-			rr, size := utf8.DecodeRune(s[r:])
-			r += size
-			b = utf8.AppendRune(b, rr)
-		}
-	}
-	return string(b), true
-}
-
-func getu4(s []byte) rune {
-	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
-		return -1
-	}
-	var r rune
-	for _, c := range s[2:6] {
-		switch {
-		case '0' <= c && c <= '9':
-			c = c - '0'
-		case 'a' <= c && c <= 'f':
-			c = c - 'a' + 10
-		case 'A' <= c && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return -1
-		}
-		r = r*16 + rune(c)
-	}
-	return r
 }
 
 func skipWS(b []byte, i int) int {
@@ -317,6 +206,6 @@ func quickKind(raw []byte) string {
 	if !f.scan(raw) || f[fKind] == nil {
 		return ""
 	}
-	k, _ := unquoteBytes(f[fKind])
+	k, _ := jsonscan.Unquote(f[fKind])
 	return k
 }

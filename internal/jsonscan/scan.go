@@ -1,4 +1,9 @@
-package filter
+// Package jsonscan reads fuseraft's JSON lines at the byte level: a validator that accepts
+// exactly what encoding/json.Valid accepts and finds, on the way, the top-level "type" of an
+// object (the last one, as jq reads duplicate keys). It never builds a value, so classifying a
+// line, deciding fr-filter's --type or a select(.type=="X") prefilter costs one pass over the
+// bytes. Strings, most of a fuseraft line, are skipped eight bytes at a time.
+package jsonscan
 
 import (
 	"bytes"
@@ -6,12 +11,6 @@ import (
 	"math/bits"
 	"unicode/utf8"
 )
-
-// The byte-level side of fr-filter: a JSON validator that accepts exactly what
-// encoding/json.Valid accepts, and that reports on the way the top-level "type" of an object
-// (the last one, as jq reads duplicate keys). It never builds a value, so deciding --type, or a
-// select(.type=="X") prefilter, costs one pass over the bytes. Strings, most of a fuseraft
-// line, are skipped eight bytes at a time.
 
 // maxDepth is encoding/json's nesting limit: deeper input is not valid JSON to it, so not to us.
 const maxDepth = 10000
@@ -28,6 +27,13 @@ func stringStop(w uint64) uint64 {
 	q := w ^ (lsb * '"')
 	s := w ^ (lsb * '\\')
 	return ((q-lsb)&^q | (s-lsb)&^s | (w-lsb*0x20)&^w) & msb
+}
+
+// Plain8 reports whether none of the 8 bytes in w needs escaping in a JSON string (all in
+// ' '..'~' except '"' and '\\'), so an encoder can copy them as they are.
+func Plain8(w uint64) bool {
+	d := w ^ (lsb * 0x7f)
+	return stringStop(w)|(w&msb)|((d-lsb)&^d&msb) == 0
 }
 
 // stringEnd scans a JSON string whose opening quote is at b[i-1]. It returns the index just
@@ -77,10 +83,11 @@ func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+// IsSpace reports whether c is JSON whitespace.
+func IsSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 func skipWS(b []byte, i int) int {
-	for i < len(b) && isSpace(b[i]) {
+	for i < len(b) && IsSpace(b[i]) {
 		i++
 	}
 	return i
@@ -215,109 +222,109 @@ func valueEnd(b []byte, i, depth int) (int, bool) {
 	}
 }
 
-// shape is what the byte level knows of a line.
-type shape struct {
-	valid  bool // valid JSON, as json.Valid says
-	object bool // a JSON object
-	// typed: the object's last "type" key has a string value, held (still quoted, escapes
-	// and all) in rawType.
-	typed   bool
-	rawType []byte
-	typeEsc bool // rawType holds escapes or bytes >= 0x80 and must be unquoted to compare
+// Shape is what the byte level knows of a line.
+type Shape struct {
+	Valid  bool // valid JSON, as json.Valid says
+	Object bool // a JSON object
+	// Typed: the object's last "type" key has a string value, held (still quoted, escapes
+	// and all) in RawType.
+	Typed   bool
+	RawType []byte
+	TypeEsc bool // RawType holds escapes or bytes >= 0x80 and must be unquoted to compare
 }
 
-// scanLine validates b and finds the top-level "type". The result agrees with json.Valid and
-// wire.TopLevelString(b, "type") on every input (see FuzzScanLine).
-func scanLine(b []byte) (sh shape) {
+// Scan validates b and finds the top-level "type". The result agrees with json.Valid and with
+// a full decode of the object on every input (see FuzzScan).
+func Scan(b []byte) (sh Shape) {
 	i := skipWS(b, 0)
 	if i >= len(b) {
 		return sh
 	}
 	if b[i] != '{' {
 		end, ok := valueEnd(b, i, 0)
-		sh.valid = ok && skipWS(b, end) == len(b)
+		sh.Valid = ok && skipWS(b, end) == len(b)
 		return sh
 	}
 	i = skipWS(b, i+1)
 	if i < len(b) && b[i] == '}' {
-		sh.valid, sh.object = skipWS(b, i+1) == len(b), true
+		sh.Valid, sh.Object = skipWS(b, i+1) == len(b), true
 		return sh
 	}
 	for {
 		if i >= len(b) || b[i] != '"' {
-			return shape{}
+			return Shape{}
 		}
 		kStart := i
 		end, kEsc, ok := stringEnd(b, i+1)
 		if !ok {
-			return shape{}
+			return Shape{}
 		}
 		isType := false
 		if !kEsc {
 			isType = end-kStart == 6 && string(b[kStart+1:end-1]) == "type"
 		} else {
-			s, ok := unquoteBytes(b[kStart:end])
+			s, ok := Unquote(b[kStart:end])
 			isType = ok && s == "type"
 		}
 		i = skipWS(b, end)
 		if i >= len(b) || b[i] != ':' {
-			return shape{}
+			return Shape{}
 		}
 		i = skipWS(b, i+1)
 		if isType {
 			if i < len(b) && b[i] == '"' {
 				vEnd, vEsc, ok := stringEnd(b, i+1)
 				if !ok {
-					return shape{}
+					return Shape{}
 				}
-				sh.typed, sh.rawType, sh.typeEsc = true, b[i:vEnd], vEsc || !isASCII(b[i+1:vEnd-1])
+				sh.Typed, sh.RawType, sh.TypeEsc = true, b[i:vEnd], vEsc || !IsASCII(b[i+1:vEnd-1])
 				i = vEnd
 			} else {
-				sh.typed, sh.rawType, sh.typeEsc = false, nil, false
+				sh.Typed, sh.RawType, sh.TypeEsc = false, nil, false
 				if i, ok = valueEnd(b, i, 1); !ok {
-					return shape{}
+					return Shape{}
 				}
 			}
 		} else if i, ok = valueEnd(b, i, 1); !ok {
-			return shape{}
+			return Shape{}
 		}
 		i = skipWS(b, i)
 		if i >= len(b) {
-			return shape{}
+			return Shape{}
 		}
 		if b[i] == '}' {
 			if skipWS(b, i+1) != len(b) {
-				return shape{}
+				return Shape{}
 			}
-			sh.valid, sh.object = true, true
+			sh.Valid, sh.Object = true, true
 			return sh
 		}
 		if b[i] != ',' {
-			return shape{}
+			return Shape{}
 		}
 		i = skipWS(b, i+1)
 	}
 }
 
-// typeString returns the decoded type of a typed shape.
-func (sh *shape) typeString() string {
-	if !sh.typeEsc {
-		return string(sh.rawType[1 : len(sh.rawType)-1])
+// Type returns the decoded type of a typed Shape.
+func (sh *Shape) Type() string {
+	if !sh.TypeEsc {
+		return string(sh.RawType[1 : len(sh.RawType)-1])
 	}
-	s, _ := unquoteBytes(sh.rawType)
+	s, _ := Unquote(sh.RawType)
 	return s
 }
 
-// typeIs reports whether the shape's type equals t without allocating in the common case.
-func (sh *shape) typeIs(t string) bool {
-	if !sh.typeEsc {
-		return string(sh.rawType[1:len(sh.rawType)-1]) == t
+// TypeIs reports whether the Shape's type equals t without allocating in the common case.
+func (sh *Shape) TypeIs(t string) bool {
+	if !sh.TypeEsc {
+		return string(sh.RawType[1:len(sh.RawType)-1]) == t
 	}
-	s, _ := unquoteBytes(sh.rawType)
+	s, _ := Unquote(sh.RawType)
 	return s == t
 }
 
-func isASCII(b []byte) bool {
+func IsASCII(b []byte) bool {
 	for len(b) >= 8 {
 		if binary.LittleEndian.Uint64(b)&msb != 0 {
 			return false
@@ -332,18 +339,18 @@ func isASCII(b []byte) bool {
 	return true
 }
 
-// quickType finds the top-level "type" of a line that looks like an object without checking
+// QuickType finds the top-level "type" of a line that looks like an object without checking
 // that the line is valid JSON: strings are skipped with a memchr-speed search for their
-// closing quote, and nothing inside them is looked at. When it returns sure, the shape's
-// typed and rawType are what scanLine would report if the line is valid; a line that is not
+// closing quote, and nothing inside them is looked at. When it returns sure, the Shape's
+// typed and rawType are what Scan would report if the line is valid; a line that is not
 // valid is not JSON, so it is never output either way. Only lines it drops are spared the
 // full check. sure is false whenever the structure cannot be followed.
-func quickType(b []byte) (sh shape, sure bool) {
+func QuickType(b []byte) (sh Shape, sure bool) {
 	i := skipWS(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return sh, false
 	}
-	sh.object = true
+	sh.Object = true
 	i = skipWS(b, i+1)
 	if i < len(b) && b[i] == '}' {
 		return sh, true
@@ -353,14 +360,14 @@ func quickType(b []byte) (sh shape, sure bool) {
 			return sh, false
 		}
 		kStart := i
-		end, ok := quickStringEnd(b, i+1)
+		end, ok := QuickStringEnd(b, i+1)
 		if !ok {
 			return sh, false
 		}
 		key := b[kStart+1 : end-1]
 		isType := string(key) == "type"
 		if !isType && bytesHasBackslash(key) {
-			s, ok := unquoteBytes(b[kStart:end])
+			s, ok := Unquote(b[kStart:end])
 			if !ok {
 				return sh, false
 			}
@@ -376,21 +383,21 @@ func quickType(b []byte) (sh shape, sure bool) {
 		}
 		vStart := i
 		if b[i] == '"' {
-			if i, ok = quickStringEnd(b, i+1); !ok {
+			if i, ok = QuickStringEnd(b, i+1); !ok {
 				return sh, false
 			}
 		} else if i, ok = quickValueEnd(b, i); !ok {
 			return sh, false
 		}
 		if isType {
-			sh.typed = b[vStart] == '"'
-			sh.rawType, sh.typeEsc = nil, false
-			if sh.typed {
-				sh.rawType = b[vStart:i]
+			sh.Typed = b[vStart] == '"'
+			sh.RawType, sh.TypeEsc = nil, false
+			if sh.Typed {
+				sh.RawType = b[vStart:i]
 				inner := b[vStart+1 : i-1]
-				sh.typeEsc = bytesHasBackslash(inner) || !isASCII(inner)
-				if sh.typeEsc {
-					if _, ok := unquoteBytes(sh.rawType); !ok {
+				sh.TypeEsc = bytesHasBackslash(inner) || !IsASCII(inner)
+				if sh.TypeEsc {
+					if _, ok := Unquote(sh.RawType); !ok {
 						return sh, false
 					}
 				}
@@ -412,9 +419,9 @@ func quickType(b []byte) (sh shape, sure bool) {
 
 func bytesHasBackslash(b []byte) bool { return indexByte(b, '\\') >= 0 }
 
-// quickStringEnd returns the index past the closing quote of the string whose opening quote
+// QuickStringEnd returns the index past the closing quote of the string whose opening quote
 // is at b[i-1]: the first quote preceded by an even number of backslashes.
-func quickStringEnd(b []byte, i int) (int, bool) {
+func QuickStringEnd(b []byte, i int) (int, bool) {
 	for {
 		j := indexByte(b[i:], '"')
 		if j < 0 {
@@ -441,7 +448,7 @@ func quickValueEnd(b []byte, i int) (int, bool) {
 		for i < len(b) {
 			switch b[i] {
 			case '"':
-				end, ok := quickStringEnd(b, i+1)
+				end, ok := QuickStringEnd(b, i+1)
 				if !ok {
 					return i, false
 				}
@@ -473,9 +480,3 @@ func quickValueEnd(b []byte, i int) (int, bool) {
 }
 
 func indexByte(b []byte, c byte) int { return bytes.IndexByte(b, c) }
-
-// handshake reports whether a typed shape is a ready or hello event, whose protocolVersion
-// is checked.
-func (sh *shape) handshake() bool {
-	return len(sh.rawType) <= 40 && (sh.typeIs("ready") || sh.typeIs("hello"))
-}
