@@ -15,6 +15,15 @@ test: ## go vet, then every test with the race detector (what CI runs)
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
 
+demo: build ## a whole pipeline against fr-sim: daemon, fr-attach, fr-approve, fr-filter
+	bash demo/run.sh
+
+bench: ## measure every command against jq, gojq, cat and raw clients (see bench/README.md)
+	bench/run.sh
+
+bench-quick: ## a one-minute smoke run of the benchmarks
+	bench/run.sh --quick
+
 fuzz: ## run each fuzz target for FUZZTIME (default 30s)
 	@for pkg in $$($(GO) list ./...); do \
 	  for t in $$($(GO) test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz'); do \
