@@ -47,7 +47,7 @@ type runner struct {
 	name    string // "" for standard input
 	lineNo  int64
 	gen     int64 // counts lines handed to the filter (input/inputs move it)
-	dec     decoder
+	dec     jsonscan.Decoder
 	stopErr error // a fatal error met while reading (for input/inputs)
 	// writeErr is the first failed flush (a closed pipe); writes return theirs directly.
 	writeErr error
@@ -327,7 +327,7 @@ func (r *runner) checkVersion(line []byte, sh *jsonscan.Shape) error {
 	if sh.Typed && !handshake(sh) || !sh.Typed && !bytes.Contains(line, []byte(`"protocolVersion"`)) {
 		return nil // an envelope spells the key plainly; so does every fuseraft line
 	}
-	m, ok := r.dec.decode(line).(map[string]any)
+	m, ok := r.dec.Decode(line).(map[string]any)
 	if !ok {
 		return nil
 	}
@@ -369,7 +369,7 @@ func (r *runner) Next() (any, bool) {
 		return nil, false
 	}
 	r.gen++
-	return r.dec.decode(line), true
+	return r.dec.Decode(line), true
 }
 
 func (r *runner) loop() error {
@@ -410,7 +410,7 @@ func (r *runner) loop() error {
 			r.lastFalsy = false
 			continue
 		}
-		v := r.dec.decode(line)
+		v := r.dec.Decode(line)
 		if err := r.eval(v, line, &sh); err != nil {
 			return err
 		}

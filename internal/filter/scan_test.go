@@ -81,8 +81,8 @@ func checkScan(t *testing.T, b []byte) {
 	if sh.Object != isObj {
 		t.Fatalf("jsonscan.Scan(%q).Object = %v", b, sh.Object)
 	}
-	var dec decoder
-	if got := dec.decode(b); !reflect.DeepEqual(got, v) {
+	var dec jsonscan.Decoder
+	if got := dec.Decode(b); !reflect.DeepEqual(got, v) {
 		t.Fatalf("decode(%q) = %#v, encoding/json = %#v", b, got, v)
 	}
 	want, _ := gojq.Marshal(v)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fuseraft/fr/internal/jsonscan"
+
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/itchyny/gojq"
 
@@ -139,7 +141,14 @@ func (e *event) close() {
 func (e *event) value() (any, error) {
 	if !e.done {
 		e.done = true
-		e.err = json.Unmarshal(e.raw, &e.decoded)
+		// The values gojq's own command line would see (numbers as json.Number), decoded
+		// in one pass over a line known to be valid.
+		if !jsonscan.Scan(e.raw).Valid {
+			e.err = json.Unmarshal(e.raw, &e.decoded)
+		} else {
+			var d jsonscan.Decoder
+			e.decoded = d.Decode(e.raw)
+		}
 	}
 	return e.decoded, e.err
 }

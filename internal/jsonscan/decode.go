@@ -1,27 +1,26 @@
-package filter
+package jsonscan
 
 import (
 	"bytes"
 	"encoding/json"
 	"unicode/utf8"
 	"unsafe"
-
-	"github.com/fuseraft/fr/internal/jsonscan"
 )
 
-// decoder turns one line into the values gojq's own command line gets from encoding/json with
+// Decoder turns one line into the values gojq's own command line gets from encoding/json with
 // UseNumber: map[string]any, []any, string, json.Number, bool and nil, with the same string
 // unescaping (invalid UTF-8 and lone surrogates become U+FFFD) and the same rule for repeated
 // keys (the last wins). It works on one string copy of the line, and strings without escapes
 // are slices of it, so a line costs few allocations. It assumes the line is valid JSON
-// (jsonscan.Scan said so) and stays memory-safe when it is not.
-type decoder struct {
+// (Scan said so) and stays memory-safe when it is not.
+type Decoder struct {
 	s     string
 	stack []any // elements of the arrays being decoded
 }
 
-// decode decodes the valid JSON line b.
-func (d *decoder) decode(b []byte) any {
+// Decode decodes the valid JSON line b. The Decoder may be reused; it is not safe for
+// concurrent use.
+func (d *Decoder) Decode(b []byte) any {
 	d.s = string(b)
 	i := skipWSs(d.s, 0)
 	v, _ := d.value(i)
@@ -36,7 +35,7 @@ func skipWSs(s string, i int) int {
 	return i
 }
 
-func (d *decoder) value(i int) (any, int) {
+func (d *Decoder) value(i int) (any, int) {
 	s := d.s
 	if i >= len(s) {
 		return nil, i
@@ -109,16 +108,16 @@ func (d *decoder) value(i int) (any, int) {
 
 // str decodes the string starting at d.s[i] == '"'. The line is valid JSON, so the string
 // ends at the first quote after an even run of backslashes.
-func (d *decoder) str(i int) (string, int) {
+func (d *Decoder) str(i int) (string, int) {
 	b := unsafe.Slice(unsafe.StringData(d.s), len(d.s))
-	end, ok := jsonscan.QuickStringEnd(b, i+1)
+	end, ok := QuickStringEnd(b, i+1)
 	if !ok {
 		return "", len(d.s)
 	}
 	raw := b[i+1 : end-1]
-	if bytes.IndexByte(raw, '\\') < 0 && (jsonscan.IsASCII(raw) || utf8.Valid(raw)) {
+	if bytes.IndexByte(raw, '\\') < 0 && (IsASCII(raw) || utf8.Valid(raw)) {
 		return d.s[i+1 : end-1], end
 	}
-	u, _ := jsonscan.Unquote(b[i:end])
+	u, _ := Unquote(b[i:end])
 	return u, end
 }
