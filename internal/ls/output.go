@@ -8,6 +8,8 @@ import (
 	"math"
 	"math/big"
 
+	"github.com/fuseraft/fr/internal/jsonscan"
+
 	"strconv"
 	"strings"
 	"time"
@@ -37,88 +39,37 @@ type record struct {
 // that is not an object. raw is valid JSON (ReadEnvelope and gojq made sure), so this only
 // finds where things end.
 func splitObject(raw []byte) ([]kv, bool) {
-	i := skipWS(raw, 0)
+	i := jsonscan.SkipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
 		return nil, false
 	}
 	var out []kv
-	i = skipWS(raw, i+1)
+	i = jsonscan.SkipSpace(raw, i+1)
 	for i < len(raw) && raw[i] != '}' {
 		if raw[i] == ',' {
-			i = skipWS(raw, i+1)
+			i = jsonscan.SkipSpace(raw, i+1)
 		}
 		if i >= len(raw) || raw[i] != '"' {
 			return nil, false
 		}
-		kend := skipString(raw, i)
+		kend := jsonscan.SkipString(raw, i)
 		key, ok := jsonString(raw[i:kend])
 		if !ok {
 			return nil, false
 		}
-		i = skipWS(raw, kend)
+		i = jsonscan.SkipSpace(raw, kend)
 		if i >= len(raw) || raw[i] != ':' {
 			return nil, false
 		}
-		i = skipWS(raw, i+1)
-		vend := skipJSON(raw, i)
+		i = jsonscan.SkipSpace(raw, i+1)
+		vend := jsonscan.SkipValue(raw, i)
 		if vend <= i {
 			return nil, false
 		}
 		out = append(out, kv{key: key, raw: raw[i:vend]})
-		i = skipWS(raw, vend)
+		i = jsonscan.SkipSpace(raw, vend)
 	}
 	return out, i < len(raw)
-}
-
-func skipWS(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
-		i++
-	}
-	return i
-}
-
-// skipString returns the end of the string starting at b[i] (past its closing quote).
-func skipString(b []byte, i int) int {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return len(b)
-}
-
-// skipJSON returns the end of the (valid) JSON value starting at b[i].
-func skipJSON(b []byte, i int) int {
-	if i >= len(b) {
-		return i
-	}
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for ; i < len(b); i++ {
-			switch b[i] {
-			case '"':
-				i = skipString(b, i) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-		}
-		return len(b)
-	}
-	for i < len(b) && !strings.ContainsRune(",}] \t\r\n", rune(b[i])) {
-		i++
-	}
-	return i
 }
 
 // jsonString decodes a quoted JSON string, quickly when it has no escapes.

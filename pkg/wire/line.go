@@ -92,24 +92,24 @@ func topLevelString(b []byte, key string) (val string, ok bool) {
 // topLevelRaw returns the raw bytes of the last value of key in the JSON object b (which must
 // be valid JSON).
 func topLevelRaw(b []byte, key string) (val []byte, ok bool) {
-	i := skipSpace(b, 0)
+	i := jsonscan.SkipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return nil, false
 	}
 	i++
 	for {
-		i = skipSpace(b, i)
+		i = jsonscan.SkipSpace(b, i)
 		if i >= len(b) || b[i] == '}' {
 			return val, ok
 		}
 		if b[i] == ',' {
-			i = skipSpace(b, i+1)
+			i = jsonscan.SkipSpace(b, i+1)
 		}
-		kEnd := skipString(b, i)
+		kEnd := jsonscan.SkipString(b, i)
 		k := b[i:kEnd]
-		i = skipSpace(b, kEnd)
-		i = skipSpace(b, i+1) // ':'
-		vEnd := skipValue(b, i)
+		i = jsonscan.SkipSpace(b, kEnd)
+		i = jsonscan.SkipSpace(b, i+1) // ':'
+		vEnd := jsonscan.SkipValue(b, i)
 		if keyEquals(k, key) {
 			val, ok = b[i:vEnd], true
 		}
@@ -146,63 +146,4 @@ func unquote(quoted []byte) (string, bool) {
 		return "", false
 	}
 	return s, true
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) {
-		switch b[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
-}
-
-// skipString returns the index just past the JSON string starting at b[i] == '"'.
-func skipString(b []byte, i int) int {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return len(b)
-}
-
-// skipValue returns the index just past the JSON value starting at b[i]. b must be valid.
-func skipValue(b []byte, i int) int {
-	if i >= len(b) {
-		return i
-	}
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for ; i < len(b); i++ {
-			switch b[i] {
-			case '"':
-				i = skipString(b, i) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-		}
-		return len(b)
-	}
-	for ; i < len(b); i++ {
-		switch b[i] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			return i
-		}
-	}
-	return i
 }

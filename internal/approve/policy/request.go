@@ -62,13 +62,13 @@ type fields [nFields][]byte
 // scan records the raw value of each field of interest (the last one, when a key repeats).
 // raw must be valid JSON; false when it is not an object.
 func (f *fields) scan(raw []byte) bool {
-	i := skipWS(raw, 0)
+	i := jsonscan.SkipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
 		return false
 	}
 	i++
 	for {
-		i = skipWS(raw, i)
+		i = jsonscan.SkipSpace(raw, i)
 		if i >= len(raw) {
 			return false
 		}
@@ -76,13 +76,13 @@ func (f *fields) scan(raw []byte) bool {
 			return true
 		}
 		if raw[i] == ',' {
-			i = skipWS(raw, i+1)
+			i = jsonscan.SkipSpace(raw, i+1)
 		}
-		kEnd := skipStr(raw, i)
+		kEnd := jsonscan.SkipString(raw, i)
 		key := raw[i:kEnd]
-		i = skipWS(raw, kEnd)
-		i = skipWS(raw, i+1) // ':'
-		vEnd := skipVal(raw, i)
+		i = jsonscan.SkipSpace(raw, kEnd)
+		i = jsonscan.SkipSpace(raw, i+1) // ':'
+		vEnd := jsonscan.SkipValue(raw, i)
 		if k, ok := jsonscan.Unquote(key); ok {
 			for n, name := range fieldNames {
 				if k == name {
@@ -109,58 +109,6 @@ func (f *fields) str(n int, dst *string, required bool) bool {
 	*dst = s
 	// wire refuses an empty required field (but for a file's new content).
 	return ok && !(required && s == "" && n != fNewContent)
-}
-
-func skipWS(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-func skipStr(b []byte, i int) int {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return len(b)
-}
-
-func skipVal(b []byte, i int) int {
-	if i >= len(b) {
-		return i
-	}
-	switch b[i] {
-	case '"':
-		return skipStr(b, i)
-	case '{', '[':
-		depth := 0
-		for ; i < len(b); i++ {
-			switch b[i] {
-			case '"':
-				i = skipStr(b, i) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-		}
-		return len(b)
-	}
-	for ; i < len(b); i++ {
-		switch b[i] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			return i
-		}
-	}
-	return i
 }
 
 // request decodes the approval_request from the event's decoded value (see event.value),

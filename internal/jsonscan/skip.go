@@ -1,0 +1,54 @@
+package jsonscan
+
+// Cursors over JSON already known to be valid (Scan said so): they find where a value ends
+// without checking it again, for code that picks fields out of a line by hand.
+
+// SkipSpace returns the index of the first byte at or after i that is not JSON whitespace.
+func SkipSpace(b []byte, i int) int { return skipWS(b, i) }
+
+// SkipString returns the index just past the JSON string starting at b[i] == '"'.
+func SkipString(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return len(b)
+}
+
+// SkipValue returns the index just past the JSON value starting at b[i].
+func SkipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '"':
+		return SkipString(b, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				i = SkipString(b, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return len(b)
+	}
+	for ; i < len(b); i++ {
+		switch b[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i
+		}
+	}
+	return i
+}
