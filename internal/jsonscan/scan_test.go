@@ -53,7 +53,12 @@ func TestScan(t *testing.T) {
 }
 
 func TestUnquote(t *testing.T) {
-	for _, s := range []string{`"plain"`, `"\u0022q\u002B"`, `"\n\t\\\/"`, `"caf\u00E9 \ud83d\ude00"`, `"\ud800x"`, "\"\xff\""} {
+	for _, s := range []string{`"plain"`, `"\u0022q\u002B"`, `"\n\t\\\/"`, `"caf\u00E9 \ud83d\ude00"`, `"\ud800x"`, "\"\xff\"",
+		// runs longer than eight bytes around escapes, valid and invalid UTF-8 mixed
+		`"func main() {\n\tfmt.Println(\"héllo — 日本語 😀\")\n}\n"`,
+		"\"abcdefghijklmno\xe2\x82\xacpqrstuvwxyz0123\xff\xfe\xe2\x82 tail after bad bytes\\\\\"",
+		"\"\xf0\x9f\x98\x80\xf0\x9f\x98\x80\xf0\x9f\x98\x80 emoji run then ascii run of some length\"",
+		`"0123456789abcdef\\0123456789abcdef\/0123456789"`} {
 		var want string
 		if err := json.Unmarshal([]byte(s), &want); err != nil {
 			t.Fatal(err)
@@ -76,6 +81,7 @@ func FuzzScan(f *testing.F) {
 
 func FuzzUnquote(f *testing.F) {
 	f.Add([]byte(`"a\u0022b"`))
+	f.Add([]byte("\"abcdefghij\\n\xe2\x82\xac\xff 日本語 0123456789\""))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var want string
 		err := json.Unmarshal(b, &want)

@@ -1,8 +1,11 @@
 package jsonscan
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Unquote decodes a quoted JSON string as encoding/json does.
@@ -13,71 +16,92 @@ func Unquote(q []byte) (string, bool) {
 	s := q[1 : len(q)-1]
 	out := make([]byte, 0, len(s)+utf8.UTFMax)
 	for r := 0; r < len(s); {
-		// Copy the run up to the next escape at once when it is valid UTF-8.
-		if j := indexByte(s[r:], '\\'); j != 0 {
-			if j < 0 {
-				j = len(s) - r
+		// Copy the run up to the next backslash or non-ASCII byte at once, finding it eight
+		// bytes at a time: code-like text has an escape every few dozen bytes.
+		j := r
+		for j+8 <= len(s) {
+			if m := unquoteStop(binary.LittleEndian.Uint64(s[j:])); m != 0 {
+				j += bits.TrailingZeros64(m) >> 3
+				goto found
 			}
-			if run := s[r : r+j]; IsASCII(run) || utf8.Valid(run) {
+			j += 8
+		}
+		for j < len(s) && s[j] != '\\' && s[j] < utf8.RuneSelf {
+			j++
+		}
+	found:
+		out = append(out, s[r:j]...)
+		r = j
+		if r >= len(s) {
+			break
+		}
+		if c := s[r]; c >= utf8.RuneSelf {
+			// Valid UTF-8 is copied as it is, a run at a time; each invalid byte becomes U+FFFD.
+			k := r
+			for k < len(s) && s[k] >= utf8.RuneSelf {
+				k++
+			}
+			if run := s[r:k]; utf8.Valid(run) {
 				out = append(out, run...)
-				r += j
+				r = k
 				continue
 			}
-		}
-		c := s[r]
-		switch {
-		case c == '\\':
-			if r+1 >= len(s) {
-				return "", false
-			}
-			switch s[r+1] {
-			case '"', '\\', '/', '\'':
-				out = append(out, s[r+1])
-				r += 2
-			case 'b':
-				out = append(out, '\b')
-				r += 2
-			case 'f':
-				out = append(out, '\f')
-				r += 2
-			case 'n':
-				out = append(out, '\n')
-				r += 2
-			case 'r':
-				out = append(out, '\r')
-				r += 2
-			case 't':
-				out = append(out, '\t')
-				r += 2
-			case 'u':
-				rr := getu4(s[r:])
-				if rr < 0 {
-					return "", false
-				}
-				r += 6
-				if utf16.IsSurrogate(rr) {
-					rr1 := getu4(s[r:])
-					if dec := utf16.DecodeRune(rr, rr1); dec != utf8.RuneError {
-						r += 6
-						out = utf8.AppendRune(out, dec)
-						break
-					}
-					rr = utf8.RuneError
-				}
-				out = utf8.AppendRune(out, rr)
-			default:
-				return "", false
-			}
-		case c < utf8.RuneSelf:
-			out = append(out, c)
-			r++
-		default:
 			rr, size := utf8.DecodeRune(s[r:])
-			r += size
 			out = utf8.AppendRune(out, rr)
+			r += size
+			continue
+		}
+		if r+1 >= len(s) {
+			return "", false
+		}
+		switch s[r+1] {
+		case '"', '\\', '/', '\'':
+			out = append(out, s[r+1])
+			r += 2
+		case 'b':
+			out = append(out, '\b')
+			r += 2
+		case 'f':
+			out = append(out, '\f')
+			r += 2
+		case 'n':
+			out = append(out, '\n')
+			r += 2
+		case 'r':
+			out = append(out, '\r')
+			r += 2
+		case 't':
+			out = append(out, '\t')
+			r += 2
+		case 'u':
+			rr := getu4(s[r:])
+			if rr < 0 {
+				return "", false
+			}
+			r += 6
+			if utf16.IsSurrogate(rr) {
+				rr1 := getu4(s[r:])
+				if dec := utf16.DecodeRune(rr, rr1); dec != utf8.RuneError {
+					r += 6
+					out = utf8.AppendRune(out, dec)
+					break
+				}
+				rr = utf8.RuneError
+			}
+			out = utf8.AppendRune(out, rr)
+		default:
+			return "", false
 		}
 	}
-	return string(out), true
+	// out is never written again: the string shares its bytes instead of copying them.
+	return unsafe.String(unsafe.SliceData(out), len(out)), true
+}
+
+// unquoteStop returns a mask with the high bit set in the lowest byte of w that is a
+// backslash or not ASCII (and maybe in bytes above it).
+func unquoteStop(w uint64) uint64 {
+	s := w ^ (lsb * '\\')
+	return ((s-lsb)&^s | w) & msb
 }
 
 // getu4 decodes \uXXXX from the beginning of s, returning the hex value, or -1.
