@@ -181,7 +181,9 @@ if want ls; then
 		[ $HAVE_JQ = 1 ] && rows+=("jq=jq -c '.items[]'")
 		[ $QUICK = 1 ] && [ $HAVE_GOJQ = 1 ] && rows+=("gojq=gojq -c '.items[]'")
 		rows+=("cat=cat")
-		if [ $QUICK = 1 ]; then lr=$RUNS; else lr=1; fi
+		# Three runs even in a full run (jq takes over half a minute each): one run is at the
+		# mercy of a single slow moment of the machine.
+		if [ $QUICK = 1 ]; then lr=$RUNS; else lr=3; fi
 		table run -runs $lr -warmup 0 -in "$ENVELOPE" -title "fr-ls - on one envelope of Session items (= jq -c '.items[]')" "${rows[@]}"
 	else
 		skip fr-ls
