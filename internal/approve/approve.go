@@ -253,6 +253,8 @@ type server struct {
 	verbose bool
 	denied  bool
 	session *string
+	// flushErr is the first failed flush of responses (a closed stdout).
+	flushErr error
 }
 
 func serve(c *cli.Context, s cmdutil.Streams) error {
@@ -388,13 +390,20 @@ func (l *fifoWriter) Close() error {
 }
 
 func (srv *server) run(ctx context.Context, in io.Reader) error {
-	rd := wire.NewReader(in, wire.ReaderOptions{})
+	// Responses go out whenever the input has no whole line left to decide: at once on a live
+	// stream, where the next prompt cannot come before this answer, and in blocks on a
+	// recorded one. They also go out before a person is asked anything.
+	rd := wire.NewReader(in, wire.ReaderOptions{BeforeRead: srv.flush})
 	for {
 		l, err := rd.Next()
+		if srv.flushErr != nil {
+			return srv.flushErr
+		}
 		if err == io.EOF {
 			return srv.out.Flush()
 		}
 		if err != nil {
+			srv.flush()
 			if wire.IsLineTooLong(err) {
 				return cmdutil.Errorf(cmdutil.ExitFailed, "input: %v", err)
 			}
@@ -425,11 +434,16 @@ func (srv *server) run(ctx context.Context, in io.Reader) error {
 	}
 }
 
+// respond queues one response; flush sends it.
 func (srv *server) respond(b []byte) error {
-	if err := srv.out.WriteLine(b); err != nil {
-		return err
+	return srv.out.WriteLine(b)
+}
+
+// flush sends the responses decided so far.
+func (srv *server) flush() {
+	if err := srv.out.Flush(); err != nil && srv.flushErr == nil {
+		srv.flushErr = err
 	}
-	return srv.out.Flush()
 }
 
 func (srv *server) approval(ctx context.Context, raw []byte, start time.Time) error {
@@ -437,6 +451,9 @@ func (srv *server) approval(ctx context.Context, raw []byte, start time.Time) er
 	allow := d.Verdict == policy.Allow
 	decider := d.Decider
 	if d.Verdict == policy.Ask {
+		if srv.flush(); srv.flushErr != nil {
+			return srv.flushErr
+		}
 		ok, by, err := srv.asker.Approve(ctx, d.Request, d)
 		if err != nil {
 			return err
@@ -479,6 +496,9 @@ func (srv *server) question(ctx context.Context, raw []byte, start time.Time) er
 	qd := srv.dec.AnswerQuestion(raw)
 	answer, decider := qd.Answer, qd.Decider
 	if qd.Action == "ask" && qd.Q != nil {
+		if srv.flush(); srv.flushErr != nil {
+			return srv.flushErr
+		}
 		a, by, err := srv.asker.Question(ctx, qd.Q)
 		if err != nil {
 			return err

@@ -1,9 +1,11 @@
 package approve
 
 const description = `fr-approve reads fuseraft events (stdin, or --input) and writes exactly one approval_response for
-each approval_request and one question_response for each question, in order, each flushed the
-moment it is decided (stdout, or --output). Every other event, and every line that is not JSON,
-is ignored. The protocolVersion of ready and hello events is checked.
+each approval_request and one question_response for each question, in order (stdout, or
+--output). Responses are sent whenever the input has no whole line left to decide, and before a
+person is asked anything: on a live stream, where the next prompt waits for its answer, each goes
+the moment it is decided; a recorded stream is answered in blocks, at full speed. Every other
+event, and every line that is not JSON, is ignored. The protocolVersion of ready and hello events is checked.
 
 A policy decides each prompt: allow, deny, or ask a person. Asking happens on the terminal
 (/dev/tty, or --tty), never on stdin or stdout: a one-line summary (file writes as a unified diff,

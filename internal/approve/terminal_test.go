@@ -281,6 +281,26 @@ func TestTerminalTimeout(t *testing.T) {
 	}
 }
 
+// Responses decided from a block of input go out together, but never wait for a person:
+// with two prompts in one write, the first (decided by a rule) is on stdout before the
+// terminal asks about the second.
+func TestAnswerSentBeforeAsking(t *testing.T) {
+	s := startSession(t, askPolicy, map[string]string{"NO_COLOR": "1"})
+	s.send(`{"type":"approval_request","kind":"shell_command","command":"ls"}` + "\n" +
+		`{"type":"approval_request","kind":"shell_command","command":"make deploy"}`)
+	if got := s.response(); got != `{"type":"approval_response","approved":true}` {
+		t.Fatalf("first response: got %s", got)
+	}
+	s.screen.waitFor(t, "allow? [y/N] ", 1)
+	s.typeLine("n")
+	if got := s.response(); got != `{"type":"approval_response","approved":false}` {
+		t.Fatalf("second response: got %s", got)
+	}
+	if code := s.end(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+}
+
 func TestTerminalColour(t *testing.T) {
 	s := startSession(t, askPolicy, map[string]string{"TERM": "xterm"})
 	s.send(`{"type":"approval_request","kind":"shell_command","command":"make"}`)
