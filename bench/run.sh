@@ -37,6 +37,8 @@ else
 	LAT_N=500 STREAM_LAT_N=2000 TASKS=200 FLOOD=200000 RT_ROUNDS=2 STARTUP_RUNS=20
 	tag=full
 fi
+# A run of some sections only is kept apart, so latest-full is always a whole run.
+[ -n "$ONLY" ] && tag=$tag-only
 
 BIN=$ROOT/bench/results/bin
 CORPUS=$ROOT/bench/corpus
