@@ -393,14 +393,14 @@ func (srv *server) run(ctx context.Context, in io.Reader) error {
 	// Responses go out whenever the input has no whole line left to decide: at once on a live
 	// stream, where the next prompt cannot come before this answer, and in blocks on a
 	// recorded one. They also go out before a person is asked anything.
-	rd := wire.NewReader(in, wire.ReaderOptions{BeforeRead: srv.flush})
+	rd := wire.NewReader(in, wire.ReaderOptions{BeforeRead: func() { srv.flush() }})
 	for {
 		l, err := rd.Next()
 		if srv.flushErr != nil {
 			return srv.flushErr
 		}
 		if err == io.EOF {
-			return srv.out.Flush()
+			return srv.flush()
 		}
 		if err != nil {
 			srv.flush()
@@ -439,11 +439,12 @@ func (srv *server) respond(b []byte) error {
 	return srv.out.WriteLine(b)
 }
 
-// flush sends the responses decided so far.
-func (srv *server) flush() {
+// flush sends the responses decided so far and returns the first flush error there was.
+func (srv *server) flush() error {
 	if err := srv.out.Flush(); err != nil && srv.flushErr == nil {
 		srv.flushErr = err
 	}
+	return srv.flushErr
 }
 
 func (srv *server) approval(ctx context.Context, raw []byte, start time.Time) error {
@@ -451,8 +452,8 @@ func (srv *server) approval(ctx context.Context, raw []byte, start time.Time) er
 	allow := d.Verdict == policy.Allow
 	decider := d.Decider
 	if d.Verdict == policy.Ask {
-		if srv.flush(); srv.flushErr != nil {
-			return srv.flushErr
+		if err := srv.flush(); err != nil {
+			return err
 		}
 		ok, by, err := srv.asker.Approve(ctx, d.Request, d)
 		if err != nil {
@@ -496,8 +497,8 @@ func (srv *server) question(ctx context.Context, raw []byte, start time.Time) er
 	qd := srv.dec.AnswerQuestion(raw)
 	answer, decider := qd.Answer, qd.Decider
 	if qd.Action == "ask" && qd.Q != nil {
-		if srv.flush(); srv.flushErr != nil {
-			return srv.flushErr
+		if err := srv.flush(); err != nil {
+			return err
 		}
 		a, by, err := srv.asker.Question(ctx, qd.Q)
 		if err != nil {

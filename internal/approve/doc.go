@@ -5,7 +5,8 @@ each approval_request and one question_response for each question, in order (std
 --output). Responses are sent whenever the input has no whole line left to decide, and before a
 person is asked anything: on a live stream, where the next prompt waits for its answer, each goes
 the moment it is decided; a recorded stream is answered in blocks, at full speed. Every other
-event, and every line that is not JSON, is ignored. The protocolVersion of ready and hello events is checked.
+event, and every line that is not JSON, is ignored. The protocolVersion of ready and hello
+events is checked.
 
 A policy decides each prompt: allow, deny, or ask a person. Asking happens on the terminal
 (/dev/tty, or --tty), never on stdin or stdout: a one-line summary (file writes as a unified diff,

@@ -10,8 +10,10 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"runtime/debug"
 	"strings"
+	"syscall"
 
 	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
@@ -240,4 +242,13 @@ func FirstLine(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// QuietOnClosedStdout makes a reader that goes away (| head -1) end the command through the
+// EPIPE of its next write, quietly, instead of through SIGPIPE. It does nothing when s.Out is
+// not the process's stdout (a test's buffer).
+func QuietOnClosedStdout(s Streams) {
+	if s.Out == os.Stdout {
+		signal.Ignore(syscall.SIGPIPE)
+	}
 }

@@ -4,9 +4,6 @@ package filter
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/urfave/cli/v2"
 
@@ -112,10 +109,7 @@ func App(s cmdutil.Streams) *cli.App {
 
 // Run runs fr-filter with args (args[0] is the program name) and returns its exit code.
 func Run(ctx context.Context, s cmdutil.Streams, args []string) int {
-	if s.Out == os.Stdout {
-		// A reader that goes away (| head -1) ends us through EPIPE, quietly, not by SIGPIPE.
-		signal.Ignore(syscall.SIGPIPE)
-	}
+	cmdutil.QuietOnClosedStdout(s)
 	return cmdutil.RunApp(ctx, App(s), s, args)
 }
 

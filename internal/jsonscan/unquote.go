@@ -16,20 +16,8 @@ func Unquote(q []byte) (string, bool) {
 	s := q[1 : len(q)-1]
 	out := make([]byte, 0, len(s)+utf8.UTFMax)
 	for r := 0; r < len(s); {
-		// Copy the run up to the next backslash or non-ASCII byte at once, finding it eight
-		// bytes at a time: code-like text has an escape every few dozen bytes.
-		j := r
-		for j+8 <= len(s) {
-			if m := unquoteStop(binary.LittleEndian.Uint64(s[j:])); m != 0 {
-				j += bits.TrailingZeros64(m) >> 3
-				goto found
-			}
-			j += 8
-		}
-		for j < len(s) && s[j] != '\\' && s[j] < utf8.RuneSelf {
-			j++
-		}
-	found:
+		// Copy the run up to the next backslash or non-ASCII byte at once.
+		j := plainEnd(s, r)
 		out = append(out, s[r:j]...)
 		r = j
 		if r >= len(s) {
@@ -54,24 +42,9 @@ func Unquote(q []byte) (string, bool) {
 		if r+1 >= len(s) {
 			return "", false
 		}
-		switch s[r+1] {
-		case '"', '\\', '/', '\'':
-			out = append(out, s[r+1])
-			r += 2
-		case 'b':
-			out = append(out, '\b')
-			r += 2
-		case 'f':
-			out = append(out, '\f')
-			r += 2
-		case 'n':
-			out = append(out, '\n')
-			r += 2
-		case 'r':
-			out = append(out, '\r')
-			r += 2
-		case 't':
-			out = append(out, '\t')
+		switch e := s[r+1]; e {
+		case '"', '\\', '/', '\'', 'b', 'f', 'n', 'r', 't':
+			out = append(out, unescape[e])
 			r += 2
 		case 'u':
 			rr := getu4(s[r:])
@@ -97,11 +70,23 @@ func Unquote(q []byte) (string, bool) {
 	return unsafe.String(unsafe.SliceData(out), len(out)), true
 }
 
-// unquoteStop returns a mask with the high bit set in the lowest byte of w that is a
-// backslash or not ASCII (and maybe in bytes above it).
-func unquoteStop(w uint64) uint64 {
-	s := w ^ (lsb * '\\')
-	return ((s-lsb)&^s | w) & msb
+// unescape maps the letter of a one-letter escape to the byte it stands for.
+var unescape = [256]byte{'"': '"', '\\': '\\', '/': '/', '\'': '\'', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// plainEnd returns the index of the first backslash or non-ASCII byte in s at or after i, or
+// len(s), looking at eight bytes at a time: code-like text has an escape every few dozen bytes.
+func plainEnd(s []byte, i int) int {
+	for ; i+8 <= len(s); i += 8 {
+		w := binary.LittleEndian.Uint64(s[i:])
+		b := w ^ (lsb * '\\')
+		if m := ((b-lsb)&^b | w) & msb; m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	for i < len(s) && s[i] != '\\' && s[i] < utf8.RuneSelf {
+		i++
+	}
+	return i
 }
 
 // getu4 decodes \uXXXX from the beginning of s, returning the hex value, or -1.

@@ -40,10 +40,7 @@ type Options struct {
 
 // Run runs fr-ls with args (args[0] is the program name) and returns its exit code.
 func Run(ctx context.Context, s cmdutil.Streams, args []string) int {
-	if s.Out == os.Stdout {
-		// A reader that goes away (| head -1) ends us through EPIPE, quietly, not by SIGPIPE.
-		signal.Ignore(syscall.SIGPIPE)
-	}
+	cmdutil.QuietOnClosedStdout(s)
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return RunWith(ctx, s, args, Options{})
