@@ -35,7 +35,7 @@ working directory: FUSERAFT_HOME/run/HASH.sock (FUSERAFT_HOME defaults to ~/.fus
 
 INPUT
    Tasks come from --task (repeatable, sent in order) and from input lines: stdin, or --input
-   PATH, a file or a named FIFO whose writers may come and go (it is reopened at each end).
+   PATH, a file or a named FIFO whose writers may come and go (one leaving does not end input).
    A line that is a JSON object is sent as it is; any other line is sent as a user_input task.
    Inputs are gated: while an approval_request or question is pending only its answer goes
    out, one answer per prompt, in order; a new task waits while this client's task is queued

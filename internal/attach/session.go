@@ -201,7 +201,7 @@ func readInput(r io.Reader, ch chan<- inputMsg) {
 	}
 }
 
-// readInputPath reads --input: a FIFO is reopened at each end, since its writers come and go.
+// readInputPath reads --input: a FIFO stays open as its writers come and go.
 func readInputPath(ctx context.Context, path string, fifo bool, ch chan<- inputMsg) {
 	for ctx.Err() == nil {
 		f, err := os.Open(path)

@@ -1,10 +1,10 @@
 // Package liveio moves input lines into a live fuseraft session.
 //
 // A [Source] reads the lines a user or a script writes: from stdin, from a file, or from a named
-// pipe (FIFO) whose writers may come and go. A FIFO reports end of file each time its last writer
-// closes it; a Source then opens it again and waits for the next writer, so one process can
-// write approvals while another writes messages, each opening and closing the pipe as it likes,
-// without ending the session. Only stdin, a regular file, or a FIFO read with Source.Once, end
+// pipe (FIFO) whose writers may come and go. A Source holds a FIFO open for writing too, so its
+// last writer closing it is not an end of file and nothing written in between is lost: one
+// process can write approvals while another writes messages, each opening and closing the pipe
+// as it likes, without ending the session. Only stdin, a regular file, or a FIFO read with Source.Once, end
 // input at end of file.
 //
 // A [Pump] sends those lines to fuseraft through a [wire.Gate], the protocol's prompt state:
@@ -44,13 +44,13 @@ func IsPipe(path string) bool {
 }
 
 // Read calls fn with each input line (line end removed; the slice is only valid during the
-// call) until end of input, which returns nil. A last line without a line end still counts
-// at end of file; but a named pipe only reaches end of file when no writer has it open, so
-// writers that share a pipe must end every line they write with a line end, or their lines
-// run together. Read returns fn's first error, a read
-// error, or ctx.Err() once ctx is done. Cancelling ctx unblocks a read in progress; a FIFO open
-// waiting for its first writer cannot be unblocked, so callers should not wait for Read to
-// return after cancelling (the blocked goroutine ends with the process).
+// call) until end of input, which returns nil. A last line without a line end still counts at
+// end of file. A named pipe is held open for writing as well, so it never reaches end of file
+// (unless Once is set): writers that share it must end every line they write with a line end,
+// or their lines run together. Read returns fn's first error, a read error, or ctx.Err() once
+// ctx is done. Cancelling ctx unblocks a read in progress; with Once, a FIFO open waiting for
+// its first writer cannot be unblocked, so callers should not wait for Read to return after
+// cancelling (the blocked goroutine ends with the process).
 func (s Source) Read(ctx context.Context, fn func(line []byte) error) error {
 	if s.Path == "" || s.Path == "-" {
 		if s.Stdin == nil {
@@ -58,28 +58,32 @@ func (s Source) Read(ctx context.Context, fn func(line []byte) error) error {
 		}
 		return readLines(ctx, s.Stdin, s.MaxLine, fn)
 	}
-	fifo := IsPipe(s.Path)
-	for {
-		// Opening a FIFO for reading blocks until a writer opens it.
-		f, err := os.Open(s.Path)
+	if IsPipe(s.Path) && !s.Once {
+		// Opened for reading and writing, the pipe always has a writer (this process), so it
+		// never reaches end of file and never has to be reopened. Reopening after each writer
+		// left would lose whatever a new writer wrote between that end of file and the close,
+		// because a pipe's buffer is discarded once no one has it open.
+		f, err := os.OpenFile(s.Path, os.O_RDWR, 0)
 		if err != nil {
 			return err
 		}
-		if ctx.Err() != nil {
-			f.Close()
-			return ctx.Err()
-		}
+		defer f.Close()
 		stop := context.AfterFunc(ctx, func() { f.Close() })
-		err = readLines(ctx, f, s.MaxLine, fn)
-		stop()
-		f.Close()
-		if err != nil {
-			return err
-		}
-		if !fifo || s.Once {
-			return nil
-		}
+		defer stop()
+		return readLines(ctx, f, s.MaxLine, fn)
 	}
+	// Opening a FIFO for reading only blocks until a writer opens it.
+	f, err := os.Open(s.Path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	stop := context.AfterFunc(ctx, func() { f.Close() })
+	defer stop()
+	return readLines(ctx, f, s.MaxLine, fn)
 }
 
 func readLines(ctx context.Context, r io.Reader, maxLine int, fn func([]byte) error) error {
