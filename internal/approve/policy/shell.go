@@ -58,18 +58,30 @@ var systemDirs = map[string]bool{
 var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true,
 	"mksh": true, "ash": true, "yash": true, "posh": true}
 
-// dangerousEnv reports whether assigning name changes which program runs or what it loads.
+// harmlessEnv lists the variables a command may be given without FlagEnv: they choose a
+// target, a locale or how output looks, not which program runs, what it loads, where it reads
+// its configuration or where it downloads from. Any other assignment (PATH, LD_PRELOAD, HOME,
+// GOFLAGS, GOPROXY, GIT_DIR, CGO_CFLAGS, ...) can make an allowed argv run code of someone
+// else's choosing, and needs a rule with allow_env.
+var harmlessEnv = map[string]bool{
+	"GOOS": true, "GOARCH": true, "GOARM": true, "GOARM64": true, "GOAMD64": true, "GO386": true,
+	"GOMIPS": true, "GOMIPS64": true, "GOPPC64": true, "GORISCV64": true, "GOWASM": true,
+	"CGO_ENABLED": true, "GOMAXPROCS": true, "GOGC": true, "GOMEMLIMIT": true, "GOTRACEBACK": true,
+	"LANG": true, "LANGUAGE": true, "TZ": true, "TERM": true, "COLUMNS": true, "LINES": true,
+	"NO_COLOR": true, "CLICOLOR": true, "CLICOLOR_FORCE": true, "FORCE_COLOR": true, "CI": true,
+	"RUST_BACKTRACE": true, "PYTHONUNBUFFERED": true, "PYTHONDONTWRITEBYTECODE": true,
+}
+
+// dangerousEnv reports whether assigning name may change which program runs, what it loads or
+// where it reads its settings from: any name not known to be harmless.
 func dangerousEnv(name string) bool {
-	switch name {
-	case "PATH", "BASH_ENV", "ENV", "IFS", "SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND",
-		"GIT_SSH", "GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_PAGER", "GIT_EDITOR", "GIT_ASKPASS",
-		"GIT_EXEC_PATH", "GIT_DIR", "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM",
-		"PAGER", "EDITOR", "VISUAL", "PYTHONPATH", "PYTHONSTARTUP", "NODE_OPTIONS", "PERL5OPT",
-		"PERL5LIB", "RUBYOPT", "GOFLAGS", "CC", "CXX", "GIT_CONFIG_COUNT":
-		return true
+	if harmlessEnv[name] {
+		return false
 	}
-	return strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "DYLD_") ||
-		strings.HasPrefix(name, "BASH_FUNC_") || strings.HasPrefix(name, "GIT_CONFIG_")
+	if strings.HasPrefix(name, "LC_") && name != "LC_" {
+		return false
+	}
+	return true
 }
 
 var parserPool = sync.Pool{New: func() any {
@@ -153,6 +165,9 @@ func (a *analyzer) source(src string, inherit Flag, why string, denyOnly bool, d
 	syntax.Walk(f, func(n syntax.Node) bool {
 		st, ok := n.(*syntax.Stmt)
 		if !ok {
+			if why := evaluatesArithmetic(n); why != "" {
+				a.unanalysable(src, n, inherit, why, denyOnly)
+			}
 			return true
 		}
 		rf, rwhy := redirFlags(st.Redirs)
@@ -197,6 +212,90 @@ func (a *analyzer) source(src string, inherit Flag, why string, denyOnly bool, d
 		}
 		return true
 	})
+}
+
+// evaluatesArithmetic says why n makes bash evaluate arithmetic on a value only known at run
+// time, or "" when it does not. Arithmetic evaluation runs the command substitutions in array
+// subscripts it meets, even inside a variable's value: with x='a[$(rm -rf ~)]', both (( x ))
+// and [[ $x -eq 0 ]] run rm. No argv shows that, so such commands are never allowed by a rule.
+func evaluatesArithmetic(n syntax.Node) string {
+	switch n := n.(type) {
+	case *syntax.ArithmCmd, *syntax.LetClause, *syntax.CStyleLoop:
+		return "arithmetic evaluates variables' values as expressions, which can run commands"
+	case *syntax.ArithmExp:
+		return "an arithmetic expansion evaluates variables' values as expressions, which can run commands"
+	case *syntax.BinaryTest:
+		switch n.Op {
+		case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
+			return "[[ " + n.Op.String() + " ]] evaluates its operands as arithmetic, which can run commands"
+		}
+	case *syntax.UnaryTest:
+		if n.Op == syntax.TsVarSet || n.Op == syntax.TsRefVar {
+			return "[[ " + n.Op.String() + " ]] evaluates an array subscript, which can run commands"
+		}
+	case *syntax.ParamExp:
+		switch {
+		case n.Excl && n.Index == nil && n.Names == 0:
+			return "an indirect expansion evaluates the array subscript it may name, which can run commands"
+		case n.Index != nil && !plainIndex(n.Index):
+			return "an array subscript is evaluated as arithmetic, which can run commands"
+		case n.Slice != nil && !(plainIndex(n.Slice.Offset) && plainIndex(n.Slice.Length)):
+			return "a substring offset is evaluated as arithmetic, which can run commands"
+		}
+	case *syntax.Assign:
+		if n.Index != nil && !plainIndex(n.Index) {
+			return "an array subscript is evaluated as arithmetic, which can run commands"
+		}
+	}
+	return ""
+}
+
+// plainIndex reports whether an array subscript or offset is a number, @ or * (or absent).
+func plainIndex(x syntax.ArithmExpr) bool {
+	if x == nil {
+		return true
+	}
+	w, ok := x.(*syntax.Word)
+	if !ok {
+		return false
+	}
+	s := w.Lit()
+	return s == "@" || s == "*" || isDigits(s)
+}
+
+// unanalysable adds a part no allow rule matches, for a construct whose effect no argv shows.
+func (a *analyzer) unanalysable(src string, n syntax.Node, inherit Flag, why string, denyOnly bool) {
+	text := src
+	if from, to := n.Pos().Offset(), n.End().Offset(); int(to) <= len(src) && from <= to {
+		text = src[from:to]
+	}
+	p := Part{Text: text, DenyOnly: denyOnly}
+	p.addFlag(FlagUnparsable|inherit, why)
+	a.parts = append(a.parts, p)
+}
+
+// nameBuiltins take variable names as arguments; bash evaluates the subscript of a name
+// written a[...] as arithmetic, so test -v 'a[$(rm -rf ~)]' runs rm.
+var nameBuiltins = map[string]bool{"test": true, "[": true, "printf": true, "read": true,
+	"unset": true, "declare": true, "typeset": true, "local": true, "export": true,
+	"readonly": true, "wait": true, "mapfile": true, "readarray": true, "getopts": true}
+
+// subscriptedName reports whether s is written NAME[SUBSCRIPT]... with a subscript that is
+// not a plain number, @ or *.
+func subscriptedName(s string) bool {
+	i := 0
+	for i < len(s) && (s[i] == '_' || s[i] >= 'a' && s[i] <= 'z' || s[i] >= 'A' && s[i] <= 'Z' || i > 0 && s[i] >= '0' && s[i] <= '9') {
+		i++
+	}
+	if i == 0 || i >= len(s) || s[i] != '[' {
+		return false
+	}
+	end := strings.IndexByte(s[i:], ']')
+	if end < 0 {
+		end = len(s) - i
+	}
+	sub := s[i+1 : i+end]
+	return !(sub == "@" || sub == "*" || isDigits(sub))
 }
 
 func redirFlags(rs []*syntax.Redirect) (Flag, string) {
@@ -262,7 +361,21 @@ func (a *analyzer) decl(text string, d *syntax.DeclClause, fl Flag, why string, 
 		}
 		p.pushWord(w, dyn, wwhy)
 	}
+	p.checkNames()
 	a.parts = append(a.parts, p)
+}
+
+// checkNames flags a builtin given a variable name whose subscript bash would evaluate.
+func (p *Part) checkNames() {
+	if !nameBuiltins[p.Base] {
+		return
+	}
+	for i, w := range p.Words {
+		if !p.dyn(i) && subscriptedName(w) {
+			p.addFlag(FlagUnparsable, p.Base+" evaluates the subscript of "+w+" as arithmetic, which can run commands")
+			return
+		}
+	}
 }
 
 func (p *Part) pushWord(w string, dyn bool, why string) {
@@ -358,6 +471,7 @@ func (a *analyzer) part(text string, w words, fl Flag, why string, denyOnly bool
 			p.Base = name
 		}
 	}
+	p.checkNames()
 	a.parts = append(a.parts, p)
 	return &a.parts[len(a.parts)-1]
 }
@@ -459,7 +573,14 @@ func (a *analyzer) command(text string, w words, fl Flag, why string, denyOnly b
 			a.part(text, w, fl, why, denyOnly)
 			return
 		}
-		wrapper(i, 0, "")
+		var wf Flag
+		wwhy := ""
+		if base == "time" {
+			if out, ok := timeOutput(w.s[:i], w.dyn[:i]); ok {
+				wf, wwhy = FlagRedirect, "time writes its report to "+out
+			}
+		}
+		wrapper(i, wf, wwhy)
 	case "xargs":
 		i := skipOptions(base, w)
 		if i >= len(w.s) {
@@ -606,6 +727,7 @@ func firstWhy(fl Flag, why, other string) string {
 // optionsWithValue lists, per wrapper, the short options that take the next word as a value.
 var optionsWithValue = map[string]string{
 	"exec":    "a",
+	"time":    "fo",
 	"nice":    "n",
 	"stdbuf":  "ioe",
 	"timeout": "sk",
@@ -616,6 +738,41 @@ var optionsWithValue = map[string]string{
 	"run0":    "u",
 	"watch":   "n",
 	"ssh":     "BbcDEeFIiJLlmOoPpQRSWw",
+}
+
+// timeOutput finds the file GNU or BSD time writes its report to (-o FILE, --output=FILE);
+// a file named at run time is reported as such.
+func timeOutput(ws []string, dyn []bool) (string, bool) {
+	for i := 1; i < len(ws); i++ {
+		s := ws[i]
+		if dyn[i] {
+			continue
+		}
+		switch {
+		case s == "-o" || s == "--output":
+			if i+1 < len(ws) {
+				if dyn[i+1] {
+					return "a file named at run time", true
+				}
+				return ws[i+1], true
+			}
+			return "a file", true
+		case strings.HasPrefix(s, "--output="):
+			return strings.TrimPrefix(s, "--output="), true
+		case strings.HasPrefix(s, "-") && !strings.HasPrefix(s, "--"):
+			// a cluster such as -ao FILE or -oFILE
+			if j := strings.IndexAny(s[1:], "of"); j >= 0 && s[1+j] == 'o' {
+				if rest := s[2+j:]; rest != "" {
+					return rest, true
+				}
+				if i+1 < len(ws) {
+					return ws[i+1], true
+				}
+				return "a file", true
+			}
+		}
+	}
+	return "", false
 }
 
 // skipOptions returns the index of the first word after the options of a wrapper.
@@ -675,6 +832,8 @@ func longTakesValue(cmd, opt string) bool {
 		}
 	case "timeout":
 		return opt == "--signal" || opt == "--kill-after"
+	case "time":
+		return opt == "--output" || opt == "--format"
 	case "nice":
 		return opt == "--adjustment"
 	case "ionice":
@@ -851,8 +1010,13 @@ func unescapeUnquoted(v string) (string, bool) {
 				}
 			}
 			continue
-		case '*', '?', '[':
+		case '*', '?':
 			glob = true
+		case '[':
+			// a bracket expression needs its closing ]; a lone [ (the test command) is literal
+			if strings.IndexByte(v[i+1:], ']') >= 0 {
+				glob = true
+			}
 		case '{':
 			brace = i
 		case ',':
