@@ -338,8 +338,10 @@ func lintCommand(s cmdutil.Streams) *cli.Command {
 		Description: "Loads each policy (every unknown key, bad glob, bad regex and bad jq is reported, with its\n" +
 			"line) and prints FILE:LINE: findings on stdout: rules a stricter (or an earlier, equal) rule\n" +
 			"always overrides, allow patterns that accept any command or argument, bare commands that\n" +
-			"run anything with the right arguments (git, go, make, python, ...), allow paths matching the\n" +
-			"whole tree, unanchored regular expressions, and policies without tests.\n\n" +
+			"run anything with the right arguments (git, go, make, python, ...), allowed commands whose\n" +
+			"options run another program or write anywhere (go test -toolexec, git diff --output, sort -o,\n" +
+			"find -fprint, ...: each is tried against the policy), allow paths matching the whole tree,\n" +
+			"unanchored regular expressions, and policies without tests.\n\n" +
 			"EXIT STATUS\n  0 no findings; 1 findings; 2 invalid policy\n\n" +
 			"EXAMPLES\n  fr-approve lint --policy examples/ci-go.yaml\n  fr-approve lint examples/*.yaml || echo 'review the policy'",
 		Flags: []cli.Flag{policyFlag()},

@@ -62,10 +62,14 @@ deny and ask). The strictest part decides the whole; a part no rule matches gets
 A pattern's words are globs (* ? [..]) or /regex/, matched one to one; ** stands for any
 number of words; the pattern is a prefix ("git push" matches "git push origin main") unless it
 ends with $. An allow rule never matches a command that writes to a file through a redirection
-(> f; /dev/null is fine), has a word only known at run time ($VAR, $(cmd), a glob, xargs
-input), assigns PATH, LD_PRELOAD or the like, or does not parse, unless the rule says so with
-allow_redirects, allow_expansions, allow_env or allow_unparsable: true (shell: {commands:
-[...], allow_redirects: true}). Deny and ask rules see such words as matching anything.
+(> f, time -o f; /dev/null is fine), has a word only known at run time ($VAR, $(cmd), a glob,
+xargs input), sets a variable other than a few harmless ones (GOOS, GOARCH, CGO_ENABLED,
+GOMAXPROCS, LANG, LC_*, TZ, TERM, NO_COLOR, CI, ...: HOME, GOPROXY, GIT_DIR and the like
+change what runs), or does not parse, unless the rule says so with allow_redirects,
+allow_expansions, allow_env or allow_unparsable: true (shell: {commands: [...],
+allow_redirects: true}). Deny and ask rules see such words as matching anything. Arithmetic
+((( )), let, $(( )), [[ -eq ]], a[i] subscripts, test -v 'a[i]') is never allowed: bash
+evaluates a variable's value there as an expression, and a[$(cmd)] in it runs cmd.
 
 file (kind file_write): doublestar globs (**) over the path relative to --root, after
 resolving .. and symlinks; /absolute globs match absolute paths. A path outside the root is

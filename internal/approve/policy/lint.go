@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -45,6 +46,7 @@ func Lint(p *Policy) []Finding {
 			add(q.Line, q.Name, "question rule %s answers with empty text; use skip: true to skip", q.Name)
 		}
 	}
+	lintProbes(p, add)
 	if len(p.Tests) == 0 {
 		add(0, "", "the policy has no tests: add a few under tests: and run 'fr-approve test'")
 	}
@@ -64,6 +66,55 @@ var runsAnything = map[string]string{
 	"mv": "mv over any file", "chmod": "chmod -R 777 /", "dd": "dd of=/dev/sda", "gh": "gh repo delete",
 	"sh": "sh script.sh or sh reading any script", "bash": "bash script.sh or bash reading any script",
 	"zsh": "zsh script.sh", "terraform": "terraform destroy", "helm": "helm uninstall", "aws": "aws s3 rm", "gcloud": "gcloud ... delete",
+}
+
+// probes are commands that look like an allowed command's harmless use but run a program of
+// the caller's choosing or write outside the project. A policy that allows `go test` by
+// prefix allows `go test -toolexec=./x` too, unless a deny rule says otherwise.
+var probes = []struct{ cmd, why string }{
+	{"go test -exec=./x ./...", "go test -exec runs the test binary through another program"},
+	{"go test -toolexec=./x ./...", "-toolexec runs every compiler and linker step through another program"},
+	{"go build -toolexec=./x ./...", "-toolexec runs every compiler and linker step through another program"},
+	{"go vet -vettool=./x ./...", "go vet -vettool runs another program as the analyser"},
+	{"go build -ldflags=-extld=./x ./...", "-ldflags=-extld runs another program as the linker"},
+	{"go build -o /etc/x ./...", "go build -o writes the binary anywhere"},
+	{"go test -coverprofile=/etc/x ./...", "go test's profile flags write files anywhere"},
+	{"go env -w GOFLAGS=-toolexec=./x", "go env -w changes the settings of every later go command"},
+	{"git diff --output=/etc/x", "git diff --output writes a file anywhere"},
+	{"git log --output=/etc/x", "git log --output writes a file anywhere"},
+	{"git show --output=/etc/x", "git show --output writes a file anywhere"},
+	{"find . -name x -fprint /etc/x", "find -fprint writes a file anywhere"},
+	{"find . -type f -fprint /etc/x", "find -fprint writes a file anywhere"},
+	{"find . -path x -fprint /etc/x", "find -fprint writes a file anywhere"},
+	{"sort -o /etc/x f", "sort -o writes a file anywhere"},
+	{"sort --compress-program=./x f", "sort --compress-program runs another program"},
+	{"uniq f /etc/x", "uniq writes its second operand"},
+	{"tree -o /etc/x", "tree -o writes a file anywhere"},
+	{"sed -i s/a/b/ /etc/x", "sed -i edits files in place"},
+	{"sed -n 'e id' f", "sed's e command runs a shell command"},
+	{"awk 'BEGIN{system(\"id\")}'", "awk's system() runs a shell command"},
+	{"tar -xf a.tar --to-command=./x", "tar --to-command runs a program"},
+	{"staticcheck -debug.cpuprofile=/etc/x ./...", "staticcheck's -debug flags write files anywhere"},
+}
+
+// lintProbes reports each probe the policy allows, at the allowing rule.
+func lintProbes(p *Policy, add func(int, string, string, ...any)) {
+	d, err := NewDecider(p, "/")
+	if err != nil {
+		return
+	}
+	lines := map[string]int{}
+	for _, r := range p.Rules {
+		lines[r.Name] = r.Line
+	}
+	for _, pr := range probes {
+		ev, _ := json.Marshal(map[string]string{"type": "approval_request", "kind": "shell_command", "command": pr.cmd})
+		dec := d.Decide(ev)
+		if dec.Verdict != Allow || dec.Decider != ByRule {
+			continue
+		}
+		add(lines[dec.Rule], dec.Rule, "rule %s allows %q (%s); add a deny rule for it, or narrow the pattern", dec.Rule, pr.cmd, pr.why)
+	}
 }
 
 func lintAllow(r *Rule, add func(int, string, string, ...any)) {
