@@ -42,28 +42,63 @@ const (
 )
 
 // The event structs below are for reading events. To pass an event on, write its Raw bytes:
-// re-encoding a struct would lose unknown fields, and Ready leaves out the fields of the shape
-// it does not have.
+// re-encoding a struct loses unknown fields and the original escapes. A re-encoded struct does
+// keep the fields the protocol page lists for its event: a nullable field is written as null,
+// not left out, and a false or empty value stays; only the fields the page marks optional (?)
+// are left out when absent.
 
 // Ready is the first event of repl --vscode and of run --bridge. The two shapes share one
 // struct: a REPL sets Model, Title, AutoTitle and MidTurnCommands; a run sets Task, Config,
 // Resumed and Agents.
+//
+// Encoding writes the run shape's fields when any of them is set (Task non-empty, Config or
+// Agents non-nil, Resumed), the REPL shape's when any of its own is set or when none of the run
+// shape's is, so both shapes round-trip as decoded: Title, AutoTitle and Config stay null when
+// null, Resumed stays false, empty lists stay [].
 type Ready struct {
 	Type            string  `json:"type"`
 	ProtocolVersion int     `json:"protocolVersion"`
 	SessionID       string  `json:"sessionId"`
-	Model           string  `json:"model,omitempty"`
-	Title           *string `json:"title,omitempty"`
-	AutoTitle       *string `json:"autoTitle,omitempty"`
+	Model           string  `json:"model"`
+	Title           *string `json:"title"`
+	AutoTitle       *string `json:"autoTitle"`
 	// MidTurnCommands lists slash commands that may be sent while a reply streams.
-	MidTurnCommands []string `json:"midTurnCommands,omitempty"`
-	Task            string   `json:"task,omitempty"`
-	Config          *string  `json:"config,omitempty"`
-	Resumed         bool     `json:"resumed,omitempty"`
-	Agents          []string `json:"agents,omitempty"`
+	MidTurnCommands []string `json:"midTurnCommands"`
+	Task            string   `json:"task"`
+	Config          *string  `json:"config"`
+	Resumed         bool     `json:"resumed"`
+	Agents          []string `json:"agents"`
 }
 
-// InFlight is a client's task that is still queued or running, as sent in Hello.
+// MarshalJSON writes the shape (or shapes) r holds; see Ready.
+func (r Ready) MarshalJSON() ([]byte, error) {
+	// A nil outer pointer leaves a field out; a non-nil one writes it, null included.
+	type shape struct {
+		Type            string    `json:"type"`
+		ProtocolVersion int       `json:"protocolVersion"`
+		SessionID       string    `json:"sessionId"`
+		Model           *string   `json:"model,omitempty"`
+		Title           **string  `json:"title,omitempty"`
+		AutoTitle       **string  `json:"autoTitle,omitempty"`
+		MidTurnCommands *[]string `json:"midTurnCommands,omitempty"`
+		Task            *string   `json:"task,omitempty"`
+		Config          **string  `json:"config,omitempty"`
+		Resumed         *bool     `json:"resumed,omitempty"`
+		Agents          *[]string `json:"agents,omitempty"`
+	}
+	out := shape{Type: r.Type, ProtocolVersion: r.ProtocolVersion, SessionID: r.SessionID}
+	run := r.Task != "" || r.Config != nil || r.Resumed || r.Agents != nil
+	if !run || r.Model != "" || r.Title != nil || r.AutoTitle != nil || r.MidTurnCommands != nil {
+		out.Model, out.Title, out.AutoTitle, out.MidTurnCommands = &r.Model, &r.Title, &r.AutoTitle, &r.MidTurnCommands
+	}
+	if run {
+		out.Task, out.Config, out.Resumed, out.Agents = &r.Task, &r.Config, &r.Resumed, &r.Agents
+	}
+	return json.Marshal(out)
+}
+
+// InFlight is a client's task that is still queued or running, as sent in Hello. Position is
+// nil when the daemon sent null; nil is not 0.
 type InFlight struct {
 	SessionID string `json:"sessionId"`
 	Task      string `json:"task"`
@@ -192,11 +227,30 @@ type StepStatus struct {
 	StepsLeft int    `json:"stepsLeft"`
 }
 
-// Shell is shell_start (Command), shell_output (Text) and shell_end.
+// Shell is shell_start (Command), shell_output (Text) and shell_end. Encoding writes the field
+// of its Type, empty or not, and leaves out the other.
 type Shell struct {
 	Type    string `json:"type"`
 	Command string `json:"command,omitempty"`
 	Text    string `json:"text,omitempty"`
+}
+
+// MarshalJSON writes the field s.Type carries; see Shell.
+func (s Shell) MarshalJSON() ([]byte, error) {
+	type plain Shell // no methods: the default encoding with omitempty
+	switch s.Type {
+	case "shell_start":
+		return json.Marshal(struct {
+			Type    string `json:"type"`
+			Command string `json:"command"`
+		}{s.Type, s.Command})
+	case "shell_output":
+		return json.Marshal(struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}{s.Type, s.Text})
+	}
+	return json.Marshal(plain(s))
 }
 
 // ReplayTurn is one earlier turn in Replay.
@@ -280,11 +334,12 @@ type RunResult struct {
 	OutputTokens   int     `json:"outputTokens"`
 }
 
-// Queued says the daemon accepted this client's task.
+// Queued says the daemon accepted this client's task. Position is how many tasks are ahead of
+// it, or nil when the daemon sent null (position unknown); nil is not 0.
 type Queued struct {
 	Type      string `json:"type"`
 	SessionID string `json:"sessionId"`
-	Position  int    `json:"position"`
+	Position  *int   `json:"position"`
 }
 
 // AutoDispatched says the daemon started a task on its own.
