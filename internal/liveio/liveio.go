@@ -9,7 +9,8 @@
 //
 // A [Pump] sends those lines to fuseraft through a [wire.Gate], the protocol's prompt state:
 // while an approval_request or question is pending only its answer goes through and every other
-// line waits, in order; an answer with nothing pending is dropped. Feed the Pump every event
+// line waits, in order; on stdio, messages also wait while a turn runs (see [wire.Gate]); an
+// answer with nothing pending is dropped. Feed the Pump every event
 // fuseraft sends (Observe, before the event is passed on to anyone who might answer it) and
 // every input line (Push); its Run loop writes what the Gate allows the moment it is allowed.
 package liveio

@@ -94,6 +94,9 @@ type session struct {
 	// fuseraft drops an interrupt with nothing running; fr-stream does the same rather than
 	// send SIGINT to an idle fuseraft.
 	busy atomic.Bool
+
+	// observed is signalled after each event the Gate has seen.
+	observed chan struct{}
 }
 
 func (ss *session) warnf(format string, args ...any) {
@@ -133,6 +136,20 @@ func (ss *session) interrupt() bool {
 	return true
 }
 
+// waitTurn returns once no message is held for the running turn: input has ended, but lines
+// typed during a turn still go when it ends, before fuseraft's stdin is closed. It does not
+// wait while a prompt is pending (nobody is left to answer it: closing stdin denies it), nor
+// once ctx is done.
+func (ss *session) waitTurn(ctx context.Context, g *wire.Gate) {
+	for g.Waiting() > 0 && g.Busy() && g.Pending() == "" {
+		select {
+		case <-ss.observed:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
 // signal sends a signal to fuseraft's process group unless fuseraft has been reaped (its
 // pid could then be another process's).
 func (ss *session) signal(f func(*os.Process) error) {
@@ -149,7 +166,7 @@ func runSession(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error
 	notifySignals(sigs)
 	defer signal.Stop(sigs)
 
-	ss := &session{o: o, s: s, errw: &lockedWriter{w: s.Err}}
+	ss := &session{o: o, s: s, errw: &lockedWriter{w: s.Err}, observed: make(chan struct{}, 1)}
 	ss.out = wire.NewWriter(s.Out)
 	if o.pretty {
 		term := stdoutIsTerminal(s.Out)
@@ -221,8 +238,9 @@ func runSession(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error
 	defer cancel()
 
 	// Input: lines from stdin or --input, through the Gate, to fuseraft's stdin.
+	gate := wire.NewGate(wire.Stdio)
 	ss.pump = &liveio.Pump{
-		Gate: wire.NewGate(wire.Stdio),
+		Gate: gate,
 		Send: ss.send,
 		Dropped: func(d wire.Decision) {
 			ss.warnf("dropped %s: %s", d.Input.Type, d.Reason)
@@ -255,13 +273,14 @@ func runSession(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error
 		if err != nil && ctx.Err() == nil {
 			inputErr <- err
 		}
+		ss.waitTurn(ctx, gate)
 		ss.pump.EndInput()
 	}()
 	inputDone := make(chan struct{})
 	go func() {
 		held, err := ss.pump.Run(ctx)
 		if err == nil && held > 0 {
-			ss.warnf("input ended with %d line(s) still held for a prompt that was never answered; they were not sent", held)
+			ss.warnf("input ended with %d line(s) still held (for the answer to a prompt, or for the end of a turn); they were not sent", held)
 		}
 		// A send error means fuseraft's stdin is gone (it exited); its exit is reported below.
 		ss.closeStdin()
@@ -394,6 +413,9 @@ func (ss *session) outcome(st *stdoutState, exitErr error, userEnded, graceExpir
 		return cmdutil.Errorf(cmdutil.ExitInterrupted, "interrupted: the session was ended")
 	case st.readErr != nil:
 		return fmt.Errorf("reading fuseraft's output: %w", st.readErr)
+	case !st.ready && st.result != nil:
+		// A run that fails before it starts sends only its result: a normal end.
+		return failedBeforeStart(st.result)
 	case !st.ready:
 		what := "fuseraft ended before it was ready (" + exitString(exitErr) + ")"
 		if st.lastError != "" {
@@ -428,6 +450,23 @@ func (ss *session) outcome(st *stdoutState, exitErr error, userEnded, graceExpir
 		return nil
 	}
 	return cmdutil.Errorf(cmdutil.ExitFailed, "fuseraft %s before session_end", exitString(exitErr))
+}
+
+// failedBeforeStart is the outcome of a run whose only event was its result (sessionId null):
+// its errorMessage on stderr and its exitCode, or 1 for a failure that says 0.
+func failedBeforeStart(r *wire.RunResult) error {
+	code := r.ExitCode
+	if code == 0 && !r.Succeeded {
+		code = cmdutil.ExitFailed
+	}
+	if code == 0 {
+		return nil
+	}
+	msg := "the run failed before it started"
+	if r.ErrorMessage != nil && *r.ErrorMessage != "" {
+		msg = *r.ErrorMessage
+	}
+	return cmdutil.Errorf(code, "%s", msg)
 }
 
 // exitString says how a process ended, for messages.
@@ -531,6 +570,10 @@ func (ss *session) readEvents(r io.ReadCloser, st *stdoutState, protoBad, outBro
 		}
 		// The Gate learns of a prompt before anyone downstream can answer it.
 		ss.pump.Observe(ev)
+		select {
+		case ss.observed <- struct{}{}:
+		default:
+		}
 		if ss.render != nil {
 			err = ss.render.Event(ev)
 		} else {

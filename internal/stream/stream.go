@@ -38,8 +38,13 @@ Input lines come from stdin, or from --input PATH. A line that is a JSON object 
 is; any other non-blank line is sent as a user_input message. Input is gated by the session's
 state: while an approval_request or question is pending, only its approval_response or
 question_response goes through, and every other line waits, in order, until the prompt is
-answered. A response with no prompt pending is dropped with a warning, so nothing is ever
-taken by fuseraft as an answer by accident.
+answered. In a REPL, a message (or typeless object) typed while a turn runs (turn_start to
+message_end, cancelled or error) or a !shell escape runs waits, in order, until it ends, and
+then goes as the next message: fuseraft would take it for the answer to the turn's next
+prompt. A slash command listed in ready's midTurnCommands goes at once, unless a prompt is
+pending. A response with no prompt pending is dropped with a warning, so nothing is ever
+taken by fuseraft as an answer by accident. When input ends, held messages are still sent
+once the turn ends.
 
 A {"type":"interrupt"} line interrupts the running turn (as SIGINT to fuseraft where signals
 exist, so it takes effect even while a prompt is pending). Ctrl-C (SIGINT) does the same; a
@@ -59,6 +64,8 @@ EXIT STATUS
   N    run: the result event's exitCode (0 when the run succeeded)
   1    fuseraft ended before ready (its message on stderr), died mid-session, or did not
        finish within --grace of the end of input
+  N    run: a run that failed before it started (only a result, sessionId null): its
+       exitCode, or 1; its errorMessage on stderr
   2    usage error
   3    fuseraft speaks an unsupported protocolVersion (see --any-version)
   10   fuseraft not found

@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"sync"
 )
 
@@ -62,11 +63,24 @@ type Decision struct {
 // order. Inputs that may not go yet wait, in order; the answer to the pending prompt overtakes
 // them. Feed it every event with Observe and every input with Push, then send what Next allows.
 // A Gate is safe for concurrent use.
+//
+// In Stdio mode a message must not even be sent while a turn runs: fuseraft reads its stdin
+// during the turn, and a line it has read but not yet acted on becomes the answer (a denial) to
+// the next prompt of that turn. So from turn_start until the turn ends (message_end, cancelled,
+// error, session_end, result) and during a shell escape (shell_start to shell_end), user_input
+// and typeless objects are held, in order, and go when the turn is over. While a turn runs and
+// no prompt is pending, an interrupt, a user_input that is one of the ready event's
+// midTurnCommands ("/model x" when "/model" is listed), and inputs of other types go at once,
+// ahead of the held messages. A ready event starts from a clean state.
 type Gate struct {
 	mu      sync.Mutex
 	mode    Mode
 	prompts []string // types of the prompts awaiting an answer, oldest first
 	queue   []Input
+
+	// Stdio: a turn or a shell escape is running, and the commands that may go meanwhile.
+	inTurn, inShell bool
+	midTurn         []string
 
 	readOnly       bool
 	taskInFlight   bool
@@ -94,6 +108,23 @@ func (g *Gate) Observe(ev Event) {
 	switch ev.Type {
 	case TypeApproval, TypeQuestion:
 		g.prompts = append(g.prompts, ev.Type)
+	case TypeReady:
+		// A session (re)starts: nothing is running and nothing is asked yet.
+		g.prompts = nil
+		g.inTurn, g.inShell = false, false
+		var r struct {
+			MidTurnCommands []string `json:"midTurnCommands"`
+		}
+		g.midTurn = nil
+		if json.Unmarshal(ev.Raw, &r) == nil {
+			g.midTurn = r.MidTurnCommands
+		}
+	case "turn_start":
+		g.inTurn = true
+	case "shell_start":
+		g.inShell = true
+	case "shell_end":
+		g.inShell = false
 	case TypeHello:
 		// A new connection: prompts of the old one are void; the daemon asks again.
 		g.prompts = nil
@@ -127,6 +158,7 @@ func (g *Gate) Observe(ev Event) {
 		}
 	case TypeResult:
 		g.prompts = nil
+		g.inTurn, g.inShell = false, false
 		if g.mode == Serve && g.taskInFlight {
 			var r TaskResult
 			if json.Unmarshal(ev.Raw, &r) != nil {
@@ -138,6 +170,10 @@ func (g *Gate) Observe(ev Event) {
 			delete(g.pendingResults, r.SessionID)
 		}
 	case TypeError:
+		// A turn that fails (the model call, the provider) ends with an error and no
+		// message_end; holding messages for it would hold them for ever. A prompt is still
+		// answered as usual.
+		g.inTurn, g.inShell = false, false
 		// A read-only daemon answers a task with an error instead of queuing it.
 		if g.mode == Serve && g.taskInFlight && g.taskSessionID == "" && g.readOnly {
 			g.taskInFlight = false
@@ -145,6 +181,7 @@ func (g *Gate) Observe(ev Event) {
 	case "message_end", "cancelled", TypeSessEnd:
 		// The turn is over: fuseraft is no longer waiting for an answer.
 		g.prompts = nil
+		g.inTurn, g.inShell = false, false
 	}
 }
 
@@ -175,6 +212,9 @@ func (g *Gate) Next() (d Decision, ok bool) {
 		}
 		return Decision{}, false
 	}
+	if g.mode == Stdio && (g.inTurn || g.inShell) {
+		return g.nextBusy()
+	}
 	in := g.queue[0]
 	switch in.Type {
 	case TypeApprovalResponse:
@@ -200,6 +240,58 @@ func (g *Gate) Next() (d Decision, ok bool) {
 	}
 	g.queue = g.queue[1:]
 	return Decision{Input: in, Action: Send}, true
+}
+
+// nextBusy is Next while a turn or shell escape runs and no prompt is pending: messages are
+// held; everything else is decided at once, ahead of them.
+func (g *Gate) nextBusy() (Decision, bool) {
+	for i, in := range g.queue {
+		d := Decision{Input: in, Action: Send}
+		switch in.Type {
+		case TypeUserInput, "":
+			if !g.isMidTurn(in) {
+				continue // held until the turn ends
+			}
+		case TypeApprovalResponse:
+			// Dropped here, not left behind the held messages where a later prompt
+			// would take it for its answer.
+			d.Action, d.Reason = Drop, "no approval_request is pending"
+		case TypeQuestionResponse:
+			d.Action, d.Reason = Drop, "no question is pending"
+		}
+		g.queue = append(g.queue[:i], g.queue[i+1:]...)
+		return d, true
+	}
+	return Decision{}, false
+}
+
+// isMidTurn reports whether a message is one of the slash commands ready listed as allowed
+// while a reply streams: its first word is the command.
+func (g *Gate) isMidTurn(in Input) bool {
+	if len(g.midTurn) == 0 {
+		return false
+	}
+	text, ok := topLevelString(in.Line, "text")
+	if !ok {
+		return false
+	}
+	f := strings.Fields(text)
+	if len(f) == 0 {
+		return false
+	}
+	for _, c := range g.midTurn {
+		if c != "" && f[0] == c {
+			return true
+		}
+	}
+	return false
+}
+
+// Busy reports whether a turn or a shell escape is running (Stdio), so messages are held.
+func (g *Gate) Busy() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.mode == Stdio && (g.inTurn || g.inShell)
 }
 
 // Pending returns the type of the prompt awaiting an answer (approval_request or question),
