@@ -32,10 +32,17 @@ type Record struct {
 	Policy   string   `json:"policy"`
 	Latency  float64  `json:"latencyMs"`
 	Prev     *string  `json:"prev"`
+	// Hash is the sha256 of the line as it would be without its hash field. It is written
+	// after marshalling, never by encoding/json.
+	Hash string `json:"-"`
 }
 
-// auditLog appends hash-chained records: each line's prev is the sha256 of the previous line's
-// bytes, so editing, removing or reordering lines breaks the chain at that point.
+// auditLog appends hash-chained records. Each line ends with its own hash (the sha256 of the
+// line without that field) and starts its chain with prev, the hash of the line before it. So
+// a line edited in place no longer matches its own hash, and removing, inserting or reordering
+// lines breaks a prev. Anyone can recompute every hash, though: keep the hash of the last line
+// (verify-audit prints it) somewhere the log's writer cannot change, and check the log against
+// it with verify-audit --head to notice lines rewritten or removed from the end.
 type auditLog struct {
 	f    *os.File
 	name string
@@ -47,8 +54,56 @@ func hashLine(b []byte) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-// openAudit opens (or creates) the audit log for appending, takes an exclusive lock on it and
-// returns the records already there (for the limits).
+// sealLine appends the hash field to a marshalled record body ({...}).
+func sealLine(body []byte) (line []byte, hash string) {
+	hash = hashLine(body)
+	line = make([]byte, 0, len(body)+len(hashSuffix)+len(hash)+2)
+	line = append(line, body[:len(body)-1]...)
+	line = append(line, hashSuffix...)
+	line = append(line, hash...)
+	line = append(line, '"', '}')
+	return line, hash
+}
+
+const hashSuffix = `,"hash":"`
+
+// hashLen is len("sha256:") plus 64 hex digits.
+const hashLen = 7 + 64
+
+// checkLine checks one line (without its line end) against its own hash and the hash of the
+// line before it (nil for the first), returning its hash or what is wrong with it.
+func checkLine(line []byte, n int, prev *string) (hash, problem string) {
+	var rec struct {
+		Prev *string `json:"prev"`
+		Hash *string `json:"hash"`
+	}
+	if !json.Valid(line) || json.Unmarshal(line, &rec) != nil {
+		return "", "not a JSON audit record"
+	}
+	tail := len(hashSuffix) + hashLen + 2
+	if rec.Hash == nil || len(line) < tail+1 || !bytes.HasSuffix(line, []byte(`"}`)) ||
+		string(line[len(line)-tail:len(line)-tail+len(hashSuffix)]) != hashSuffix {
+		return "", "the line has no hash field at its end: it was not written by fr-approve, or was rewritten"
+	}
+	body := append(append([]byte(nil), line[:len(line)-tail]...), '}')
+	hash = hashLine(body)
+	if *rec.Hash != hash || string(line[len(line)-hashLen-2:len(line)-2]) != hash {
+		return "", "the line does not match its hash: it was changed"
+	}
+	switch {
+	case prev == nil && rec.Prev != nil:
+		return "", "the first line chains to a line that is not there: lines before it were removed"
+	case prev != nil && rec.Prev == nil:
+		return "", fmt.Sprintf("prev is null but line %d comes before it", n-1)
+	case prev != nil && *rec.Prev != *prev:
+		return "", fmt.Sprintf("prev does not match line %d: a line was removed, inserted or moved", n-1)
+	}
+	return hash, ""
+}
+
+// openAudit opens (or creates) the audit log for appending, takes an exclusive lock on it,
+// checks its chain and returns the records already there (for the limits). A log whose chain
+// is broken is refused: the limits would be rebuilt from records that cannot be trusted.
 func openAudit(name string) (*auditLog, []Record, error) {
 	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
@@ -61,24 +116,30 @@ func openAudit(name string) (*auditLog, []Record, error) {
 	}
 	a := &auditLog{f: f, name: name}
 	var recs []Record
+	broken := func(n int, msg string) (*auditLog, []Record, error) {
+		f.Close()
+		return nil, nil, cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitUsage, "audit log %s: line %d: %s", name, n, msg),
+			"check it with 'fr-approve verify-audit "+name+"'; start a new log rather than append to this one")
+	}
 	r := bufio.NewReaderSize(f, 64<<10)
-	var last []byte
 	n := 0
 	for {
 		line, err := r.ReadBytes('\n')
 		if len(line) > 0 {
 			n++
 			if line[len(line)-1] != '\n' {
-				f.Close()
-				return nil, nil, cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitUsage, "audit log %s: line %d is incomplete", name, n),
-					"check it with 'fr-approve verify-audit "+name+"'")
+				return broken(n, "the line is incomplete")
 			}
 			line = line[:len(line)-1]
+			h, problem := checkLine(line, n, a.prev)
+			if problem != "" {
+				return broken(n, problem)
+			}
 			var rec Record
 			if json.Unmarshal(line, &rec) == nil {
 				recs = append(recs, rec)
 			}
-			last = line
+			a.prev = &h
 		}
 		if err == io.EOF {
 			break
@@ -88,21 +149,16 @@ func openAudit(name string) (*auditLog, []Record, error) {
 			return nil, nil, cmdutil.Errorf(cmdutil.ExitUsage, "audit log: %v", err)
 		}
 	}
-	if last != nil {
-		h := hashLine(last)
-		a.prev = &h
-	}
 	return a, recs, nil
 }
 
 // append writes one record in a single write and returns any error.
 func (a *auditLog) append(rec Record) error {
 	rec.Prev = a.prev
-	b := marshal(rec)
-	if _, err := a.f.Write(append(b, '\n')); err != nil {
+	line, h := sealLine(marshal(rec))
+	if _, err := a.f.Write(append(line, '\n')); err != nil {
 		return fmt.Errorf("audit log %s: %w", a.name, err)
 	}
-	h := hashLine(b)
 	a.prev = &h
 	return nil
 }
@@ -114,7 +170,8 @@ type VerifyResult struct {
 	File  string `json:"file"`
 	Lines int    `json:"lines"`
 	OK    bool   `json:"ok"`
-	Last  string `json:"last,omitempty"` // hash of the last line: keep it elsewhere to detect truncation
+	Last  string `json:"last,omitempty"`  // hash of the last line: keep it elsewhere to detect truncation
+	Since *int   `json:"since,omitempty"` // with --head: lines written after that line
 }
 
 // ChainError names the first line that breaks the chain.
@@ -126,12 +183,14 @@ type ChainError struct {
 
 func (e *ChainError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
 
-// verifyChain checks every line of an audit log.
-func verifyChain(name string, r io.Reader) (VerifyResult, error) {
+// verifyChain checks every line of an audit log. With head set, the log must also hold a line
+// with that hash (the last hash of an earlier check), and VerifyResult.Since counts the lines
+// after it.
+func verifyChain(name string, r io.Reader, head string) (VerifyResult, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	res := VerifyResult{File: name}
-	var prev []byte
-	n := 0
+	var prev *string
+	n, headAt := 0, 0
 	for {
 		line, err := br.ReadBytes('\n')
 		if len(line) > 0 {
@@ -139,22 +198,14 @@ func verifyChain(name string, r io.Reader) (VerifyResult, error) {
 			if line[len(line)-1] != '\n' {
 				return res, &ChainError{name, n, "the line is incomplete (no line end): the log was cut"}
 			}
-			line = bytes.TrimSuffix(line, []byte{'\n'})
-			var rec struct {
-				Prev *string `json:"prev"`
+			h, problem := checkLine(line[:len(line)-1], n, prev)
+			if problem != "" {
+				return res, &ChainError{name, n, problem}
 			}
-			if !json.Valid(line) || json.Unmarshal(line, &rec) != nil {
-				return res, &ChainError{name, n, "not a JSON audit record"}
+			prev = &h
+			if head != "" && h == head {
+				headAt = n
 			}
-			switch {
-			case prev == nil && rec.Prev != nil:
-				return res, &ChainError{name, n, "the first line chains to a line that is not there: lines before it were removed"}
-			case prev != nil && rec.Prev == nil:
-				return res, &ChainError{name, n, fmt.Sprintf("prev is null but line %d comes before it", n-1)}
-			case prev != nil && *rec.Prev != hashLine(prev):
-				return res, &ChainError{name, n, fmt.Sprintf("prev does not match line %d: a line was changed, removed or inserted", n-1)}
-			}
-			prev = append(prev[:0], line...)
 		}
 		if err == io.EOF {
 			break
@@ -163,9 +214,16 @@ func verifyChain(name string, r io.Reader) (VerifyResult, error) {
 			return res, err
 		}
 	}
+	if head != "" && headAt == 0 {
+		return res, &ChainError{name, n, "no line has the hash given with --head: lines were removed or rewritten since it was taken"}
+	}
 	res.Lines, res.OK = n, true
 	if prev != nil {
-		res.Last = hashLine(prev)
+		res.Last = *prev
+	}
+	if head != "" {
+		since := n - headAt
+		res.Since = &since
 	}
 	return res, nil
 }

@@ -382,16 +382,26 @@ func verifyCommand(s cmdutil.Streams) *cli.Command {
 	return &cli.Command{
 		Name:      "verify-audit",
 		Usage:     "check the hash chain of an audit log",
-		UsageText: "fr-approve verify-audit FILE",
-		Description: "Each line of an audit log carries prev, the sha256 of the line before it (null on the first).\n" +
-			"verify-audit recomputes the chain and names the first line that breaks it: a line changed,\n" +
-			"removed, inserted or cut. On success it prints {\"file\",\"lines\",\"ok\":true,\"last\"}; keep\n" +
-			"last somewhere else to notice lines removed from the end.\n\n" +
-			"EXIT STATUS\n  0 the chain is intact; 1 it is broken; 2 the file cannot be read\n\n" +
-			"EXAMPLES\n  fr-approve verify-audit approvals.log && fr-filter 'select(.decider==\"person\")' approvals.log",
+		UsageText: "fr-approve verify-audit [--head HASH] FILE",
+		Description: "Each line of an audit log ends with hash, the sha256 of the line without that field, and\n" +
+			"carries prev, the hash of the line before it (null on the first). verify-audit recomputes\n" +
+			"them and names the first line that breaks the chain: a line changed, removed, inserted or\n" +
+			"cut. On success it prints {\"file\",\"lines\",\"ok\":true,\"last\"}. Anyone can recompute a\n" +
+			"chain, so keep last somewhere the log's writer cannot change (a CI artifact, a signed\n" +
+			"commit) and pass it later as --head: the log must still hold that line, which notices lines\n" +
+			"rewritten or removed from the end; \"since\" counts the lines written after it.\n\n" +
+			"EXIT STATUS\n  0 the chain is intact; 1 it is broken, or --head is not in it; 2 the file cannot be read\n\n" +
+			"EXAMPLES\n  fr-approve verify-audit approvals.log && fr-filter 'select(.decider==\"person\")' approvals.log\n" +
+			"  head=$(fr-approve verify-audit approvals.log | fr-filter -r .last)   # keep it elsewhere\n" +
+			"  fr-approve verify-audit --head \"$head\" approvals.log",
+		Flags: []cli.Flag{&cli.StringFlag{Name: "head", Usage: "fail unless the log holds the line with this `HASH` (a last printed earlier)"}},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
-				return cmdutil.WithHint(cmdutil.Usagef("verify-audit takes one audit log"), "fr-approve verify-audit FILE")
+				return cmdutil.WithHint(cmdutil.Usagef("verify-audit takes one audit log"), "fr-approve verify-audit [--head HASH] FILE")
+			}
+			head := c.String("head")
+			if head != "" && (len(head) != hashLen || !strings.HasPrefix(head, "sha256:")) {
+				return cmdutil.WithHint(cmdutil.Usagef("--head %q is not a hash verify-audit printed", head), "it looks like sha256: and 64 hex digits")
 			}
 			name := c.Args().First()
 			f, err := os.Open(name)
@@ -399,7 +409,7 @@ func verifyCommand(s cmdutil.Streams) *cli.Command {
 				return cmdutil.Errorf(cmdutil.ExitUsage, "%v", err)
 			}
 			defer f.Close()
-			res, err := verifyChain(name, f)
+			res, err := verifyChain(name, f, head)
 			if err != nil {
 				if _, ok := err.(*ChainError); ok {
 					return cmdutil.Errorf(cmdutil.ExitFailed, "audit chain broken at %v", err)

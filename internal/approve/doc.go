@@ -93,8 +93,12 @@ default decide. With --audit the counts survive a restart: they are rebuilt from
 AUDIT LOG
 --audit FILE appends one JSON line per decision: time, session, type, kind, summary, decision,
 answer (questions), decider (rule, person, timeout, no-tty, default, malformed), rule, part,
-reason, charged (limited rules), policy (sha256 of the policy file), latencyMs, and prev, the
-sha256 of the previous line (null on the first). 'fr-approve verify-audit FILE' checks the chain.
+reason, charged (limited rules), policy (sha256 of the policy file), latencyMs, prev (the hash
+of the previous line, null on the first) and hash (the sha256 of the line without this field).
+'fr-approve verify-audit FILE' checks the chain and prints the last hash; keep it where the
+log's writer cannot change it and pass it as --head later to notice lines cut from the end. At
+start-up fr-approve checks the chain too, and refuses a broken log (exit 2) rather than rebuild
+its limits from it.
 
 EXIT STATUS
   0    the input ended; every prompt was answered

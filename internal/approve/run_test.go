@@ -270,7 +270,7 @@ func TestVerifyChain(t *testing.T) {
 	lines := strings.SplitAfter(string(data), "\n")
 	lines = lines[:len(lines)-1]
 	check := func(text string) (int, string) {
-		_, err := verifyChain("a.log", strings.NewReader(text))
+		_, err := verifyChain("a.log", strings.NewReader(text), "")
 		if err == nil {
 			return 0, ""
 		}
@@ -291,7 +291,9 @@ func TestVerifyChain(t *testing.T) {
 		{"swapped", lines[0] + lines[2] + lines[1], 2},
 		{"removed middle", lines[0] + lines[2], 2},
 		{"removed first", lines[1] + lines[2], 1},
-		{"edited", lines[0] + strings.Replace(lines[1], "allow", "deny", 1) + lines[2], 3},
+		{"edited", lines[0] + strings.Replace(lines[1], "allow", "deny", 1) + lines[2], 2},
+		{"last edited", lines[0] + lines[1] + strings.Replace(lines[2], "allow", "deny", 1), 3},
+		{"hash removed", lines[0] + strings.Replace(lines[1], `,"hash":`, `,"x":`, 1) + lines[2], 2},
 		{"inserted", lines[0] + lines[0] + lines[1], 2},
 		{"cut", lines[0] + strings.TrimSuffix(lines[1], "\n"), 2},
 		{"garbage", lines[0] + "hello\n", 2},
@@ -308,7 +310,7 @@ func TestVerifyChain(t *testing.T) {
 	a.append(Record{Time: "t", Summary: "4"})
 	a.close()
 	data, _ = os.ReadFile(name)
-	if res, err := verifyChain(name, strings.NewReader(string(data))); err != nil || res.Lines != 4 {
+	if res, err := verifyChain(name, strings.NewReader(string(data)), ""); err != nil || res.Lines != 4 {
 		t.Errorf("after reopening: %+v %v", res, err)
 	}
 }

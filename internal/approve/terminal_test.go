@@ -250,7 +250,7 @@ func TestTerminalAsk(t *testing.T) {
 			t.Errorf("audit log lacks %s:\n%s", want, log)
 		}
 	}
-	if res, err := verifyChain(audit, bytes.NewReader(log)); err != nil || res.Lines != 6 {
+	if res, err := verifyChain(audit, bytes.NewReader(log), ""); err != nil || res.Lines != 6 {
 		t.Errorf("verify: %+v %v", res, err)
 	}
 }
