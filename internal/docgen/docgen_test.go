@@ -128,3 +128,46 @@ func TestWriteAndDrift(t *testing.T) {
 		t.Fatalf("a new flag must show as drift: %v", d)
 	}
 }
+
+// After a subcommand, bash offers its flags, even when a global flag and its value come first.
+func TestBashCompletesSubcommandFlags(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	script := Bash(sampleApp()) + `
+complete() { :; }
+COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 ))
+_fr_demo
+printf '%s\n' "${COMPREPLY[@]}"
+`
+	for _, tc := range []struct {
+		words []string
+		want  string
+		not   string
+	}{
+		{[]string{"fr-demo", "check", "--p"}, "--policy", ""},
+		{[]string{"fr-demo", "--format", "json", "check", "--p"}, "--policy", ""},
+		{[]string{"fr-demo", "--output", "x", "--p"}, "", "--policy"},
+		{[]string{"fr-demo", "ch"}, "check", ""},
+	} {
+		out, err := exec.Command("bash", append([]string{"-c", script, "bash"}, tc.words...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%q: %v %s", tc.words, err, out)
+		}
+		got := strings.Fields(string(out))
+		has := func(w string) bool {
+			for _, g := range got {
+				if g == w {
+					return true
+				}
+			}
+			return false
+		}
+		if tc.want != "" && !has(tc.want) {
+			t.Errorf("%q: completions %q lack %s", tc.words, got, tc.want)
+		}
+		if tc.not != "" && has(tc.not) {
+			t.Errorf("%q: completions %q offer %s", tc.words, got, tc.not)
+		}
+	}
+}

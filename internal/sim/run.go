@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/sim/query"
 	"github.com/fuseraft/fr/internal/sim/scenario"
 	"github.com/fuseraft/fr/pkg/wire"
 )
@@ -57,6 +58,17 @@ func run(ctx context.Context, s cmdutil.Streams, o runOptions) error {
 		config = &o.config
 	}
 	task := o.task
+	known := o.resume != "" && knownSession(o.resume, rs.SessionID, rs.Sessions)
+	if o.resume != "" && !known && s.Env(scenario.EnvScenario) == "" {
+		// The embedded scenario resumes every incomplete session of fr-sim's dataset, the
+		// ones fr-sim sessions (and so fr-ls sessions) lists, as that session.
+		if stored, ok := datasetSession(s.Env, o.resume); ok {
+			known = true
+			if task == "" {
+				task = stored.Task
+			}
+		}
+	}
 	if o.resume != "" && task == "" {
 		task = rs.Task
 		if task == "" {
@@ -79,7 +91,7 @@ func run(ctx context.Context, s cmdutil.Streams, o runOptions) error {
 	switch {
 	case rs.FailBeforeStart != "":
 		return fail(rs.FailBeforeStart)
-	case o.resume != "" && !knownSession(o.resume, rs.SessionID, rs.Sessions):
+	case o.resume != "" && !known:
 		return fail(fmt.Sprintf("Session '%s' not found.", o.resume))
 	case o.resume == "" && o.config == "":
 		return fail("No orchestration config given. Pass -c <config>.")
@@ -207,4 +219,19 @@ func deref(s *string) string {
 		return "(none)"
 	}
 	return *s
+}
+
+// datasetSession finds an incomplete orchestration session of fr-sim's dataset (FRSIM_STATE,
+// else the embedded one) by id.
+func datasetSession(getenv func(string) string, id string) (query.StoredSession, bool) {
+	st, err := query.LoadState(getenv)
+	if err != nil {
+		return query.StoredSession{}, false
+	}
+	for _, s := range st.Sessions {
+		if s.SessionID == id && !s.IsComplete {
+			return s, true
+		}
+	}
+	return query.StoredSession{}, false
 }

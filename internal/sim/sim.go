@@ -204,7 +204,7 @@ func App(s cmdutil.Streams) *cli.App {
 	app.Commands = []*cli.Command{
 		replCommand(&streams),
 		runCommand(&streams),
-		passthrough("serve", "the daemon: Unix socket and WebSocket (see 'fr-sim serve --help')", serve.Run, false),
+		serveCommand(passthrough("serve", "the daemon: Unix socket and WebSocket (see 'fr-sim serve --help')", serve.Run, false)),
 		scenarioCommand(s),
 	}
 	for _, q := range []struct{ name, usage string }{
@@ -221,6 +221,17 @@ func App(s cmdutil.Streams) *cli.App {
 		app.Commands = append(app.Commands, passthrough(q.name, "resource query: "+q.usage, query.Run, true))
 	}
 	return app
+}
+
+// serveCommand gives the serve passthrough the definition of fr-sim serve (its usage, text and
+// flags) for the man page and completions. serve parses its own arguments (and answers its own
+// --help), so these flags are never parsed here.
+func serveCommand(c *cli.Command) *cli.Command {
+	def := serve.App(cmdutil.Streams{})
+	c.UsageText = def.UsageText
+	c.Description = def.Description
+	c.Flags = def.Flags
+	return c
 }
 
 func replCommand(streams *cmdutil.Streams) *cli.Command {

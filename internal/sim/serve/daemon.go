@@ -34,6 +34,8 @@ type daemon struct {
 	wg       sync.WaitGroup
 	closing  bool // no new connection handlers
 	asked    int  // approval_requests sent, for --drop-after-approval
+	autoDone bool // the --auto-objective tasks are dispatched
+	ownerSeq int  // numbers the clients of tasks nobody sent
 	stateDir string
 	rec      io.Writer // the record file (written under mu)
 
@@ -261,6 +263,39 @@ func (d *daemon) attach(cn *conn, key string, id *string, anonymous bool) {
 		d.persist()
 	}
 	c.changed()
+	if !d.autoDone && len(d.opts.autoObjectives) > 0 {
+		// The daemon's own objectives start once somebody is there to see them.
+		d.autoDone = true
+		for _, o := range d.opts.autoObjectives {
+			t := d.dispatchOwnerless(o.task)
+			d.broadcastLocked(d.encode(encodeEvent("auto_dispatched", field{"sessionId", t.sessionID},
+				field{"objectiveId", o.id}, field{"task", o.task})))
+		}
+	}
+}
+
+// dispatchOwnerless queues a task no client sent (an objective's, an A2A call's): nobody
+// answers its approvals (denied, as unattended) and nobody gets its result. Called with d.mu
+// held.
+func (d *daemon) dispatchOwnerless(text string) *task {
+	d.ownerSeq++
+	c := &client{key: fmt.Sprintf("daemon-%s-%d", d.runID, d.ownerSeq), anonymous: true, notify: make(chan struct{})}
+	t := &task{sessionID: newSessionID(), text: text, owner: c, status: "queued"}
+	c.task = t
+	d.queue = append(d.queue, t)
+	d.persist()
+	d.kick()
+	return t
+}
+
+// a2aCall queues an A2A call to agent and announces it to every client; it returns the
+// call's session id.
+func (d *daemon) a2aCall(agent, text string) string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	t := d.dispatchOwnerless(text)
+	d.broadcastLocked(d.encode(encodeEvent("a2a_call", field{"agent", agent}, field{"sessionId", t.sessionID})))
+	return t.sessionID
 }
 
 // detach forgets a closed connection. A client without an id is gone for good.
@@ -391,6 +426,13 @@ func (d *daemon) broadcast(ev []byte) {
 	}
 	d.mu.Unlock()
 	for _, cn := range conns {
+		cn.send(ev)
+	}
+}
+
+// broadcastLocked is broadcast with d.mu held.
+func (d *daemon) broadcastLocked(ev []byte) {
+	for cn := range d.conns {
 		cn.send(ev)
 	}
 }

@@ -41,6 +41,25 @@ type options struct {
 	stateDir          string
 	readyFile         string
 	dropAfterApproval int
+	autoObjectives    []objective
+	a2a               bool
+}
+
+// objective is one --auto-objective: a task the daemon dispatches by itself.
+type objective struct{ id, task string }
+
+// parseObjectives reads --auto-objective values, each ID:TASK.
+func parseObjectives(vals []string) ([]objective, error) {
+	var out []objective
+	for _, v := range vals {
+		id, task, ok := strings.Cut(v, ":")
+		id, task = strings.TrimSpace(id), strings.TrimSpace(task)
+		if !ok || id == "" || task == "" {
+			return nil, cmdutil.Usagef("--auto-objective %q: want ID:TASK", v)
+		}
+		out = append(out, objective{id, task})
+	}
+	return out, nil
 }
 
 const prog = "fr-sim"
@@ -58,6 +77,8 @@ func Flags() []cli.Flag {
 		&cli.StringFlag{Name: "record", Usage: "append every line clients send to `FILE` as JSONL (as fr-sim --record)"},
 		&cli.StringFlag{Name: "faults", Usage: "add the faults in `LIST` (as fr-sim --faults)"},
 		&cli.IntFlag{Name: "drop-after-approval", Usage: "fault: drop the connection right after sending the `N`th approval_request"},
+		&cli.StringSliceFlag{Name: "auto-objective", Usage: "dispatch the task of objective `ID:TASK` by itself (auto_dispatched) once the first client is attached; repeatable"},
+		&cli.BoolFlag{Name: "a2a", Usage: "host A2A calls at POST /a2a/AGENT on the --port server, each announced with a2a_call and played as a task"},
 	}
 }
 
@@ -86,6 +107,14 @@ result. fr-sim's fault flags apply (--dotnet, --version-override, --flood, --cra
 --crlf, --noise, --split on the socket), and --record FILE records every line clients send,
 with their client id and connection. A crash leaves the state, the pidfile and the socket
 file behind, as a dead daemon does.
+
+Tasks nobody sent: --auto-objective ID:TASK (repeatable) dispatches TASK on the daemon's own
+once the first client is attached, announced to every client with auto_dispatched
+{sessionId, objectiveId, task}. With --a2a, POST /a2a/AGENT on the --port server (body: the
+message, a user_input line or plain text) is an A2A call to AGENT: a2a_call {agent,
+sessionId} goes to every client and the call is answered 202 with {"sessionId"}. Both are
+queued and played like any task, their progress broadcast; with no client of their own,
+their approvals are denied and their result goes to nobody.
 
 Tokens: FUSERAFT_SERVE_TOKEN is a write token; --tokens-file adds more, one per line as
 'write TOKEN' or 'read TOKEN'. With any token configured the WebSocket needs
@@ -119,6 +148,10 @@ EXAMPLES
    fr-attach --task 'fix the parser' --exit-on-result --input answers.fifo \
      | fr-approve --policy ci.yaml > answers.fifo
 
+   # an objective the daemon works on by itself, and a client watching it
+   fr-sim serve --auto-objective 'OBJ-1:tidy the imports' &
+   fr-attach --format jsonl | fr-filter --type auto_dispatched,agent_starting
+
    # a throughput test: a scenario task with a flood step, over the WebSocket
    fr-sim --scenario flood.yaml serve --port 8787 &
    fr-attach --url ws://127.0.0.1:8787/attach --task 'flood' --exit-on-result | wc -l`
@@ -130,6 +163,7 @@ func App(s cmdutil.Streams) *cli.App {
 	app.UsageText = "fr-sim serve [--socket PATH] [--port PORT] [--tokens-file FILE] [--ready-file FILE] [options]"
 	app.Description = Description
 	app.Flags = Flags()
+	app.DisableSliceFlagSeparator = true // a task may contain commas
 	app.Action = func(c *cli.Context) error {
 		if c.NArg() > 0 {
 			return cmdutil.Usagef("unexpected argument %q", c.Args().First())
@@ -143,6 +177,14 @@ func App(s cmdutil.Streams) *cli.App {
 			stateDir:          c.String("state-dir"),
 			readyFile:         c.String("ready-file"),
 			dropAfterApproval: c.Int("drop-after-approval"),
+			a2a:               c.Bool("a2a"),
+		}
+		var err error
+		if o.autoObjectives, err = parseObjectives(c.StringSlice("auto-objective")); err != nil {
+			return err
+		}
+		if o.a2a && !o.wsEnabled {
+			return cmdutil.Usagef("--a2a needs --port: the A2A endpoint is on the HTTP server")
 		}
 		// fr-sim's own flags, given after "serve", win over the environment they travel in.
 		vars := map[string]string{}

@@ -638,3 +638,141 @@ func TestCrashFaultKeepsState(t *testing.T) {
 		t.Errorf("a denied task succeeded: %s", r.Raw)
 	}
 }
+
+// --auto-objective: once the first client is attached, the daemon dispatches each objective's
+// task by itself and tells every client with auto_dispatched; the tasks play with their
+// progress broadcast, their approvals denied and their results sent to nobody.
+func TestAutoObjective(t *testing.T) {
+	d := startDaemon(t, "", nil, "--auto-objective", "OBJ-1:quick, tidy the imports",
+		"--auto-objective", "OBJ-2: deploy it")
+	a := dialWS(t, d.url, http.Header{"Fuseraft-Client-Id": {"a"}})
+	a.next("hello")
+	var ids []string
+	for _, want := range []struct{ obj, task string }{{"OBJ-1", "quick, tidy the imports"}, {"OBJ-2", "deploy it"}} {
+		ev := a.next("auto_dispatched", "queued", "result")
+		if got := fieldOf[string](t, ev, "objectiveId"); got != want.obj {
+			t.Errorf("objectiveId = %q, want %q", got, want.obj)
+		}
+		if got := fieldOf[string](t, ev, "task"); got != want.task {
+			t.Errorf("task = %q, want %q", got, want.task)
+		}
+		ids = append(ids, fieldOf[string](t, ev, "sessionId"))
+	}
+	if ids[0] == "" || ids[0] == ids[1] {
+		t.Errorf("session ids %q", ids)
+	}
+	if got := fieldOf[string](t, a.next("agent_starting"), "agent"); got != "Worker" {
+		t.Errorf("first progress from %q, want the first objective's Worker", got)
+	}
+	if got := fieldOf[string](t, a.next("agent_starting"), "agent"); got != "Developer" {
+		t.Errorf("second progress from %q, want the second objective's Developer", got)
+	}
+
+	// A later client dispatches nothing more; neither client is asked or told a result
+	// of the daemon's own tasks.
+	b := dialSocket(t, d.socket)
+	b.next("hello")
+	a.send("quick one")
+	queued := fieldOf[string](t, a.next("queued", "approval_request"), "sessionId")
+	r := a.next("result", "approval_request", "auto_dispatched")
+	if got := fieldOf[string](t, r, "sessionId"); got != queued {
+		t.Errorf("a got the result of %s, want its own %s: %s", got, queued, r.Raw)
+	}
+	b.send("quick two")
+	b.next("queued", "auto_dispatched")
+	r = b.next("result", "approval_request", "auto_dispatched")
+	if got := fieldOf[string](t, r, "task"); got != "quick two" {
+		t.Errorf("b's result: %s", r.Raw)
+	}
+	rec, _ := os.ReadFile(d.record)
+	if bytes.Contains(rec, []byte("approval_response")) {
+		t.Errorf("somebody answered an objective's approval: %s", rec)
+	}
+}
+
+func TestAutoObjectiveUsage(t *testing.T) {
+	for _, v := range []string{"no-colon", ":task", "ID:", " : "} {
+		var errb bytes.Buffer
+		s := cmdutil.Streams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &errb,
+			Getenv: func(string) string { return "" }}
+		if code := Run(context.Background(), s, []string{"--auto-objective", v}); code != 2 {
+			t.Errorf("--auto-objective %q: exit %d, want 2 (%s)", v, code, errb.String())
+		}
+	}
+}
+
+// --a2a: POST /a2a/AGENT is a call to a hosted agent, announced to every client with
+// a2a_call and played as a task nobody owns.
+func TestA2ACall(t *testing.T) {
+	d := startDaemon(t, "", nil, "--a2a", "--tokens-file", "testdata/tokens")
+	a := dialWS(t, d.url, http.Header{"Authorization": {"Bearer filetok"}})
+	b := dialSocket(t, d.socket)
+	a.next("hello")
+	b.next("hello")
+	base := "http" + strings.TrimSuffix(strings.TrimPrefix(d.url, "ws"), "/attach") + "/a2a/"
+	post := func(agent, token, body string) (int, []byte) {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodPost, base+agent, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var buf bytes.Buffer
+		buf.ReadFrom(resp.Body)
+		return resp.StatusCode, buf.Bytes()
+	}
+	for _, tc := range []struct {
+		agent, token, body string
+		status             int
+	}{
+		{"reviewer", "", "quick", 401},
+		{"reviewer", "readtok", "quick", 403},
+		{"reviewer", "filetok", "", 400},
+		{"not an agent", "filetok", "quick", 404},
+	} {
+		if code, body := post(tc.agent, tc.token, tc.body); code != tc.status {
+			t.Errorf("POST /a2a/%s (token %q, body %q): %d %s, want %d", tc.agent, tc.token, tc.body, code, body, tc.status)
+		}
+	}
+	if resp, err := http.Get(base + "reviewer"); err != nil || resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("GET: %v %v, want 405", resp, err)
+	}
+
+	code, body := post("reviewer", "filetok", `{"type":"user_input","text":"quick review of #12"}`)
+	if code != http.StatusAccepted {
+		t.Fatalf("POST: %d %s", code, body)
+	}
+	var resp struct{ SessionID string }
+	if err := json.Unmarshal(body, &resp); err != nil || resp.SessionID == "" {
+		t.Fatalf("POST answered %s (%v)", body, err)
+	}
+	for _, c := range []*testClient{a, b} {
+		ev := c.next("a2a_call", "agent_starting")
+		if fieldOf[string](t, ev, "agent") != "reviewer" || fieldOf[string](t, ev, "sessionId") != resp.SessionID {
+			t.Errorf("a2a_call %s, want agent reviewer and session %s", ev.Raw, resp.SessionID)
+		}
+		c.next("agent_starting", "result")
+	}
+	// The call's result goes to no client: the next result a sees is of its own task.
+	a.send("quick mine")
+	r := a.next("result", "approval_request")
+	if fieldOf[string](t, r, "task") != "quick mine" {
+		t.Errorf("a's result: %s", r.Raw)
+	}
+}
+
+func TestA2ANeedsPort(t *testing.T) {
+	var errb bytes.Buffer
+	s := cmdutil.Streams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &errb,
+		Getenv: func(string) string { return "" }}
+	if code := Run(context.Background(), s, []string{"--a2a"}); code != 2 || !strings.Contains(errb.String(), "--port") {
+		t.Errorf("--a2a without --port: exit %d, %s", code, errb.String())
+	}
+}

@@ -1,11 +1,13 @@
 package serve
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -250,7 +252,59 @@ func (d *daemon) wsHandler(ctx context.Context, toks tokens) http.Handler {
 		ws.SetReadLimit(wire.DefaultMaxLine + 2)
 		d.handleWS(ctx, ws, token, id, readOnly)
 	})
+	if d.opts.a2a {
+		mux.HandleFunc("/a2a/", func(w http.ResponseWriter, r *http.Request) {
+			d.handleA2A(w, r, toks)
+		})
+	}
 	return mux
+}
+
+// handleA2A takes an A2A call to the agent named in the path: POST /a2a/AGENT, the body the
+// message (a user_input line or plain text). A configured token is needed, and a write one.
+func (d *daemon) handleA2A(w http.ResponseWriter, r *http.Request, toks tokens) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, "an A2A call is a POST", http.StatusMethodNotAllowed)
+		return
+	}
+	if len(toks) > 0 {
+		t, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		ro, known := toks[strings.TrimSpace(t)]
+		if !ok || !known {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="fuseraft"`)
+			http.Error(w, "a valid bearer token is required", http.StatusUnauthorized)
+			return
+		}
+		if ro {
+			http.Error(w, "a read-only token cannot call an agent", http.StatusForbidden)
+			return
+		}
+	}
+	agent := strings.TrimPrefix(r.URL.Path, "/a2a/")
+	if !wire.ValidClientID(agent) {
+		http.Error(w, "the path is /a2a/AGENT, AGENT 1-64 of A-Z a-z 0-9 - _", http.StatusNotFound)
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, int64(wire.DefaultMaxLine)))
+	if err != nil {
+		http.Error(w, "cannot read the request", http.StatusBadRequest)
+		return
+	}
+	text, ok := taskText(bytes.TrimSpace(body))
+	if !ok || strings.TrimSpace(text) == "" {
+		http.Error(w, "the body is the message to the agent", http.StatusBadRequest)
+		return
+	}
+	if !d.enter() {
+		http.Error(w, "the daemon is stopping", http.StatusServiceUnavailable)
+		return
+	}
+	defer d.wg.Done()
+	id := d.a2aCall(agent, text)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusAccepted)
+	w.Write(append(encodeObject(field{"sessionId", id}), '\n'))
 }
 
 func (d *daemon) handleWS(ctx context.Context, ws *websocket.Conn, token string, id *string, readOnly bool) {
