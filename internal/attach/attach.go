@@ -31,7 +31,9 @@ const description = `fr-attach connects to a running 'fuseraft serve' (or fr-sim
 stdout as JSONL, exactly as received (the hello first), and sends tasks and answers.
 
 With neither --socket nor --url it connects to the Unix socket 'fuseraft attach' uses for the
-working directory: FUSERAFT_HOME/run/HASH.sock (FUSERAFT_HOME defaults to ~/.fuseraft).
+working directory (its real path, symlinks resolved, as fuseraft sees it):
+FUSERAFT_HOME/run/HASH.sock (FUSERAFT_HOME defaults to ~/.fuseraft). A daemon that accepts
+the connection but sends no hello within 30s is given up on (exit 10).
 
 INPUT
    Tasks come from --task (repeatable, sent in order) and from input lines: stdin, or --input
@@ -40,7 +42,10 @@ INPUT
    Inputs are gated: while an approval_request or question is pending only its answer goes
    out, one answer per prompt, in order; a new task waits while this client's task is queued
    or running (the daemon would read it as an approval answer); an answer with no prompt
-   pending is dropped with a warning. The end of stdin does not end fr-attach.
+   pending is dropped with a warning. The end of stdin (or of an --input file) does not end
+   fr-attach, but from then on nothing can answer a prompt: one pending or still to come is
+   denied (a question skipped) with a warning on stderr, as the daemon does with nobody to
+   ask, and the task goes on to its result. An --input FIFO never ends, so its prompts wait.
 
 ON A TERMINAL
    With stdin and stdout both terminals and neither --task nor --input, fr-attach is
@@ -88,7 +93,7 @@ EXIT STATUS
    2    usage error: bad flag, invalid --client-id, unreadable --token-file or --ca-cert
    3    protocol error: unsupported protocolVersion in hello (see --any-version), no hello
    4    refused: 401 or 403, or a read-only token tried to send a task
-   10   no daemon: no socket, connection refused, reconnects exhausted
+   10   no daemon: no socket, connection refused, no hello within 30s, reconnects exhausted
    130  interrupted (Ctrl-C, SIGINT or SIGTERM); the daemon keeps our task
 
 ENVIRONMENT
@@ -238,7 +243,7 @@ func parseOptions(c *cli.Context, s cmdutil.Streams) (options, error) {
 		if err != nil {
 			return o, err
 		}
-		cwd, err := os.Getwd()
+		cwd, err := wire.WorkingDir()
 		if err != nil {
 			return o, err
 		}

@@ -21,6 +21,10 @@ import (
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
+// connectTimeout bounds each step of connecting: the WebSocket handshake, and the wait for the
+// daemon's hello on either transport. A variable so that tests can shorten it.
+var connectTimeout = 30 * time.Second
+
 // link is one connection to the daemon: the Unix socket or a WebSocket.
 type link interface {
 	// readLine returns the next line (a WebSocket text message). Only one goroutine reads.
@@ -120,7 +124,7 @@ func dial(ctx context.Context, t target) (link, error) {
 	if t.tls != nil {
 		opts.HTTPClient = &http.Client{Transport: &http.Transport{TLSClientConfig: t.tls, Proxy: http.ProxyFromEnvironment}}
 	}
-	dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	dctx, cancel := context.WithTimeout(ctx, connectTimeout)
 	defer cancel()
 	ws, resp, err := websocket.Dial(dctx, t.url, opts)
 	if err != nil {

@@ -38,14 +38,16 @@ type attacher struct {
 	rend *render.Renderer
 	gate *wire.Gate
 
-	tasks         []*ourTask // outstanding, in dispatch order
-	results       int        // results received
-	failed        []string   // why tasks count as failed
-	inputEnded    bool
-	inputIsFIFO   bool
-	inputTasks    int // tasks that came from the input
-	warnedVersion bool
-	connected     bool // a hello was ever received
+	tasks          []*ourTask // outstanding, in dispatch order
+	results        int        // results received
+	failed         []string   // why tasks count as failed
+	inputEnded     bool
+	inputIsFIFO    bool
+	inputTasks     int // tasks that came from the input
+	warnedVersion  bool
+	connected      bool   // a hello was ever received
+	lastPrompt     string // a short description of the latest approval_request or question
+	lastPromptType string
 
 	// interactive mode: the person at the terminal, and where their lines come from
 	ui         *ui
@@ -258,11 +260,22 @@ func (a *attacher) session(ctx context.Context, l link, inputs <-chan inputMsg) 
 		}
 	}()
 	helloSeen := false
+	// A daemon that accepts and never says hello (hung, or not a fuseraft serve) is not
+	// waited on forever.
+	helloTimer := time.NewTimer(connectTimeout)
+	defer helloTimer.Stop()
 	var replacedMsg string
 	for {
 		select {
 		case <-ctx.Done():
 			return &errStop{cmdutil.Exit(cmdutil.ExitInterrupted)}
+		case <-helloTimer.C:
+			if helloSeen {
+				break
+			}
+			return &errStop{cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitUnavailable,
+				"%s accepted the connection but sent no hello within %s", a.o.target, connectTimeout),
+				"is it a 'fuseraft serve' daemon, and is it responding?")}
 		case m := <-lines:
 			if m.err != nil {
 				if replaced(m.err) || replacedMsg != "" {
@@ -288,6 +301,7 @@ func (a *attacher) session(ctx context.Context, l link, inputs <-chan inputMsg) 
 					return &errStop{err}
 				}
 				helloSeen = true
+				helloTimer.Stop()
 			}
 			if err := a.emit(ln); err != nil {
 				return &errStop{err}
@@ -464,6 +478,13 @@ func (a *attacher) unconfirmed() *ourTask {
 func (a *attacher) observe(ev wire.Event) error {
 	a.gate.Observe(ev)
 	switch ev.Type {
+	case wire.TypeApproval:
+		a.lastPrompt, a.lastPromptType = "an approval_request", ev.Type
+		if r, err := wire.DecodeApprovalRequest(ev.Raw); err == nil {
+			a.lastPrompt += " (" + cmdutil.FirstLine(r.Summary()) + ")"
+		}
+	case wire.TypeQuestion:
+		a.lastPrompt, a.lastPromptType = "a question", ev.Type
 	case wire.TypeQueued:
 		var q wire.Queued
 		if ev.Decode(&q) == nil {
@@ -507,8 +528,35 @@ func (a *attacher) observe(ev wire.Event) error {
 	return nil
 }
 
-// pump sends every input the gate allows now.
+// pump sends every input the gate allows now. Once input has ended nothing can answer a
+// prompt, so a pending one is denied (a question skipped), as the daemon itself does with
+// nobody to ask, and the task goes on to its result.
 func (a *attacher) pump(l link) error {
+	for {
+		if err := a.pumpQueued(l); err != nil {
+			return err
+		}
+		p := a.gate.Pending()
+		if p == "" || !a.inputEnded || a.ui != nil {
+			return nil
+		}
+		what := a.lastPrompt
+		if what == "" || a.lastPromptType != p {
+			what = map[bool]string{true: "a question", false: "an approval_request"}[p == wire.TypeQuestion]
+		}
+		if p == wire.TypeQuestion {
+			a.warnf("input has ended and nobody can answer %s; skipping it", what)
+			a.gate.Push(wire.Input{Line: wire.QuestionResponse(nil), Type: wire.TypeQuestionResponse})
+		} else {
+			a.warnf("input has ended and nobody can answer %s; denying it", what)
+			a.gate.Push(wire.Input{Line: wire.ApprovalResponse(false), Type: wire.TypeApprovalResponse})
+		}
+		a.lastPrompt, a.lastPromptType = "", ""
+	}
+}
+
+// pumpQueued sends every queued input the gate allows now.
+func (a *attacher) pumpQueued(l link) error {
 	for {
 		d, ok := a.gate.Next()
 		if !ok {

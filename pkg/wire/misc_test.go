@@ -72,7 +72,7 @@ func TestHome(t *testing.T) {
 
 func TestDefaultSocketPath(t *testing.T) {
 	home := t.TempDir()
-	wd, _ := os.Getwd()
+	wd, _ := WorkingDir()
 	got, err := DefaultSocketPath(env(map[string]string{"FUSERAFT_HOME": home}))
 	want, werr := SocketPath(home, wd)
 	if got != want || (err == nil) != (werr == nil) {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 )
 
 // Home returns fuseraft's home directory: $FUSERAFT_HOME when set and not blank (a leading ~ is
@@ -83,18 +84,37 @@ func SocketPath(home, dir string) (string, error) {
 	return p, nil
 }
 
-// DefaultSocketPath is SocketPath for the current directory, with the environment read
-// through getenv (os.Getenv in real use).
+// DefaultSocketPath is SocketPath for the current directory (as WorkingDir returns it), with
+// the environment read through getenv (os.Getenv in real use).
 func DefaultSocketPath(getenv func(string) string) (string, error) {
 	home, err := Home(getenv)
 	if err != nil {
 		return "", err
 	}
-	dir, err := os.Getwd()
+	dir, err := WorkingDir()
 	if err != nil {
 		return "", err
 	}
 	return SocketPath(home, dir)
+}
+
+// WorkingDir returns the current directory as fuseraft sees it, for deriving the project slug
+// and socket path: the kernel's view, getcwd(3), which is what .NET's
+// Directory.GetCurrentDirectory returns. On Unix that path has its symlinks resolved. os.Getwd
+// is not used: it returns $PWD whenever $PWD names the same directory, so in a directory
+// reached through a symlink it would derive another socket than fuseraft does.
+func WorkingDir() (string, error) {
+	if dir, err := syscall.Getwd(); err == nil && filepath.IsAbs(dir) {
+		return dir, nil
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	if resolved, err := filepath.EvalSymlinks(dir); err == nil {
+		return resolved, nil
+	}
+	return dir, nil
 }
 
 // ValidClientID reports whether id is a valid Fuseraft-Client-Id: 1 to 64 of A-Z a-z 0-9 - _.

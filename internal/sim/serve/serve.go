@@ -254,7 +254,7 @@ func serve(ctx context.Context, s cmdutil.Streams, o options) error {
 	if err != nil {
 		return err
 	}
-	cwd, err := os.Getwd()
+	cwd, err := wire.WorkingDir()
 	if err != nil {
 		return err
 	}
