@@ -24,3 +24,4 @@ complete -c fr-approve -n '__fish_seen_subcommand_from test' -l policy -s p -r -
 complete -c fr-approve -n '__fish_seen_subcommand_from test' -l root -r -d 'file_write paths are normalised against DIR; paths outside it are never allowed (default: the working directory)'
 complete -c fr-approve -n '__fish_seen_subcommand_from test' -l verbose -s v -d 'print passing tests too'
 complete -c fr-approve -n '__fish_seen_subcommand_from lint' -l policy -s p -r -d 'the policy FILE (YAML, version 1)'
+complete -c fr-approve -n '__fish_seen_subcommand_from verify-audit' -l head -r -d 'fail unless the log holds the line with this HASH (a last printed earlier)'

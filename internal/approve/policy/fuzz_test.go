@@ -78,6 +78,8 @@ func FuzzShellCommand(f *testing.F) {
 		"echo <(rm x)", "time rm x", "nohup nice -n 1 timeout 5 env -i rm x", "bash -c 'bash -c \"rm x\"'",
 		"echo hi | (rm x)", "{ rm x; }", "if echo; then rm x; fi", "echo ${x:-$(rm y)}", "echo \"$(rm x)\"",
 		"cat <<EOF\n$(rm x)\nEOF", "r\\m x", "'r'm x", "e\"\"cho hi", "PATH=. echo", "echo hi &> f",
+		"(( x ))", "let x", "[[ $x -eq 1 ]]", "echo ${a[x]} ${!x} ${x:y}", "a[x]=1", "test -v 'a[$(id)]'",
+		"/usr/bin/time -o f echo", "[ -f x ]", "for ((i=0;i<2;i++)); do echo; done",
 	} {
 		f.Add(s)
 	}
