@@ -79,6 +79,7 @@ var probes = []struct{ cmd, why string }{
 	{"go build -ldflags=-extld=./x ./...", "-ldflags=-extld runs another program as the linker"},
 	{"go build -o /etc/x ./...", "go build -o writes the binary anywhere"},
 	{"go test -coverprofile=/etc/x ./...", "go test's profile flags write files anywhere"},
+	{"go test ./... -args -test.testlogfile=/etc/x", "the test binary's -test. flags write files anywhere"},
 	{"go env -w GOFLAGS=-toolexec=./x", "go env -w changes the settings of every later go command"},
 	{"git diff --output=/etc/x", "git diff --output writes a file anywhere"},
 	{"git log --output=/etc/x", "git log --output writes a file anywhere"},
