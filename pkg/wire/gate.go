@@ -212,18 +212,23 @@ func (g *Gate) Next() (d Decision, ok bool) {
 		}
 		return Decision{}, false
 	}
+	// With nothing pending, an answer is dropped at once wherever it waits: left behind held
+	// input, it would be taken for the answer to a later prompt nobody has seen.
+	for i, in := range g.queue {
+		if in.Type == TypeApprovalResponse || in.Type == TypeQuestionResponse {
+			g.queue = append(g.queue[:i], g.queue[i+1:]...)
+			reason := "no approval_request is pending"
+			if in.Type == TypeQuestionResponse {
+				reason = "no question is pending"
+			}
+			return Decision{Input: in, Action: Drop, Reason: reason}, true
+		}
+	}
 	if g.mode == Stdio && (g.inTurn || g.inShell) {
 		return g.nextBusy()
 	}
 	in := g.queue[0]
-	switch in.Type {
-	case TypeApprovalResponse:
-		g.queue = g.queue[1:]
-		return Decision{Input: in, Action: Drop, Reason: "no approval_request is pending"}, true
-	case TypeQuestionResponse:
-		g.queue = g.queue[1:]
-		return Decision{Input: in, Action: Drop, Reason: "no question is pending"}, true
-	case TypeInterrupt:
+	if in.Type == TypeInterrupt {
 		g.queue = g.queue[1:]
 		return Decision{Input: in, Action: Send}, true
 	}
@@ -252,12 +257,6 @@ func (g *Gate) nextBusy() (Decision, bool) {
 			if !g.isMidTurn(in) {
 				continue // held until the turn ends
 			}
-		case TypeApprovalResponse:
-			// Dropped here, not left behind the held messages where a later prompt
-			// would take it for its answer.
-			d.Action, d.Reason = Drop, "no approval_request is pending"
-		case TypeQuestionResponse:
-			d.Action, d.Reason = Drop, "no question is pending"
 		}
 		g.queue = append(g.queue[:i], g.queue[i+1:]...)
 		return d, true

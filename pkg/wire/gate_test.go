@@ -128,6 +128,13 @@ func TestGateServe(t *testing.T) {
 			{'<', `{"type":"result","sessionId":"s1","task":"task one","succeeded":true,"errorMessage":null,"lastAgent":"A","lastMessage":"ok"}`},
 			{'=', "send:task two"},
 		}},
+		{"an answer with nothing pending is dropped, not kept behind a held task for a later prompt", []gateStep{
+			{'<', hello}, {'>', "task one"}, {'=', "send:task one"},
+			{'<', `{"type":"queued","sessionId":"s1","position":0}`},
+			{'>', "task two"}, {'>', allow}, {'=', "drop:approval_response"},
+			{'<', `{"type":"approval_request","kind":"shell_command","command":"rm -rf ~"}`}, {'=', ""},
+			{'>', deny}, {'=', "send:approval_response"},
+		}},
 		{"a task in flight in hello holds new tasks", []gateStep{
 			{'<', `{"type":"hello","protocolVersion":1,"clientId":"c","readOnly":false,"inFlight":{"sessionId":"s9","task":"t","status":"running","position":null},"pendingResults":[]}`},
 			{'>', "new"}, {'=', ""},
