@@ -17,6 +17,7 @@ type VersionError struct {
 	Where     string
 }
 
+// Error names the version found and the versions this package reads.
 func (e *VersionError) Error() string {
 	where := e.Where
 	if where == "" {
@@ -52,6 +53,7 @@ type ProtocolError struct {
 	Seen string
 }
 
+// Error says what in the output breaks the protocol.
 func (e *ProtocolError) Error() string {
 	if e.Seen == "" {
 		return e.Msg

@@ -21,6 +21,7 @@ const (
 	EventLine
 )
 
+// String returns the kind's name, as used in messages.
 func (k Kind) String() string {
 	switch k {
 	case EventLine:

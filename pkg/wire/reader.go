@@ -18,6 +18,7 @@ type LineTooLongError struct {
 	Limit int   // the limit in bytes
 }
 
+// Error gives the line number and the limit it passed.
 func (e *LineTooLongError) Error() string {
 	return fmt.Sprintf("line %d is longer than the limit of %s", e.Line, humanBytes(e.Limit))
 }

@@ -68,6 +68,7 @@ type SocketPathError struct {
 	Max  int
 }
 
+// Error names the path and the AF_UNIX limit it passes.
 func (e *SocketPathError) Error() string {
 	return fmt.Sprintf("socket path %s is %d bytes, longer than the %d bytes AF_UNIX allows", e.Path, len(e.Path), e.Max)
 }
