@@ -167,7 +167,8 @@ func (p *Pump) Observe(ev wire.Event) {
 	p.wake()
 }
 
-// EndInput says no more input will come. Run sends what it still can and returns.
+// EndInput says no more input will come. Run sends what it still can (messages held for a
+// running turn go when it ends) and returns.
 func (p *Pump) EndInput() {
 	p.mu.Lock()
 	p.ended = true
@@ -177,7 +178,8 @@ func (p *Pump) EndInput() {
 
 // Run sends inputs as the Gate allows until input has ended and nothing more can be sent,
 // then returns how many inputs were still held (they could never be sent: they wait for the
-// answer to a prompt, and no more input will come). It returns early with Send's error, or
+// answer to a prompt, and no more input will come). Once input has ended it still waits for a
+// running turn to end if messages are held for it. It returns early with Send's error, or
 // ctx.Err().
 func (p *Pump) Run(ctx context.Context) (held int, err error) {
 	p.init()
@@ -200,7 +202,9 @@ func (p *Pump) Run(ctx context.Context) (held int, err error) {
 		p.mu.Lock()
 		ended := p.ended
 		p.mu.Unlock()
-		if ended {
+		// Messages held for a running turn still go when it ends; those held for the answer
+		// to a prompt never will (no more input can bring it).
+		if ended && !(p.Gate.Waiting() > 0 && p.Gate.Busy() && p.Gate.Pending() == "") {
 			return p.Gate.Waiting(), nil
 		}
 		select {

@@ -95,8 +95,6 @@ type session struct {
 	// send SIGINT to an idle fuseraft.
 	busy atomic.Bool
 
-	// observed is signalled after each event the Gate has seen.
-	observed chan struct{}
 }
 
 func (ss *session) warnf(format string, args ...any) {
@@ -136,20 +134,6 @@ func (ss *session) interrupt() bool {
 	return true
 }
 
-// waitTurn returns once no message is held for the running turn: input has ended, but lines
-// typed during a turn still go when it ends, before fuseraft's stdin is closed. It does not
-// wait while a prompt is pending (nobody is left to answer it: closing stdin denies it), nor
-// once ctx is done.
-func (ss *session) waitTurn(ctx context.Context, g *wire.Gate) {
-	for g.Waiting() > 0 && g.Busy() && g.Pending() == "" {
-		select {
-		case <-ss.observed:
-		case <-ctx.Done():
-			return
-		}
-	}
-}
-
 // signal sends a signal to fuseraft's process group unless fuseraft has been reaped (its
 // pid could then be another process's).
 func (ss *session) signal(f func(*os.Process) error) {
@@ -166,7 +150,7 @@ func runSession(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error
 	notifySignals(sigs)
 	defer signal.Stop(sigs)
 
-	ss := &session{o: o, s: s, errw: &lockedWriter{w: s.Err}, observed: make(chan struct{}, 1)}
+	ss := &session{o: o, s: s, errw: &lockedWriter{w: s.Err}}
 	ss.out = wire.NewWriter(s.Out)
 	if o.pretty {
 		term := stdoutIsTerminal(s.Out)
@@ -238,7 +222,11 @@ func runSession(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error
 	defer cancel()
 
 	// Input: lines from stdin or --input, through the Gate, to fuseraft's stdin.
-	gate := wire.NewGate(wire.Stdio)
+	mode := wire.Stdio
+	if o.mode == "run" {
+		mode = wire.Bridge
+	}
+	gate := wire.NewGate(mode)
 	ss.pump = &liveio.Pump{
 		Gate: gate,
 		Send: ss.send,
@@ -273,7 +261,6 @@ func runSession(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error
 		if err != nil && ctx.Err() == nil {
 			inputErr <- err
 		}
-		ss.waitTurn(ctx, gate)
 		ss.pump.EndInput()
 	}()
 	inputDone := make(chan struct{})
@@ -570,10 +557,6 @@ func (ss *session) readEvents(r io.ReadCloser, st *stdoutState, protoBad, outBro
 		}
 		// The Gate learns of a prompt before anyone downstream can answer it.
 		ss.pump.Observe(ev)
-		select {
-		case ss.observed <- struct{}{}:
-		default:
-		}
 		if ss.render != nil {
 			err = ss.render.Event(ev)
 		} else {

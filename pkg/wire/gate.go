@@ -33,11 +33,15 @@ func ParseInput(line []byte) (in Input, ok bool) {
 type Mode int
 
 const (
-	// Stdio is repl --vscode and run --bridge: one process, one session.
+	// Stdio is repl --vscode: one process, one chat.
 	Stdio Mode = iota
 	// Serve is the serve socket or WebSocket: every message is a new task, and while this
 	// client's task is queued or running the daemon reads lines as approval answers.
 	Serve
+	// Bridge is run --bridge: one process, one orchestration session, which reads only
+	// approval_response and interrupt lines; any other line could be read as an answer, so
+	// messages are dropped.
+	Bridge
 )
 
 // Action is what a Gate decided for an input.
@@ -78,6 +82,8 @@ type Gate struct {
 	prompts []string // types of the prompts awaiting an answer, oldest first
 	queue   []Input
 
+	// Stdio and Bridge: ready has come (fuseraft reads nothing before it).
+	started bool
 	// Stdio: a turn or a shell escape is running, and the commands that may go meanwhile.
 	inTurn, inShell bool
 	midTurn         []string
@@ -111,7 +117,7 @@ func (g *Gate) Observe(ev Event) {
 	case TypeReady:
 		// A session (re)starts: nothing is running and nothing is asked yet.
 		g.prompts = nil
-		g.inTurn, g.inShell = false, false
+		g.started, g.inTurn, g.inShell = true, false, false
 		var r struct {
 			MidTurnCommands []string `json:"midTurnCommands"`
 		}
@@ -198,7 +204,9 @@ func (g *Gate) Push(in Input) {
 func (g *Gate) Next() (d Decision, ok bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if len(g.queue) == 0 {
+	if len(g.queue) == 0 || (g.mode != Serve && !g.started) {
+		// Before ready, nothing is sent: whatever was sent would be read once the session
+		// starts, when the state this Gate keeps would not know of it.
 		return Decision{}, false
 	}
 	if len(g.prompts) > 0 {
@@ -232,6 +240,13 @@ func (g *Gate) Next() (d Decision, ok bool) {
 		g.queue = g.queue[1:]
 		return Decision{Input: in, Action: Send}, true
 	}
+	if g.mode == Bridge {
+		g.queue = g.queue[1:]
+		return Decision{Input: in, Action: Drop, Reason: "run --bridge reads only approval_response and interrupt lines"}, true
+	}
+	if g.mode == Stdio {
+		g.expectTurn(in)
+	}
 	if g.mode == Serve {
 		// Anything else is a new task to the daemon.
 		if g.readOnly {
@@ -264,6 +279,24 @@ func (g *Gate) nextBusy() (Decision, bool) {
 	return Decision{}, false
 }
 
+// expectTurn marks fuseraft busy as a message goes: a plain message starts a turn and a
+// !command a shell escape, and a message sent before their start event arrives would still be
+// read during them. A slash command may start nothing, so it does not.
+func (g *Gate) expectTurn(in Input) {
+	if in.Type != TypeUserInput && in.Type != "" {
+		return
+	}
+	text, ok := topLevelString(in.Line, "text")
+	text = strings.TrimSpace(text)
+	switch {
+	case !ok || text == "" || strings.HasPrefix(text, "/"):
+	case strings.HasPrefix(text, "!"):
+		g.inShell = true
+	default:
+		g.inTurn = true
+	}
+}
+
 // isMidTurn reports whether a message is one of the slash commands ready listed as allowed
 // while a reply streams: its first word is the command.
 func (g *Gate) isMidTurn(in Input) bool {
@@ -286,11 +319,12 @@ func (g *Gate) isMidTurn(in Input) bool {
 	return false
 }
 
-// Busy reports whether a turn or a shell escape is running (Stdio), so messages are held.
+// Busy reports whether input is held until fuseraft is ready for it: before ready, and while
+// a turn or a shell escape runs (Stdio).
 func (g *Gate) Busy() bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return g.mode == Stdio && (g.inTurn || g.inShell)
+	return (g.mode != Serve && !g.started) || (g.mode == Stdio && (g.inTurn || g.inShell))
 }
 
 // Pending returns the type of the prompt awaiting an answer (approval_request or question),

@@ -16,6 +16,9 @@ type gateStep struct {
 func runGate(t *testing.T, mode Mode, steps []gateStep) {
 	t.Helper()
 	g := NewGate(mode)
+	if mode != Serve {
+		g.Observe(Event{Type: TypeReady, Raw: []byte(replReady)})
+	}
 	for i, st := range steps {
 		switch st.op {
 		case '<':
@@ -79,7 +82,8 @@ func TestGateStdio(t *testing.T) {
 			{'>', allow}, {'=', "send:approval_response,send:next message"},
 		}},
 		{"the answer overtakes waiting input but waiting input keeps its order", []gateStep{
-			{'<', shellPrompt}, {'>', "one"}, {'>', "two"}, {'>', deny}, {'=', "send:approval_response,send:one,send:two"},
+			{'<', shellPrompt}, {'>', "one"}, {'>', "two"}, {'>', deny}, {'=', "send:approval_response,send:one"},
+			{'<', `{"type":"message_end","turnIndex":1,"toolCalls":[]}`}, {'=', "send:two"},
 		}},
 		{"a response with nothing pending is dropped", []gateStep{{'>', allow}, {'=', "drop:approval_response"}}},
 		{"a question response with nothing pending is dropped", []gateStep{{'>', answerA}, {'=', "drop:question_response"}}},

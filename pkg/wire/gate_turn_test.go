@@ -22,7 +22,23 @@ func TestGateStdioTurn(t *testing.T) {
 		}},
 		{"held messages and typeless objects keep their order", []gateStep{
 			{'<', turnStart}, {'>', "one"}, {'>', `{"text":"two"}`}, {'>', "three"}, {'=', ""},
-			{'<', messageEnd}, {'=', "send:one,send:,send:three"},
+			{'<', messageEnd}, {'=', "send:one"},
+			{'<', turnStart}, {'<', messageEnd}, {'=', "send:"},
+			{'<', turnStart}, {'<', messageEnd}, {'=', "send:three"},
+		}},
+		{"a message sent is a turn before its turn_start arrives", []gateStep{
+			{'>', "one"}, {'>', "two"}, {'=', "send:one"},
+			{'<', turnStart}, {'<', shellPrompt}, {'=', ""},
+			{'>', allow}, {'=', "send:approval_response"},
+			{'<', messageEnd}, {'=', "send:two"},
+		}},
+		{"a slash command starts no turn; a !command is a shell escape", []gateStep{
+			{'>', "/status"}, {'>', "!ls"}, {'>', "after"}, {'=', "send:/status,send:!ls"},
+			{'<', `{"type":"shell_start","command":"ls"}`}, {'<', `{"type":"shell_end"}`}, {'=', "send:after"},
+		}},
+		{"an error ends a turn that never started", []gateStep{
+			{'>', "one"}, {'>', "two"}, {'=', "send:one"},
+			{'<', `{"type":"error","text":"no model"}`}, {'=', "send:two"},
 		}},
 		{"cancelled ends the turn", []gateStep{
 			{'<', turnStart}, {'>', "x"}, {'=', ""}, {'<', turnCanceled}, {'=', "send:x"},
@@ -65,7 +81,8 @@ func TestGateStdioTurn(t *testing.T) {
 			{'<', replReady}, {'<', turnStart}, {'>', "/title x"}, {'>', "/modelx"}, {'>', "/model"}, {'=', "send:/model"},
 			{'<', messageEnd}, {'=', "send:/title x,send:/modelx"},
 		}},
-		{"without ready no command is mid-turn", []gateStep{
+		{"a ready without midTurnCommands makes no command mid-turn", []gateStep{
+			{'<', `{"type":"ready","protocolVersion":1,"sessionId":"s","model":"m","title":null,"autoTitle":null,"midTurnCommands":[]}`},
 			{'<', turnStart}, {'>', "/model big"}, {'=', ""}, {'<', messageEnd}, {'=', "send:/model big"},
 		}},
 		{"a later ready replaces the commands", []gateStep{
@@ -78,14 +95,22 @@ func TestGateStdioTurn(t *testing.T) {
 		{"between turns messages go at once", []gateStep{
 			{'<', turnStart}, {'<', messageEnd}, {'>', "x"}, {'=', "send:x"},
 		}},
-		{"a run bridge has no turns: nothing is held but for a prompt", []gateStep{
-			{'<', runReady}, {'<', `{"type":"agent_starting","agent":"A"}`}, {'>', "ignored message"}, {'=', "send:ignored message"},
-			{'<', shellPrompt}, {'>', `{"type":"interrupt"}`}, {'=', ""}, {'>', allow}, {'=', "send:approval_response,send:interrupt"},
-		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { runGate(t, Stdio, tt.steps) })
 	}
+}
+
+func TestGateBridge(t *testing.T) {
+	// run --bridge reads only approval_response and interrupt: any other line it read after a
+	// prompt would be its answer.
+	runGate(t, Bridge, []gateStep{
+		{'<', runReady}, {'<', `{"type":"agent_starting","agent":"A"}`},
+		{'>', "a message"}, {'>', `{"type":"future_input"}`}, {'=', "drop:a message,drop:future_input"},
+		{'<', shellPrompt}, {'>', `{"type":"interrupt"}`}, {'>', "typed"}, {'=', ""},
+		{'>', allow}, {'=', "send:approval_response,send:interrupt,drop:typed"},
+		{'>', deny}, {'=', "drop:approval_response"},
+	})
 }
 
 func TestGateServeIgnoresTurns(t *testing.T) {
@@ -93,8 +118,29 @@ func TestGateServeIgnoresTurns(t *testing.T) {
 	runGate(t, Serve, []gateStep{{'<', turnStart}, {'>', "task"}, {'=', "send:task"}})
 }
 
+func TestGateHoldsInputUntilReady(t *testing.T) {
+	// fuseraft reads nothing before ready, and a message sent before it would be read by a
+	// session this Gate knows nothing about yet.
+	for _, mode := range []Mode{Stdio, Bridge} {
+		g := NewGate(mode)
+		g.Push(Input{Line: []byte(`{"type":"user_input","text":"early"}`), Type: TypeUserInput})
+		g.Push(Input{Line: []byte(`{"type":"interrupt"}`), Type: TypeInterrupt})
+		if d, ok := g.Next(); ok || !g.Busy() {
+			t.Errorf("mode %d: released %+v before ready (busy %v)", mode, d, g.Busy())
+		}
+	}
+	runGate(t, Stdio, []gateStep{{'>', "one"}, {'>', "two"}, {'=', "send:one"}, {'<', turnStart}, {'<', messageEnd}, {'=', "send:two"}})
+}
+
 func TestGateBusy(t *testing.T) {
 	g := NewGate(Stdio)
+	if !g.Busy() {
+		t.Error("not busy before ready")
+	}
+	g.Observe(Event{Type: TypeReady, Raw: []byte(replReady)})
+	if g.Busy() {
+		t.Error("busy after ready")
+	}
 	g.Observe(Event{Type: "turn_start", Raw: []byte(turnStart)})
 	if !g.Busy() {
 		t.Error("not busy after turn_start")
