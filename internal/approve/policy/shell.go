@@ -221,30 +221,30 @@ func (a *analyzer) source(src string, inherit Flag, why string, denyOnly bool, d
 func evaluatesArithmetic(n syntax.Node) string {
 	switch n := n.(type) {
 	case *syntax.ArithmCmd, *syntax.LetClause, *syntax.CStyleLoop:
-		return "arithmetic evaluates variables' values as expressions, which can run commands"
+		return "evaluates arithmetic, where a variable's value a[$(cmd)] runs cmd"
 	case *syntax.ArithmExp:
-		return "an arithmetic expansion evaluates variables' values as expressions, which can run commands"
+		return "uses an arithmetic expansion, where a variable's value a[$(cmd)] runs cmd"
 	case *syntax.BinaryTest:
 		switch n.Op {
 		case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
-			return "[[ " + n.Op.String() + " ]] evaluates its operands as arithmetic, which can run commands"
+			return "compares with [[ " + n.Op.String() + " ]], which evaluates its operands as arithmetic"
 		}
 	case *syntax.UnaryTest:
 		if n.Op == syntax.TsVarSet || n.Op == syntax.TsRefVar {
-			return "[[ " + n.Op.String() + " ]] evaluates an array subscript, which can run commands"
+			return "tests [[ " + n.Op.String() + " ]], which evaluates an array subscript as arithmetic"
 		}
 	case *syntax.ParamExp:
 		switch {
 		case n.Excl && n.Index == nil && n.Names == 0:
-			return "an indirect expansion evaluates the array subscript it may name, which can run commands"
+			return "uses an indirect expansion, which evaluates the array subscript it may name"
 		case n.Index != nil && !plainIndex(n.Index):
-			return "an array subscript is evaluated as arithmetic, which can run commands"
+			return "uses an array subscript, which is evaluated as arithmetic"
 		case n.Slice != nil && !(plainIndex(n.Slice.Offset) && plainIndex(n.Slice.Length)):
-			return "a substring offset is evaluated as arithmetic, which can run commands"
+			return "uses a substring offset, which is evaluated as arithmetic"
 		}
 	case *syntax.Assign:
 		if n.Index != nil && !plainIndex(n.Index) {
-			return "an array subscript is evaluated as arithmetic, which can run commands"
+			return "uses an array subscript, which is evaluated as arithmetic"
 		}
 	}
 	return ""
@@ -300,7 +300,17 @@ func subscriptedName(s string) bool {
 
 func redirFlags(rs []*syntax.Redirect) (Flag, string) {
 	for _, r := range rs {
+		if r.Word != nil && r.Op != syntax.Hdoc && r.Op != syntax.DashHdoc && r.Op != syntax.WordHdoc {
+			if t, dyn, _ := wordLit(r.Word); !dyn && (strings.HasPrefix(t, "/dev/tcp/") || strings.HasPrefix(t, "/dev/udp/")) {
+				return FlagRedirect, "opens a network connection through " + t
+			}
+		}
 		switch r.Op {
+		case syntax.RdrIn:
+			if _, dyn, _ := wordLit(r.Word); dyn {
+				// a file named at run time may be /dev/tcp/host/port
+				return FlagExpansion, "reads a file named at run time"
+			}
 		case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob, syntax.RdrAll,
 			syntax.RdrAllClob, syntax.AppAll, syntax.AppAllClob, syntax.RdrInOut:
 			t, dyn, _ := wordLit(r.Word)
@@ -372,7 +382,7 @@ func (p *Part) checkNames() {
 	}
 	for i, w := range p.Words {
 		if !p.dyn(i) && subscriptedName(w) {
-			p.addFlag(FlagUnparsable, p.Base+" evaluates the subscript of "+w+" as arithmetic, which can run commands")
+			p.addFlag(FlagUnparsable, "names "+w+", whose subscript "+p.Base+" evaluates as arithmetic")
 			return
 		}
 	}
@@ -521,7 +531,13 @@ func (a *analyzer) command(text string, w words, fl Flag, why string, denyOnly b
 			}
 			if strings.HasPrefix(s, "-") {
 				switch {
-				case s == "-u" || s == "--unset" || s == "-C" || s == "--chdir":
+				case s == "-C" || s == "--chdir" || strings.HasPrefix(s, "--chdir=") || (strings.HasPrefix(s, "-C") && len(s) > 2):
+					if s == "-C" || s == "--chdir" {
+						i++
+					}
+					// like cd: the command's relative paths are not what they look like
+					ef, ewhy = ef|FlagUnparsable, "runs in another directory (env -C), where its relative paths point elsewhere"
+				case s == "-u" || s == "--unset":
 					i++
 				case s == "-S" || strings.HasPrefix(s, "--split-string") || (strings.HasPrefix(s, "-S") && len(s) > 2):
 					p := a.part(text, w, fl, why, denyOnly)
@@ -577,7 +593,7 @@ func (a *analyzer) command(text string, w words, fl Flag, why string, denyOnly b
 		wwhy := ""
 		if base == "time" {
 			if out, ok := timeOutput(w.s[:i], w.dyn[:i]); ok {
-				wf, wwhy = FlagRedirect, "time writes its report to "+out
+				wf, wwhy = FlagRedirect, "writes time's report to "+out
 			}
 		}
 		wrapper(i, wf, wwhy)
@@ -592,8 +608,17 @@ func (a *analyzer) command(text string, w words, fl Flag, why string, denyOnly b
 			return
 		}
 		inner := w.from(i)
-		inner = words{s: append(append([]string{}, inner.s...), ""), dyn: append(append([]bool{}, inner.dyn...), true),
-			why: append(append([]string{}, inner.why...), "xargs appends arguments read from its input")}
+		inner = words{s: append([]string{}, inner.s...), dyn: append([]bool{}, inner.dyn...), why: append([]string{}, inner.why...)}
+		if rep := xargsReplace(w.s[:i], w.dyn[:i]); rep != "" {
+			// -I {}: the input replaces {} in the words instead of being appended
+			for j := range inner.s {
+				if !inner.dyn[j] && strings.Contains(inner.s[j], rep) {
+					inner.s[j], inner.dyn[j], inner.why[j] = "", true, "has "+rep+" replaced with xargs's input"
+				}
+			}
+		} else {
+			inner.push("", true, "xargs appends arguments read from its input")
+		}
 		a.part(text, w, fl, why, true)
 		a.command(text, inner, fl, why, denyOnly, depth+1)
 	case "sudo", "doas", "run0", "pkexec":
@@ -675,6 +700,15 @@ func (a *analyzer) command(text string, w words, fl Flag, why string, denyOnly b
 		a.find(text, w, fl, why, denyOnly, depth)
 	default:
 		if shells[base] {
+			if opt, unsafe := shellStartup(w); unsafe {
+				// startup files run before the command string, unseen
+				p := a.part(text, w, fl, why, denyOnly)
+				p.addFlag(FlagUnparsable, "runs startup files fr-approve does not see ("+base+" "+opt+")")
+				if str, at, ok := shellString(w); ok && at >= 0 {
+					a.source(str, fl, why, true, depth+1)
+				}
+				return
+			}
 			if str, at, ok := shellString(w); ok {
 				if at < 0 {
 					p := a.part(text, w, fl, why, denyOnly)
@@ -842,6 +876,29 @@ func longTakesValue(cmd, opt string) bool {
 	return false
 }
 
+// xargsReplace returns the replace string of xargs -I R, -i[R] or --replace[=R], or "".
+func xargsReplace(ws []string, dyn []bool) string {
+	for i := 1; i < len(ws); i++ {
+		if dyn[i] {
+			continue
+		}
+		s := ws[i]
+		switch {
+		case s == "-I" && i+1 < len(ws):
+			return ws[i+1]
+		case strings.HasPrefix(s, "-I") && len(s) > 2:
+			return s[2:]
+		case s == "-i" || s == "--replace":
+			return "{}"
+		case strings.HasPrefix(s, "-i") && len(s) > 2 && s[1] == 'i':
+			return s[2:]
+		case strings.HasPrefix(s, "--replace="):
+			return strings.TrimPrefix(s, "--replace=")
+		}
+	}
+	return ""
+}
+
 // shellString finds the command string of `sh -c STRING`. at is -1 when the string is
 // computed at run time; ok is false when the shell runs a script file or its input instead.
 func shellString(w words) (str string, at int, ok bool) {
@@ -878,6 +935,36 @@ func shellString(w words) (str string, at int, ok bool) {
 		return "", 0, false
 	}
 	return "", 0, false
+}
+
+// shellStartup finds a shell option that makes it read startup files (--rcfile, --init-file,
+// -i, -l, --login) or one fr-approve does not know, before the script or command string.
+func shellStartup(w words) (string, bool) {
+	for i := 1; i < len(w.s); i++ {
+		s, lit := w.lit(i)
+		if !lit {
+			return "", false // judged as a computed word
+		}
+		if s == "--" || s == "-" || !(strings.HasPrefix(s, "-") || strings.HasPrefix(s, "+")) {
+			return "", false
+		}
+		if strings.HasPrefix(s, "--") {
+			switch s {
+			case "--norc", "--noprofile", "--posix", "--noediting", "--restricted":
+				continue
+			}
+			return s, true
+		}
+		for _, c := range s[1:] {
+			if !strings.ContainsRune("ceuxvnfaCEThmpsboO", c) {
+				return s, true
+			}
+		}
+		if strings.ContainsAny(s[1:], "oO") {
+			i++ // the option's name
+		}
+	}
+	return "", false
 }
 
 // readsStdin reports whether a shell's argv names no script, so it runs what it reads.
