@@ -104,8 +104,12 @@ func check(c *cli.Context, s cmdutil.Streams) error {
 				by = row.Rule
 			}
 			what := row.Summary
-			if row.Part != "" && !strings.HasSuffix(row.Summary, row.Part) {
+			// the part that decided, unless it is the whole command
+			if row.Part != "" && strings.TrimPrefix(row.Summary, "shell: ") != row.Part {
 				what += "  [" + row.Part + "]"
+			}
+			if row.Reason != "" && row.Decider != policy.ByRule {
+				what += "  (" + row.Reason + ")"
 			}
 			if row.Answer != nil {
 				what += " -> " + *row.Answer

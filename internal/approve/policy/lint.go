@@ -37,6 +37,9 @@ func Lint(p *Policy) []Finding {
 				break
 			}
 		}
+		if r.Kind != "" && !isKnownKind(r.Kind) {
+			add(r.Line, r.Name, "rule %s names kind %q, which fr-approve does not know: a typo? (a kind fuseraft adds later is fine to name)", r.Name, r.Kind)
+		}
 		if r.Decision == Allow {
 			lintAllow(r, add)
 		}
@@ -80,6 +83,14 @@ var probes = []struct{ cmd, why string }{
 	{"go build -o /etc/x ./...", "go build -o writes the binary anywhere"},
 	{"go test -coverprofile=/etc/x ./...", "go test's profile flags write files anywhere"},
 	{"go test ./... -args -test.testlogfile=/etc/x", "the test binary's -test. flags write files anywhere"},
+	{"go build -o .git/hooks/pre-commit ./...", "go build -o writes into .git, where a hook runs at the next commit"},
+	{"go test -coverprofile=.github/workflows/ci.yml ./...", "go test's profile flags overwrite CI configuration"},
+	{"go test -c -o Makefile ./...", "go test -c -o overwrites any file in the module"},
+	{"go build -C /tmp -o x .", "go -C runs in another directory, and -o then writes there"},
+	{"go test -C .. ./...", "go -C runs in another directory"},
+	{"gofmt -l -w /etc/x.go", "gofmt -w rewrites the files it lists"},
+	{"gofmt -d -w /etc/x.go", "gofmt -w rewrites the files it diffs"},
+	{"gofmt -l -cpuprofile /etc/x .", "gofmt -cpuprofile writes a file anywhere"},
 	{"go env -w GOFLAGS=-toolexec=./x", "go env -w changes the settings of every later go command"},
 	{"git diff --output=/etc/x", "git diff --output writes a file anywhere"},
 	{"git log --output=/etc/x", "git log --output writes a file anywhere"},
@@ -96,6 +107,12 @@ var probes = []struct{ cmd, why string }{
 	{"awk 'BEGIN{system(\"id\")}'", "awk's system() runs a shell command"},
 	{"tar -xf a.tar --to-command=./x", "tar --to-command runs a program"},
 	{"staticcheck -debug.cpuprofile=/etc/x ./...", "staticcheck's -debug flags write files anywhere"},
+	{"rg --pre ./x x .", "rg --pre runs a program on every file it searches"},
+	{"rg --pre=./x x .", "rg --pre runs a program on every file it searches"},
+	{"rg -z x .", "rg -z runs decompression programs on compressed files"},
+	{"rg --search-zip x .", "rg --search-zip runs decompression programs on compressed files"},
+	{"rg --hostname-bin=./x x .", "rg --hostname-bin runs a program"},
+	{"file -C -m /etc/x", "file -C writes a compiled magic file"},
 }
 
 // lintProbes reports each probe the policy allows, at the allowing rule.
