@@ -3,8 +3,9 @@ package sim
 const description = `fr-sim answers the same command lines as fuseraft by playing a scenario: a YAML file
 describing what each REPL turn, orchestration run and daemon task emits, which approval
 prompts it raises and what happens on allow and on deny. With no --scenario the embedded
-default plays (print it with 'fr-sim scenario'). Point fr at it with FUSERAFT_BIN=fr-sim or
---fuseraft fr-sim. See docs/fr-sim.md for the scenario format.
+default plays (print it with 'fr-sim scenario'; the resource queries' data with
+'fr-sim dataset'). Point fr at it with FUSERAFT_BIN=fr-sim or --fuseraft fr-sim. See
+docs/fr-sim.md for the scenario and dataset formats.
 
 Commands take fuseraft's own arguments: repl --vscode, run --bridge, serve, and the --json
 resource queries (sessions, memory, context, schedule, plugins, models, config, validate,
@@ -18,10 +19,11 @@ FAULTS
 
 EXIT STATUS
    0    the session ended normally (session_end; a run whose exitCode is 0)
-   1    a failed run or query, a scenario's "not configured", an unknown --resume id,
-        or repl with stdin on a terminal
-   2    usage or configuration: a bad flag, fault list, $FRSIM_PACE, or a scenario
-        that fails to load (FILE:LINE: what is wrong)
+   1    a failed run or query, "not configured", an unknown --resume id, or repl with
+        stdin on a terminal
+   2    usage or configuration: a bad flag, fault list, $FRSIM_PACE, or a scenario or
+        dataset that fails to load (FILE:LINE: what is wrong); run --ci when a success
+        criterion failed
    N    run --bridge exits with the result's exitCode; a crash fault with its exit code (134)
 
 ENVIRONMENT
@@ -31,8 +33,8 @@ ENVIRONMENT
    FRSIM_PACE                 delay multiplier; 0 for none (as --pace)
    FUSERAFT_VSCODE_QUESTIONS  1 lets repl --vscode ask question prompts
    FUSERAFT_SERVE_TOKEN       bearer token of serve
-   FRSIM_STATE                the queries' dataset: a JSON file shaped like the embedded one
-   FRSIM_UNCONFIGURED         1: models answers with the "not configured" error envelope
+   FRSIM_STATE                the queries' dataset: a JSON file shaped like 'fr-sim dataset'
+   FRSIM_UNCONFIGURED         1: models, repl and run fail as fuseraft does when not configured
    FRSIM_ITEMS                sessions --json lists this many generated sessions, streamed
    FRSIM_NOW                  the queries' clock (RFC 3339), which decides a schedule's due
    FRSIM_STDERR               a diagnostic line the queries write to stderr

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/sim/query"
 	"github.com/fuseraft/fr/internal/sim/scenario"
 )
 
@@ -36,8 +37,8 @@ func repl(ctx context.Context, s cmdutil.Streams, o replOptions) error {
 	}
 	defer st.close()
 	sc, r := st.sc, st.sc.Repl
-	if r.NotConfigured != "" {
-		if err := st.emit("type", "error", "text", r.NotConfigured); err != nil {
+	if msg := notConfigured(s.Env, sc); msg != "" {
+		if err := st.emit("type", "error", "text", msg); err != nil {
 			return writeErr(err)
 		}
 		return cmdutil.Exit(cmdutil.ExitFailed)
@@ -46,8 +47,21 @@ func repl(ctx context.Context, s cmdutil.Streams, o replOptions) error {
 	if sessionID == "" {
 		sessionID = "sim-repl-session"
 	}
+	title, autoTitle, replay := r.Title, r.AutoTitle, r.Replay
 	if o.resume != "" {
-		if !knownSession(o.resume, r.SessionID, r.Sessions) {
+		known := knownSession(o.resume, r.SessionID, r.Sessions)
+		if !known && s.Env(scenario.EnvScenario) == "" {
+			// The embedded scenario resumes every REPL chat of fr-sim's dataset, the ones
+			// fr-sim sessions --repl (and so fr-ls repl-sessions) lists, as that chat.
+			if stored, ok := datasetReplSession(s.Env, o.resume); ok {
+				known = true
+				title, autoTitle, replay = stored.Title, stored.AutoTitle, datasetReplay(stored)
+				if o.model == "" && stored.ModelID != "" {
+					o.model = stored.ModelID
+				}
+			}
+		}
+		if !known {
 			// As fuseraft: plain text on stdout, no JSON at all.
 			fmt.Fprintf(s.Out, "No REPL session found with ID '%s'.\n", o.resume)
 			return cmdutil.Exit(cmdutil.ExitFailed)
@@ -63,16 +77,15 @@ func repl(ctx context.Context, s cmdutil.Streams, o replOptions) error {
 		mid = []string{}
 	}
 	if err := st.emit("type", "ready", "protocolVersion", sc.Faults.Version(), "sessionId", sessionID,
-		"model", model, "title", r.Title, "autoTitle", r.AutoTitle, "midTurnCommands", mid); err != nil {
+		"model", model, "title", title, "autoTitle", autoTitle, "midTurnCommands", mid); err != nil {
 		return writeErr(err)
 	}
 	if o.resume != "" {
-		if err := st.emit(replayFields(r.Replay)...); err != nil {
+		if err := st.emit(replayFields(replay)...); err != nil {
 			return writeErr(err)
 		}
 	}
 	st.start()
-	title := r.Title
 	var carried []string
 	carry := r.Interjections == "carry"
 	turnIndex := 0
@@ -115,7 +128,7 @@ func repl(ctx context.Context, s cmdutil.Streams, o replOptions) error {
 					return writeErr(err)
 				}
 			}
-			if done, err := st.slash(text, sessionID, model, &title, r.AutoTitle, turnIndex); done || err != nil {
+			if done, err := st.slash(text, sessionID, model, &title, autoTitle, turnIndex); done || err != nil {
 				if err != nil {
 					return writeErr(err)
 				}
@@ -258,4 +271,31 @@ func (st *stdio) slash(msg, sessionID, model string, title **string, autoTitle *
 
 func applied(cmd, msg string) []any {
 	return []any{"type", "applied", "command", cmd, "message", strings.TrimSpace(msg) + " applied"}
+}
+
+// datasetReplSession finds a REPL chat of fr-sim's dataset (FRSIM_STATE, else the embedded
+// one) by id.
+func datasetReplSession(getenv func(string) string, id string) (query.StoredReplSession, bool) {
+	st, err := query.LoadState(getenv)
+	if err != nil {
+		return query.StoredReplSession{}, false
+	}
+	for _, r := range st.ReplSessions {
+		if r.SessionID == id {
+			return r, true
+		}
+	}
+	return query.StoredReplSession{}, false
+}
+
+// datasetReplay is the replay of a dataset chat: its stored turns, or none.
+func datasetReplay(r query.StoredReplSession) *scenario.Replay {
+	rp := &scenario.Replay{}
+	if r.Replay != nil {
+		rp.Compacted = r.Replay.Compacted
+		for _, t := range r.Replay.Turns {
+			rp.Turns = append(rp.Turns, scenario.ReplayTurn{User: t.User, Assistant: t.Assistant, ToolCalls: t.ToolCalls})
+		}
+	}
+	return rp
 }

@@ -19,6 +19,7 @@ type runOptions struct {
 	resume string
 	json   bool
 	hitl   bool
+	ci     bool
 	task   string
 }
 
@@ -88,7 +89,9 @@ func run(ctx context.Context, s cmdutil.Streams, o runOptions) error {
 		}
 		return cmdutil.Exit(1)
 	}
-	switch {
+	switch msg := notConfigured(s.Env, sc); {
+	case msg != "":
+		return fail(msg)
 	case rs.FailBeforeStart != "":
 		return fail(rs.FailBeforeStart)
 	case o.resume != "" && !known:
@@ -139,7 +142,7 @@ func run(ctx context.Context, s cmdutil.Streams, o runOptions) error {
 	r := runResult{sessionID: &sessionID, task: task, config: config, succeeded: true,
 		turns: out.Emitted["agent_message"], in: 0, out: 0}
 	r.elapsed = math.Round(time.Since(began).Seconds()*100) / 100
-	res := rs.Result
+	res := *rs.Result.Over(out.Result)
 	switch {
 	case out.Cancelled:
 		msg := "The session was cancelled."
@@ -172,6 +175,14 @@ func run(ctx context.Context, s cmdutil.Streams, o runOptions) error {
 		r.out = *res.OutputTokens
 	}
 	if !o.bridge {
+		if o.ci && r.exitCode == 0 && rs.CI.Passed != nil && !*rs.CI.Passed {
+			// fuseraft's --ci: the run went through, but a success criterion did not hold.
+			msg := rs.CI.Message
+			if msg == "" {
+				msg = "A --ci success criterion failed."
+			}
+			r.succeeded, r.errMsg, r.exitCode = false, &msg, 2
+		}
 		return st.summary(o, r)
 	}
 	if err := st.emit(r.fields()...); err != nil {

@@ -206,6 +206,7 @@ func App(s cmdutil.Streams) *cli.App {
 		runCommand(&streams),
 		serveCommand(passthrough("serve", "the daemon: Unix socket and WebSocket (see 'fr-sim serve --help')", serve.Run, false)),
 		scenarioCommand(s),
+		datasetCommand(s),
 	}
 	for _, q := range []struct{ name, usage string }{
 		{"sessions", "orchestration sessions (--json, --all, --project, --show ID, --repl)"},
@@ -266,27 +267,67 @@ func runCommand(streams *cmdutil.Streams) *cli.Command {
 	return &cli.Command{
 		Name:      "run",
 		Usage:     "an orchestration run, as fuseraft run --bridge",
-		UsageText: "fr-sim run --bridge -c CONFIG TASK\nfr-sim run --bridge --resume ID\nfr-sim run --json -c CONFIG TASK",
+		UsageText: "fr-sim run --bridge -c CONFIG TASK\nfr-sim run --bridge --resume ID\nfr-sim run --json [--ci] -c CONFIG TASK",
 		Description: "With --bridge: ready, the scenario's run steps, then result; the exit status is the\n" +
 			"result's exitCode. The line after an approval_request answers it; user_input is not\n" +
 			"read. An interrupt line or SIGINT ends the run with succeeded false. A run that fails\n" +
-			"before it starts (no -c, unknown --resume id, or the scenario's failBeforeStart) sends\n" +
-			"only result, with a null sessionId. CONFIG is reported, not read.\n" +
+			"before it starts (not configured, no -c, unknown --resume id, or the scenario's\n" +
+			"failBeforeStart) sends only result, with a null sessionId. CONFIG is reported, not read.\n" +
 			"Without --bridge every prompt is denied and one summary is printed (snake_case JSON\n" +
-			"with --json).",
+			"with --json); with --ci, a failed success criterion (the scenario's run.ci) exits 2.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "bridge", Usage: "speak JSON lines on stdin and stdout"},
 			&cli.StringFlag{Name: "config", Aliases: []string{"c"}, Usage: "orchestration config `PATH`"},
 			&cli.StringFlag{Name: "resume", Usage: "continue session `ID`"},
 			&cli.BoolFlag{Name: "json", Usage: "without --bridge: print one snake_case JSON summary"},
 			&cli.BoolFlag{Name: "hitl", Usage: "refused with --bridge, as fuseraft does"},
+			&cli.BoolFlag{Name: "ci", Usage: "without --bridge: check the config's success criteria; exit 2 when one failed (the scenario's run.ci)"},
 		},
 		OnUsageError: cmdutil.UsageError,
 		Action: func(c *cli.Context) error {
 			return run(c.Context, *streams, runOptions{bridge: c.Bool("bridge"), config: c.String("config"),
-				resume: c.String("resume"), json: c.Bool("json"), hitl: c.Bool("hitl"),
+				resume: c.String("resume"), json: c.Bool("json"), hitl: c.Bool("hitl"), ci: c.Bool("ci"),
 				task: strings.Join(c.Args().Slice(), " ")})
 		},
+	}
+}
+
+func datasetCommand(s cmdutil.Streams) *cli.Command {
+	return &cli.Command{
+		Name:      "dataset",
+		Usage:     "print the embedded dataset the resource queries answer from, or check dataset files",
+		UsageText: "fr-sim dataset > state.json\nfr-sim dataset check FILE...",
+		Description: "The queries (sessions, memory, context, schedule, plugins, models, config, init) answer\n" +
+			"from this JSON document; edit a copy and point $FRSIM_STATE at it. With the embedded\n" +
+			"scenario, repl --resume and run --resume also accept the sessions it lists.",
+		Action: func(c *cli.Context) error {
+			if c.Args().Len() > 0 {
+				return cmdutil.Usagef("unknown argument %q", c.Args().First())
+			}
+			_, err := s.Out.Write(query.DefaultState())
+			return writeErr(err)
+		},
+		Subcommands: []*cli.Command{{
+			Name:      "check",
+			Usage:     "load each FILE as $FRSIM_STATE would and report the first error in it",
+			UsageText: "fr-sim dataset check FILE...",
+			Action: func(c *cli.Context) error {
+				if c.Args().Len() == 0 {
+					return cmdutil.Usagef("dataset check needs at least one FILE")
+				}
+				failed := false
+				for _, p := range c.Args().Slice() {
+					if _, err := query.LoadStateFile(p); err != nil {
+						fmt.Fprintf(s.Err, "%s: error: %v\n", prog, err)
+						failed = true
+					}
+				}
+				if failed {
+					return cmdutil.Exit(cmdutil.ExitUsage)
+				}
+				return nil
+			},
+		}},
 	}
 }
 
@@ -318,7 +359,8 @@ func scenarioCommand(s cmdutil.Streams) *cli.Command {
 					}
 				}
 				if failed {
-					return cmdutil.Exit(cmdutil.ExitFailed)
+					// A scenario that fails to load is a configuration error, as everywhere in fr-sim.
+					return cmdutil.Exit(cmdutil.ExitUsage)
 				}
 				return nil
 			},

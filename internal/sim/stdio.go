@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/sim/query"
 	"github.com/fuseraft/fr/internal/sim/scenario"
 	"github.com/fuseraft/fr/pkg/wire"
 )
@@ -199,6 +200,11 @@ func (st *stdio) turn(ctx context.Context, steps []scenario.Step, other func(lin
 				cancel()
 				continue
 			}
+			if st.mode == "run" && isUserInput(line) {
+				// The run bridge never reads user_input (it is recorded only): it is no
+				// answer to a pending prompt either, however fast it came.
+				continue
+			}
 			if pending != nil {
 				pending.resp <- askResp{line: line}
 				pending = nil
@@ -214,6 +220,11 @@ func (st *stdio) turn(ctx context.Context, steps []scenario.Step, other func(lin
 			cancel()
 		}
 	}
+}
+
+func isUserInput(line []byte) bool {
+	t, _ := wire.TopLevelString(bytes.TrimSpace(line), "type")
+	return t == wire.TypeUserInput
 }
 
 func isInterrupt(line []byte) bool {
@@ -256,4 +267,20 @@ func writeErr(err error) error {
 		return nil
 	}
 	return cmdutil.Errorf(cmdutil.ExitFailed, "writing events: %v", err)
+}
+
+// notConfigured is the message fuseraft refuses to start with when no provider is set up, or
+// "": the scenario's repl.notConfigured, else the dataset's notConfigured, else fuseraft's own
+// message when FRSIM_UNCONFIGURED is set. The models query refuses for the same reasons.
+func notConfigured(getenv func(string) string, sc *scenario.Scenario) string {
+	if sc.Repl.NotConfigured != "" {
+		return sc.Repl.NotConfigured
+	}
+	if st, err := query.LoadState(getenv); err == nil && st.NotConfigured != "" {
+		return st.NotConfigured
+	}
+	if v := getenv(query.EnvUnconfigured); v != "" && v != "0" {
+		return query.NotConfigured
+	}
+	return ""
 }

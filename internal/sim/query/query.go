@@ -7,9 +7,9 @@
 // noise, version=N and crash apply to envelopes too):
 //
 //	FRSIM_STATE=FILE       the dataset, a JSON file shaped like the embedded one
-//	                       ('fr-sim' prints nothing of it; see data.json in the source)
+//	                       ('fr-sim dataset' prints the embedded data.json)
 //	FRSIM_UNCONFIGURED=1   models answers "not configured" (as does a scenario whose
-//	                       repl.notConfigured is set)
+//	                       repl.notConfigured is set); fr-sim's repl and run refuse too
 //	FRSIM_ITEMS=N          sessions --json lists N generated sessions, streamed
 //	FRSIM_NOW=TIME         the clock (RFC 3339) deciding schedule's due
 //	FRSIM_STDERR=TEXT      a diagnostic line written to stderr before the envelope
@@ -18,6 +18,7 @@ package query
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	_ "embed"
 	"encoding/json"
@@ -60,7 +61,7 @@ func DefaultState() []byte { return append([]byte(nil), defaultData...) }
 type State struct {
 	NotConfigured string                        `json:"notConfigured"`
 	Sessions      []StoredSession               `json:"sessions"`
-	ReplSessions  []wire.ReplSession            `json:"replSessions"`
+	ReplSessions  []StoredReplSession           `json:"replSessions"`
 	Memories      map[string][]wire.Memory      `json:"memories"`
 	Context       map[string][]wire.ContextItem `json:"context"`
 	Schedules     []wire.ScheduledJob           `json:"schedules"`
@@ -75,6 +76,26 @@ type State struct {
 type StoredSession struct {
 	wire.SessionDetail
 	TurnCount int `json:"turnCount"`
+}
+
+// StoredReplSession is a REPL chat as sessions --repl lists it, plus the earlier turns
+// repl --resume replays (the embedded scenario resumes every chat of the dataset).
+type StoredReplSession struct {
+	wire.ReplSession
+	Replay *StoredReplay `json:"replay,omitempty"`
+}
+
+// StoredReplay is the content of a resumed chat's replay event.
+type StoredReplay struct {
+	Compacted bool               `json:"compacted"`
+	Turns     []StoredReplayTurn `json:"turns"`
+}
+
+// StoredReplayTurn is one earlier turn of a chat.
+type StoredReplayTurn struct {
+	User      string   `json:"user"`
+	Assistant string   `json:"assistant"`
+	ToolCalls []string `json:"toolCalls"`
 }
 
 func (s StoredSession) summary() wire.Session {
@@ -96,6 +117,22 @@ func LoadState(getenv func(string) string) (*State, error) {
 	st := &State{}
 	if err := json.Unmarshal(data, st); err != nil {
 		return nil, fmt.Errorf("%s: %v", EnvState, err)
+	}
+	return st, nil
+}
+
+// LoadStateFile reads a dataset file strictly: an unknown key is an error, so that a typo in
+// a hand-edited copy is found before the queries silently answer without it.
+func LoadStateFile(path string) (*State, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	st := &State{}
+	if err := d.Decode(st); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
 	}
 	return st, nil
 }
@@ -439,7 +476,7 @@ func (qq *q) sessions(args []string) error {
 		list := []wire.ReplSession{}
 		for _, r := range qq.st.ReplSessions {
 			if !f.has("project") || filepath.Clean(r.Cwd) == abs(f.vals["project"]) {
-				list = append(list, r)
+				list = append(list, r.ReplSession)
 			}
 		}
 		sort.SliceStable(list, func(i, j int) bool { return list[i].LastUpdatedAt.After(list[j].LastUpdatedAt) })

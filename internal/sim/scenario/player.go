@@ -37,6 +37,7 @@ type Outcome struct {
 	Cancelled bool    // ctx ended (an interrupt): the caller sends cancelled or a failed result
 	Crash     *Crash  // the process must die now, as described
 	Failed    *string // a fail step: the run or task failed with this message
+	Result    *Result // result steps: the fields they fixed, later ones over earlier
 	Hangup    bool    // a hangup step dropped the connection
 }
 
@@ -127,6 +128,8 @@ func (pl *Player) step(ctx context.Context, s *Step, out *Outcome) error {
 	case s.Fail != nil:
 		msg := *s.Fail
 		out.Failed = &msg
+	case s.Result != nil:
+		out.Result = out.Result.Over(s.Result)
 	case s.Hangup:
 		if h, ok := pl.Peer.(Hanger); ok {
 			out.Hangup = true

@@ -87,6 +87,15 @@ type Run struct {
 	FailBeforeStart string `yaml:"failBeforeStart"`
 	// Sessions are the ids --resume accepts besides SessionID.
 	Sessions []string `yaml:"sessions"`
+	// CI is how the config's success criteria come out for run --ci (without --bridge).
+	CI CI `yaml:"ci"`
+}
+
+// CI is the outcome of run --ci's criteria: unless Passed is false they pass; a failed one
+// makes the summary's exit_code 2, with Message as its error_message.
+type CI struct {
+	Passed  *bool  `yaml:"passed"`
+	Message string `yaml:"message"`
 }
 
 // Result holds the fields of a result event the scenario fixes. Unset fields are filled in
@@ -101,6 +110,40 @@ type Result struct {
 	OutputTokens   *int     `yaml:"outputTokens"`
 	LastAgent      *string  `yaml:"lastAgent"`
 	LastMessage    *string  `yaml:"lastMessage"`
+}
+
+// Over returns r with the fields o sets replacing r's; r and o are left as they are, and
+// either may be nil.
+func (r *Result) Over(o *Result) *Result {
+	var out Result
+	if r != nil {
+		out = *r
+	}
+	if o == nil {
+		return &out
+	}
+	set := func(dst **bool, src *bool) {
+		if src != nil {
+			*dst = src
+		}
+	}
+	set(&out.Succeeded, o.Succeeded)
+	for _, f := range []struct{ dst, src **string }{{&out.ErrorMessage, &o.ErrorMessage},
+		{&out.LastAgent, &o.LastAgent}, {&out.LastMessage, &o.LastMessage}} {
+		if *f.src != nil {
+			*f.dst = *f.src
+		}
+	}
+	for _, f := range []struct{ dst, src **int }{{&out.ExitCode, &o.ExitCode}, {&out.Turns, &o.Turns},
+		{&out.InputTokens, &o.InputTokens}, {&out.OutputTokens, &o.OutputTokens}} {
+		if *f.src != nil {
+			*f.dst = *f.src
+		}
+	}
+	if o.ElapsedSeconds != nil {
+		out.ElapsedSeconds = o.ElapsedSeconds
+	}
+	return &out
 }
 
 // Serve describes the tasks fuseraft serve runs.

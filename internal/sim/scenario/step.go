@@ -22,6 +22,8 @@ import (
 //	big:      {event: tool_result | tool_call | file_write, bytes: 50000000, path: "..."}
 //	          (file_write is an approval: allow: / deny: apply)
 //	fail:     "message"   the run or task fails with this errorMessage; the steps stop here
+//	result:   {lastMessage: "..."}  fixes those fields of the run's or task's result from here
+//	          on, over its result: (a branch telling how a denial changed the outcome)
 //	hangup:   true        serve: drop the client's connection here
 type Step struct {
 	Line int // where the step starts in its file
@@ -42,6 +44,7 @@ type Step struct {
 	Flood    *Flood
 	Big      *Big
 	Fail     *string
+	Result   *Result
 	Hangup   bool
 }
 
@@ -84,10 +87,11 @@ type stepYAML struct {
 	Flood    *Flood            `yaml:"flood"`
 	Big      *Big              `yaml:"big"`
 	Fail     *string           `yaml:"fail"`
+	Result   *Result           `yaml:"result"`
 	Hangup   bool              `yaml:"hangup"`
 }
 
-var actionKeys = []string{"emit", "raw", "tokens", "thinking", "delay", "approval", "question", "crash", "flood", "big", "fail", "hangup"}
+var actionKeys = []string{"emit", "raw", "tokens", "thinking", "delay", "approval", "question", "crash", "flood", "big", "fail", "result", "hangup"}
 
 // UnmarshalYAML reads one step strictly: one action, and only the keys that action takes.
 func (s *Step) UnmarshalYAML(n *yaml.Node) error {
@@ -137,7 +141,7 @@ func (s *Step) UnmarshalYAML(n *yaml.Node) error {
 	}
 	*s = Step{Line: n.Line, Raw: y.Raw, Tokens: y.Tokens, Thinking: y.Thinking, Delay: y.Delay,
 		Allow: y.Allow, Deny: y.Deny, Answers: y.Answers, Default: y.Default, Crash: y.Crash,
-		Flood: y.Flood, Big: y.Big, Fail: y.Fail, Hangup: y.Hangup}
+		Flood: y.Flood, Big: y.Big, Fail: y.Fail, Result: y.Result, Hangup: y.Hangup}
 	if y.Every != nil {
 		s.Every = *y.Every
 	}
@@ -187,6 +191,10 @@ func (s *Step) UnmarshalYAML(n *yaml.Node) error {
 		}
 		if s.Big.Bytes <= 0 {
 			return lineErr(n.Line, "big.bytes must be at least 1")
+		}
+	case "result":
+		if s.Result == nil {
+			return lineErr(n.Line, "result takes a mapping of result fields")
 		}
 	case "hangup":
 		if !s.Hangup {

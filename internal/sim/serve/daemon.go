@@ -502,6 +502,7 @@ func (d *daemon) play(ctx context.Context, t *task) bool {
 		}
 	}
 	pl.Faults.Flood = 0
+	var set *scenario.Result // what the result steps played so far fixed
 	// Top-level steps are played one at a time so that the step a task waits at can be saved
 	// and a restarted daemon resumes there.
 	for i := t.step; i < len(st.Steps) && !cancelled && failed == nil; i++ {
@@ -520,11 +521,14 @@ func (d *daemon) play(ctx context.Context, t *task) bool {
 			cancelled = true
 		}
 		failed = out.Failed
+		if out.Result != nil {
+			set = set.Over(out.Result)
+		}
 	}
 	if ctx.Err() != nil {
 		return false
 	}
-	res := st.Result
+	res := *st.Result.Over(set)
 	succeeded := true
 	var errMsg *string
 	switch {

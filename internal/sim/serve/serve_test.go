@@ -776,3 +776,51 @@ func TestA2ANeedsPort(t *testing.T) {
 		t.Errorf("--a2a without --port: exit %d, %s", code, errb.String())
 	}
 }
+
+// TestDefaultTaskDenials plays the embedded scenario's task with the answers a policy like
+// the demo's gives: a denied write to parser.go makes the coder write a test instead, and the
+// result says what came of it, not that Parse was fixed. A denied go test is reported too.
+func TestDefaultTaskDenials(t *testing.T) {
+	const (
+		yes = `{"type":"approval_response","approved":true}`
+		no  = `{"type":"approval_response","approved":false}`
+	)
+	for _, tc := range []struct {
+		name    string
+		answers []string
+		paths   []string // the file_write prompts, in order
+		last    string
+	}{
+		{"all allowed", []string{yes, yes, yes}, []string{"parser.go"}, "Parse keeps quoted words together; tests pass."},
+		{"curl denied", []string{yes, yes, no}, []string{"parser.go"}, "Parse keeps quoted words together; tests pass."},
+		{"write denied", []string{yes, no, yes, no}, []string{"parser.go", "parser_test.go"},
+			"parser.go is unchanged (the write was denied); TestParseQuoted in parser_test.go records the bug for whoever may change it."},
+		{"both writes denied", []string{yes, no, no, no}, []string{"parser.go", "parser_test.go"},
+			"Nothing changed: the writes to parser.go and parser_test.go were denied."},
+		{"tests denied", []string{no, yes, yes}, []string{"parser.go"},
+			"Parse keeps quoted words together; the tests were not run (go test was denied)."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := startDaemon(t, "", map[string]string{"FRSIM_SCENARIO": ""})
+			c := dialSocket(t, d.socket)
+			c.next("hello")
+			c.send("make Parse keep quoted words together")
+			var paths []string
+			for _, a := range tc.answers {
+				ev := c.next("approval_request", "result")
+				if fieldOf[string](t, ev, "kind") == "file_write" {
+					paths = append(paths, fieldOf[string](t, ev, "path"))
+				}
+				c.send(a)
+			}
+			r := c.next("result", "approval_request")
+			if strings.Join(paths, " ") != strings.Join(tc.paths, " ") {
+				t.Errorf("file_write prompts %q, want %q", paths, tc.paths)
+			}
+			// No denial here fails the task: each is reported to the coder, which goes on.
+			if !fieldOf[bool](t, r, "succeeded") || fieldOf[string](t, r, "lastMessage") != tc.last {
+				t.Errorf("result: %s\nwant lastMessage %q", r.Raw, tc.last)
+			}
+		})
+	}
+}
