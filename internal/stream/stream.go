@@ -38,13 +38,15 @@ Input lines come from stdin, or from --input PATH. A line that is a JSON object 
 is; any other non-blank line is sent as a user_input message. Input is gated by the session's
 state: while an approval_request or question is pending, only its approval_response or
 question_response goes through, and every other line waits, in order, until the prompt is
-answered. In a REPL, a message (or typeless object) typed while a turn runs (turn_start to
-message_end, cancelled or error) or a !shell escape runs waits, in order, until it ends, and
-then goes as the next message: fuseraft would take it for the answer to the turn's next
-prompt. A slash command listed in ready's midTurnCommands goes at once, unless a prompt is
-pending. A response with no prompt pending is dropped with a warning, so nothing is ever
-taken by fuseraft as an answer by accident. When input ends, held messages are still sent
-once the turn ends.
+answered. Nothing is sent before ready. In a REPL, messages go one turn at a time: a message
+(or typeless object) sent starts a turn, and the next one waits, in order, until that turn
+ends (message_end, cancelled or error) or a !shell escape ends, because fuseraft would take a
+message read during a turn for the answer to the turn's next prompt. A slash command listed in
+ready's midTurnCommands goes at once, unless a prompt is pending; other slash commands start
+no turn. A response with no prompt pending is dropped with a warning, so nothing is ever taken
+by fuseraft as an answer by accident. When input ends, held messages are still sent once the
+turn ends. In a run, fuseraft reads only approval_response and interrupt lines: messages are
+dropped with a warning.
 
 A {"type":"interrupt"} line interrupts the running turn (as SIGINT to fuseraft where signals
 exist, so it takes effect even while a prompt is pending). Ctrl-C (SIGINT) does the same; a
@@ -54,10 +56,9 @@ END OF INPUT
 When input ends, fr-stream closes fuseraft's stdin and waits for it to finish: a REPL makes
 one more model call before session_end. After --grace it stops fuseraft. Input ends at end of
 file of stdin or of a regular --input file; at a {"type":"user_input","text":null} line
-(fuseraft's own end-of-input line); or on SIGTERM. A named pipe given to --input is opened
-again each time its last writer closes it, so writers may come and go (one writing approvals,
-another messages) without ending the session; with --input-eof the first end of file ends
-input instead.
+(fuseraft's own end-of-input line); or on SIGTERM. A named pipe given to --input is held
+open, so writers may come and go (one writing approvals, another messages) without ending the
+session; with --input-eof the first end of file ends input instead.
 
 EXIT STATUS
   0    repl: the session ended with session_end
