@@ -68,8 +68,10 @@ EXIT ON RESULT
    it sent, the task named in hello.inFlight, those in hello.pendingResults): 0 if all
    succeeded, else 1. It also waits until every --task has been sent, and, without --task,
    for the end of stdin (so every task line is read); an --input FIFO never ends, so there it
-   exits once the tasks sent so far have their results. Without --exit-on-result it streams
-   until interrupted or until the daemon is gone for good.
+   exits once the tasks sent so far have their results. A closed stdout (| head -1) does not
+   change that: fr-attach stops writing events, says so on stderr, and still exits with the
+   tasks' outcome. Without --exit-on-result it streams until interrupted, until stdout is
+   closed (noticed at once when it is a pipe), or until the daemon is gone for good.
 
 RECONNECTING
    A dropped connection is retried with exponential backoff and full jitter, from 100ms up to
@@ -88,7 +90,8 @@ SECURITY
    and is never printed. No Origin header is ever sent.
 
 EXIT STATUS
-   0    every task succeeded (--exit-on-result), stdout was closed, or Ctrl-D on a terminal
+   0    every task succeeded (--exit-on-result), stdout was closed (without --exit-on-result),
+        or Ctrl-D on a terminal
    1    a task failed or its outcome was lost, or a newer connection replaced ours
    2    usage error: bad flag, invalid --client-id, unreadable --token-file or --ca-cert
    3    protocol error: unsupported protocolVersion in hello (see --any-version), no hello

@@ -32,6 +32,7 @@ func init() {
 		"fr-sim":        func() int { return sim.Run(context.Background(), cmdutil.OSStreams(), os.Args) },
 		"attach-answer": attachAnswer,
 		"expect-exit":   expectExit,
+		"attach-head":   attachHead,
 	}
 }
 
@@ -273,4 +274,53 @@ func attachAnswer() int {
 	c := <-code
 	inW.Close()
 	return c
+}
+
+// attach-head [-within DUR] N fr-attach ARGS...: run fr-attach with its stdout a real pipe, as
+// `fr-attach ARGS | head -N` does: copy the first N lines to stdout, close the pipe's read end,
+// and exit with fr-attach's status; 99 when fr-attach has not ended DUR (default 5s) later.
+func attachHead() int {
+	args := os.Args[1:]
+	within := 5 * time.Second
+	if len(args) > 1 && args[0] == "-within" {
+		d, err := time.ParseDuration(args[1])
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		within, args = d, args[2:]
+	}
+	if len(args) < 2 || args[1] != "fr-attach" {
+		fmt.Fprintln(os.Stderr, "usage: attach-head [-within DUR] N fr-attach ARGS...")
+		return 2
+	}
+	n, _ := strconv.Atoi(args[0])
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	code := make(chan int, 1)
+	go func() {
+		c := attach.Run(context.Background(), cmdutil.Streams{In: os.Stdin, Out: pw, Err: os.Stderr, Getenv: os.Getenv},
+			append([]string{"fr-attach"}, args[2:]...))
+		pw.Close()
+		code <- c
+	}()
+	br := bufio.NewReader(pr)
+	for i := 0; i < n; i++ {
+		line, err := br.ReadBytes('\n')
+		os.Stdout.Write(line)
+		if err != nil {
+			break
+		}
+	}
+	pr.Close()
+	select {
+	case c := <-code:
+		return c
+	case <-time.After(within):
+		fmt.Fprintf(os.Stderr, "attach-head: fr-attach still running %s after its stdout was closed\n", within)
+		return 99
+	}
 }

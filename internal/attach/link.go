@@ -12,6 +12,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -189,11 +190,17 @@ type wsLink struct {
 	ws     *websocket.Conn
 	ctx    context.Context
 	cancel context.CancelFunc
+	// pingErr says why the pinger closed the connection, for the reader to report instead of
+	// the "use of closed network connection" that closing causes.
+	pingErr atomic.Pointer[error]
 }
 
 func (l *wsLink) readLine() ([]byte, error) {
 	_, msg, err := l.ws.Read(l.ctx)
 	if err != nil {
+		if pe := l.pingErr.Load(); pe != nil {
+			return nil, *pe
+		}
 		return nil, err
 	}
 	for len(msg) > 0 && (msg[len(msg)-1] == '\n' || msg[len(msg)-1] == '\r') {
@@ -228,10 +235,21 @@ func (l *wsLink) pinger(interval time.Duration) {
 		err := l.ws.Ping(ctx)
 		cancel()
 		if err != nil && l.ctx.Err() == nil {
+			why := pingFailure(err, interval)
+			l.pingErr.Store(&why)
 			l.ws.CloseNow()
 			return
 		}
 	}
+}
+
+// pingFailure says in plain words why a ping failed: no pong in time, or the ping could not
+// be sent.
+func pingFailure(err error, wait time.Duration) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("the daemon stopped answering: no pong within %s", wait)
+	}
+	return fmt.Errorf("a ping failed: %w", err)
 }
 
 // replaced reports whether a read error says a newer connection with our client id took over.

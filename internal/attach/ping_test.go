@@ -55,6 +55,11 @@ func TestPingNoticesADeadPeer(t *testing.T) {
 	if !strings.Contains(errb.String(), "gave up after 0 reconnect attempts") {
 		t.Errorf("stderr: %s", errb.String())
 	}
+	// The cause in plain words, not the error of a read on the connection the pinger closed.
+	if !strings.Contains(errb.String(), "(the daemon stopped answering: no pong within 100ms)") ||
+		strings.Contains(errb.String(), "closed network connection") {
+		t.Errorf("stderr does not say the daemon stopped answering pings: %s", errb.String())
+	}
 	if el := time.Since(start); el > 5*time.Second {
 		t.Errorf("took %v to notice", el)
 	}

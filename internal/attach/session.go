@@ -48,6 +48,8 @@ type attacher struct {
 	connected      bool   // a hello was ever received
 	lastPrompt     string // a short description of the latest approval_request or question
 	lastPromptType string
+	outGone        <-chan struct{} // closed when stdout's reader has gone (a pipe only)
+	outClosed      bool            // stdout's reader has gone; --exit-on-result goes on without it
 
 	// interactive mode: the person at the terminal, and where their lines come from
 	ui         *ui
@@ -63,6 +65,42 @@ func newAttacher(s cmdutil.Streams, o options) *attacher {
 }
 
 func (a *attacher) warnf(format string, args ...any) { cmdutil.Warnf(a.s.Err, prog, format, args...) }
+
+// stdoutClosed handles stdout's reader going away, learned from a failed write (err) or from
+// watching stdout (err nil). Without --exit-on-result that is a quiet end (exit 0). With it
+// the exit status must still be the tasks' outcome: fr-attach stops writing events and goes
+// on until every task of ours has its result.
+func (a *attacher) stdoutClosed(err error) error {
+	if !a.o.exitOnResult {
+		a.outClosed = true
+		return &errStop{err}
+	}
+	if !a.outClosed {
+		a.outClosed = true
+		a.warnf("stdout was closed; waiting for the result to exit with it")
+	}
+	return nil
+}
+
+// outFailed turns a failed write to stdout into how fr-attach goes on: nil to go on, else the
+// *errStop that ends it.
+func (a *attacher) outFailed(err error) error {
+	if err == nil {
+		return nil
+	}
+	if wire.IsBrokenPipe(err) {
+		return a.stdoutClosed(err)
+	}
+	return &errStop{err}
+}
+
+// flush writes out buffered events, unless stdout has been closed.
+func (a *attacher) flush() error {
+	if a.outClosed {
+		return nil
+	}
+	return a.outFailed(a.out.Flush())
+}
 
 // errStop ends the attach with the given error (nil: success).
 type errStop struct{ err error }
@@ -87,7 +125,13 @@ func (e *errLost) Error() string {
 }
 
 func (a *attacher) run(ctx context.Context, in io.Reader) error {
+	gone, stopWatch := watchStdout(a.s.Out)
+	a.outGone = gone
+	defer stopWatch()
 	defer func() {
+		if a.outClosed {
+			return
+		}
 		if a.rend != nil {
 			a.rend.Close()
 		}
@@ -144,11 +188,24 @@ func (a *attacher) run(ctx context.Context, in io.Reader) error {
 			wait := backoff(attempt, a.o.maxBackoff, rand.Int64N)
 			fmt.Fprintf(a.s.Err, "%s: reconnecting to %s in %s (attempt %d): %v\n", prog, a.o.target,
 				wait.Round(time.Millisecond), attempt, lost)
-			a.out.Flush()
-			select {
-			case <-ctx.Done():
-				return cmdutil.Exit(cmdutil.ExitInterrupted)
-			case <-time.After(wait):
+			if !a.outClosed {
+				a.out.Flush()
+			}
+			timer := time.NewTimer(wait)
+			for waiting := true; waiting; {
+				select {
+				case <-ctx.Done():
+					timer.Stop()
+					return cmdutil.Exit(cmdutil.ExitInterrupted)
+				case <-a.outGone:
+					a.outGone = nil
+					if a.stdoutClosed(nil) != nil {
+						timer.Stop()
+						return nil // nobody reads our output any more: a quiet end
+					}
+				case <-timer.C:
+					waiting = false
+				}
 			}
 			l, err = dial(ctx, a.o.target)
 			if err == nil {
@@ -269,6 +326,11 @@ func (a *attacher) session(ctx context.Context, l link, inputs <-chan inputMsg) 
 		select {
 		case <-ctx.Done():
 			return &errStop{cmdutil.Exit(cmdutil.ExitInterrupted)}
+		case <-a.outGone:
+			a.outGone = nil
+			if err := a.stdoutClosed(nil); err != nil {
+				return err
+			}
 		case <-helloTimer.C:
 			if helloSeen {
 				break
@@ -303,8 +365,8 @@ func (a *attacher) session(ctx context.Context, l link, inputs <-chan inputMsg) 
 				helloSeen = true
 				helloTimer.Stop()
 			}
-			if err := a.emit(ln); err != nil {
-				return &errStop{err}
+			if err := a.outFailed(a.emit(ln)); err != nil {
+				return err
 			}
 			if isEvent {
 				if ev.Type == wire.TypeError && strings.Contains(strings.ToLower(string(ev.Raw)), "newer connection") {
@@ -320,8 +382,8 @@ func (a *attacher) session(ctx context.Context, l link, inputs <-chan inputMsg) 
 				}
 			}
 			if len(lines) == 0 {
-				if err := a.out.Flush(); err != nil {
-					return &errStop{err}
+				if err := a.flush(); err != nil {
+					return err
 				}
 			}
 		case m := <-inputs:
@@ -354,7 +416,7 @@ func (a *attacher) session(ctx context.Context, l link, inputs <-chan inputMsg) 
 				}
 			}
 			if stop := a.finished(); stop != nil {
-				a.out.Flush()
+				a.flush()
 				return &errStop{stop.err}
 			}
 		}
@@ -362,6 +424,9 @@ func (a *attacher) session(ctx context.Context, l link, inputs <-chan inputMsg) 
 }
 
 func (a *attacher) emit(ln wire.Line) error {
+	if a.outClosed {
+		return nil
+	}
 	if a.rend != nil {
 		if ev, ok := ln.Event(); ok {
 			if a.ui != nil {
