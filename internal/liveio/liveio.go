@@ -124,8 +124,9 @@ type Pump struct {
 
 	once  sync.Once
 	kick  chan struct{}
-	mu    sync.Mutex
-	ended bool
+	mu      sync.Mutex
+	ended   bool
+	aborted bool
 }
 
 func (p *Pump) init() { p.once.Do(func() { p.kick = make(chan struct{}, 1) }) }
@@ -176,6 +177,15 @@ func (p *Pump) EndInput() {
 	p.wake()
 }
 
+// Abort ends input at once: Run returns without waiting for a running turn to end, and
+// messages held for it are not sent.
+func (p *Pump) Abort() {
+	p.mu.Lock()
+	p.ended, p.aborted = true, true
+	p.mu.Unlock()
+	p.wake()
+}
+
 // Run sends inputs as the Gate allows until input has ended and nothing more can be sent,
 // then returns how many inputs were still held (they could never be sent: they wait for the
 // answer to a prompt, and no more input will come). Once input has ended it still waits for a
@@ -200,11 +210,11 @@ func (p *Pump) Run(ctx context.Context) (held int, err error) {
 			}
 		}
 		p.mu.Lock()
-		ended := p.ended
+		ended, aborted := p.ended, p.aborted
 		p.mu.Unlock()
 		// Messages held for a running turn still go when it ends; those held for the answer
 		// to a prompt never will (no more input can bring it).
-		if ended && !(p.Gate.Waiting() > 0 && p.Gate.Busy() && p.Gate.Pending() == "") {
+		if aborted || ended && !(p.Gate.Waiting() > 0 && p.Gate.Busy() && p.Gate.Pending() == "") {
 			return p.Gate.Waiting(), nil
 		}
 		select {

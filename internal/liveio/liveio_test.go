@@ -312,3 +312,34 @@ func FuzzPump(f *testing.F) {
 		}
 	})
 }
+
+// Abort ends input without waiting for the running turn: messages held for it are not sent.
+func TestPumpAbort(t *testing.T) {
+	r := &recorder{}
+	p := r.pump()
+	done := make(chan int, 1)
+	go func() { h, _ := p.Run(context.Background()); done <- h }()
+	p.Push([]byte("first"))
+	p.Push([]byte("second"))
+	if got := r.waitSent(t, 1); len(got) != 1 {
+		t.Fatalf("sent %q", got)
+	}
+	p.EndInput()
+	select {
+	case h := <-done:
+		t.Fatalf("Run returned (%d held) while a turn it holds a message for runs", h)
+	case <-time.After(50 * time.Millisecond):
+	}
+	p.Abort()
+	select {
+	case h := <-done:
+		if h != 1 {
+			t.Errorf("Run = %d held, want 1", h)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run did not return after Abort")
+	}
+	if got := r.waitSent(t, 1); len(got) != 1 {
+		t.Errorf("sent %q after Abort", got)
+	}
+}

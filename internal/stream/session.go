@@ -112,11 +112,6 @@ func (ss *session) send(line []byte) error {
 	buf := make([]byte, 0, len(line)+1)
 	buf = append(append(buf, line...), '\n')
 	_, err := ss.stdin.Write(buf)
-	if err == nil && ss.o.mode == "repl" {
-		if t, _ := wire.TopLevelString(line, "type"); t == wire.TypeUserInput {
-			ss.busy.Store(true)
-		}
-	}
 	return err
 }
 
@@ -235,6 +230,11 @@ func runSession(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error
 		},
 	}
 	ss.pump.Interrupt = func() bool {
+		if gate.Waiting() > 0 || (gate.Busy() && !ss.busy.Load()) {
+			// Before ready, or behind messages still held: it interrupts what they start,
+			// so it goes as a line, in order.
+			return false
+		}
 		if !ss.busy.Load() {
 			ss.warnf("dropped interrupt: nothing is running")
 			return true
@@ -344,7 +344,8 @@ loop:
 				}
 				fmt.Fprintf(ss.errw, "%s: %s (interrupt again within %s to end the session)\n", prog, what, doubleInterrupt)
 			case syscall.SIGTERM, syscall.SIGHUP:
-				ss.pump.EndInput()
+				// End input now: messages still held for a turn are not sent.
+				ss.pump.Abort()
 			}
 			// SIGPIPE: our reader went away; the failed write says so and ends the session.
 		case <-ctx.Done():
@@ -543,10 +544,10 @@ func (ss *session) readEvents(r io.ReadCloser, st *stdoutState, protoBad, outBro
 			if ev.Decode(&res) == nil {
 				st.result = &res
 			}
-		case "turn_start":
-			st.midTurn = true
+		case "turn_start", "shell_start":
+			st.midTurn = ev.Type == "turn_start"
 			ss.busy.Store(true)
-		case "message_end", "cancelled":
+		case "message_end", "cancelled", "shell_end", wire.TypeError:
 			st.midTurn = false
 			if ss.o.mode == "repl" {
 				ss.busy.Store(false)

@@ -68,14 +68,16 @@ type Decision struct {
 // them. Feed it every event with Observe and every input with Push, then send what Next allows.
 // A Gate is safe for concurrent use.
 //
-// In Stdio mode a message must not even be sent while a turn runs: fuseraft reads its stdin
-// during the turn, and a line it has read but not yet acted on becomes the answer (a denial) to
-// the next prompt of that turn. So from turn_start until the turn ends (message_end, cancelled,
-// error, session_end, result) and during a shell escape (shell_start to shell_end), user_input
-// and typeless objects are held, in order, and go when the turn is over. While a turn runs and
-// no prompt is pending, an interrupt, a user_input that is one of the ready event's
-// midTurnCommands ("/model x" when "/model" is listed), and inputs of other types go at once,
-// ahead of the held messages. A ready event starts from a clean state.
+// In Stdio mode nothing is sent before ready, and messages go one turn at a time: fuseraft
+// reads its stdin during a turn, and a line it has read but not yet acted on becomes the answer
+// (a denial) to the next prompt of that turn. A line sent that is not an answer or an interrupt
+// is a message to fuseraft and starts a turn (one whose text starts with "!" a shell escape,
+// one whose text starts with "/" nothing), and the lines after it are held, in order, until the
+// turn ends (message_end, cancelled, error, session_end, result) or the shell escape does
+// (shell_end). While a turn runs and no prompt is pending, an interrupt and a user_input that
+// is one of the ready event's midTurnCommands ("/model x" when "/model" is listed) go at once,
+// ahead of the held messages. A ready event starts from a clean state. In Bridge mode only
+// answers and interrupts are sent; anything else is dropped.
 type Gate struct {
 	mu      sync.Mutex
 	mode    Mode
@@ -266,15 +268,11 @@ func (g *Gate) Next() (d Decision, ok bool) {
 // held; everything else is decided at once, ahead of them.
 func (g *Gate) nextBusy() (Decision, bool) {
 	for i, in := range g.queue {
-		d := Decision{Input: in, Action: Send}
-		switch in.Type {
-		case TypeUserInput, "":
-			if !g.isMidTurn(in) {
-				continue // held until the turn ends
-			}
+		if in.Type != TypeInterrupt && !g.isMidTurn(in) {
+			continue // held until the turn ends
 		}
 		g.queue = append(g.queue[:i], g.queue[i+1:]...)
-		return d, true
+		return Decision{Input: in, Action: Send}, true
 	}
 	return Decision{}, false
 }
@@ -283,14 +281,12 @@ func (g *Gate) nextBusy() (Decision, bool) {
 // !command a shell escape, and a message sent before their start event arrives would still be
 // read during them. A slash command may start nothing, so it does not.
 func (g *Gate) expectTurn(in Input) {
-	if in.Type != TypeUserInput && in.Type != "" {
-		return
-	}
+	// fuseraft takes a line's text as the message, and a line without a text string as the
+	// message itself, untrimmed.
 	text, ok := topLevelString(in.Line, "text")
-	text = strings.TrimSpace(text)
 	switch {
-	case !ok || text == "" || strings.HasPrefix(text, "/"):
-	case strings.HasPrefix(text, "!"):
+	case ok && strings.HasPrefix(text, "/"):
+	case ok && strings.HasPrefix(text, "!"):
 		g.inShell = true
 	default:
 		g.inTurn = true
@@ -307,12 +303,8 @@ func (g *Gate) isMidTurn(in Input) bool {
 	if !ok {
 		return false
 	}
-	f := strings.Fields(text)
-	if len(f) == 0 {
-		return false
-	}
 	for _, c := range g.midTurn {
-		if c != "" && f[0] == c {
+		if c != "" && strings.HasPrefix(text, c) && (len(text) == len(c) || text[len(c)] == ' ') {
 			return true
 		}
 	}

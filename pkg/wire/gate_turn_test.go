@@ -89,8 +89,16 @@ func TestGateStdioTurn(t *testing.T) {
 			{'<', replReady}, {'<', `{"type":"ready","protocolVersion":1,"midTurnCommands":["/mode"]}`},
 			{'<', turnStart}, {'>', "/model big"}, {'>', "/mode plan"}, {'=', "send:/mode plan"},
 		}},
-		{"unknown input types are not held by a turn", []gateStep{
-			{'<', turnStart}, {'>', "x"}, {'>', `{"type":"future_input"}`}, {'=', "send:future_input"},
+		{"any line but an answer or an interrupt is a message to fuseraft, held by a turn", []gateStep{
+			{'<', turnStart}, {'>', "x"}, {'>', `{"type":"future_input"}`}, {'=', ""},
+			{'<', messageEnd}, {'=', "send:x"}, {'<', turnStart}, {'<', messageEnd}, {'=', "send:future_input"},
+		}},
+		{"a line without a text string starts a turn", []gateStep{
+			{'>', `{"foo":1}`}, {'>', "second"}, {'=', "send:"}, {'<', turnStart}, {'<', shellPrompt}, {'=', ""},
+			{'>', allow}, {'=', "send:approval_response"}, {'<', messageEnd}, {'=', "send:second"},
+		}},
+		{"a slash command with a leading space is a message", []gateStep{
+			{'>', " /title x"}, {'>', "next"}, {'=', "send: /title x"},
 		}},
 		{"between turns messages go at once", []gateStep{
 			{'<', turnStart}, {'<', messageEnd}, {'>', "x"}, {'=', "send:x"},
