@@ -38,9 +38,12 @@ line is reported with its line number and the stream goes on; the exit status is
 --type T[,T...] keeps only events of those types. It is decided from the bytes of each line,
 before anything is decoded, with exactly the result a full decode gives (the last "type" key
 counts, escapes are read, non-objects are not events). With no filter, or with '.', lines
-are passed on as they are: fuseraft's field order and escapes are kept. A filter that passes
-its input on unchanged (select(...), .) does the same. A filter that starts with
-select(.type == "X" ...) is only run on lines of type X; the others are dropped unread.
+are passed on as they are: fuseraft's field order and escapes are kept (--tab and --indent
+indent them, as jq does, in that order). A filter that passes its input on unchanged
+(select(...), .) does the same. Objects a filter builds or changes ({name, id}, del(.x), ...)
+have their keys sorted, as gojq sorts them: -S is implied for them, and only lines passed on
+unchanged keep fuseraft's order. A filter that starts with select(.type == "X" ...) is only
+run on lines of type X; the others are dropped unread.
 
 The environment is not visible to filters ($ENV, env) unless --env is given.
 --pretty renders the events for a person instead of printing JSON, as fr-stream does on a

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 	"unsafe"
 
 	"github.com/fuseraft/fr/internal/jsonscan"
@@ -98,7 +99,7 @@ func run(ctx context.Context, s cmdutil.Streams, o *options) error {
 	default:
 		r.enc = encoder{indent: -1}
 	}
-	r.rawLines = r.enc.indent < 0 && !o.sortKeys
+	r.rawLines = !o.sortKeys
 	r.w = wire.NewWriter(s.Out)
 	if o.pretty {
 		r.ren = render.New(r.w, render.Options{
@@ -545,6 +546,9 @@ func (r *runner) emitRaw(line []byte, sh *jsonscan.Shape) error {
 	if r.o.seq {
 		r.w.Write([]byte{0x1e})
 	}
+	if r.enc.indent >= 0 {
+		return r.emitIndented(line)
+	}
 	if len(line) > 4096 {
 		r.w.Write(line)
 		return r.endValue()
@@ -571,6 +575,28 @@ func (r *runner) endValue() error {
 		return r.w.Err()
 	}
 	_, err := r.w.Write(b)
+	return err
+}
+
+// emitIndented writes a line as it was read, indented for --tab or --indent as jq indents
+// (keys in their order, escapes and numbers as written; {} and [] stay on one line).
+func (r *runner) emitIndented(line []byte) error {
+	indent := "\t"
+	if !r.enc.tab {
+		indent = strings.Repeat(" ", r.enc.indent)
+	}
+	buf := bytes.NewBuffer(r.out[:0])
+	if err := json.Indent(buf, line, "", indent); err != nil {
+		buf.Reset()
+		buf.Write(line) // not reached: the line was scanned as JSON; it is still JSON as it is
+	}
+	b := buf.Bytes()
+	b = r.appendEnd(b)
+	r.out = b
+	_, err := r.w.Write(b)
+	if cap(r.out) > 1<<20 {
+		r.out = nil
+	}
 	return err
 }
 

@@ -393,6 +393,9 @@ func (p *printer) begin(r *record) error {
 		h := make([]string, len(p.columns))
 		for i, c := range p.columns {
 			h[i] = tsvEscape(c.field)
+			if c.field == "" { // a --jq output that is not an object: the table's VALUE
+				h[i] = "value"
+			}
 		}
 		_, err := io.WriteString(p.w, strings.Join(h, "\t")+"\n")
 		return err

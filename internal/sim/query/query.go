@@ -25,6 +25,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -308,6 +309,10 @@ func (qq *q) dying(b []byte) error {
 	if !ok {
 		return &usageError{fmt.Sprintf("%s=%s: unknown signal", EnvKill, sig)}
 	}
+	// Die the way a process killed from outside does: by the signal's default action, not
+	// the Go runtime's handler (a traceback and exit 2 for SEGV and ABRT, nothing for PIPE).
+	signal.Reset(s)
+	_ = setDefaultAction(s)
 	_ = syscall.Kill(os.Getpid(), s)
 	time.Sleep(2 * time.Second) // the signal ends us; this is never reached unless it is ignored
 	return exitCode(1)
