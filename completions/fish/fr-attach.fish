@@ -11,4 +11,5 @@ complete -c fr-attach -l max-backoff -r -d 'wait at most DUR between reconnect a
 complete -c fr-attach -l max-reconnects -r -d 'give up after N failed reconnect attempts in a row (-1: never)'
 complete -c fr-attach -l format -r -d 'output FORMAT: jsonl or pretty (default: pretty on a terminal, else jsonl)'
 complete -c fr-attach -l color -r -d 'colour in pretty output: WHEN auto, always or never'
+complete -c fr-attach -l timestamps -d 'in pretty output, start lines with the time their event arrived'
 complete -c fr-attach -l any-version -d 'go on (with a warning) when hello has a protocolVersion this build does not support'

@@ -23,6 +23,7 @@ complete -c fr-filter -l strict -d 'a line that is not JSON is an error (exit 5)
 complete -c fr-filter -l timeout -r -d 'stop evaluating a line after DUR (e.g. 2s) and report it as an error on that line'
 complete -c fr-filter -l pretty -s p -d 'render events for a person, as fr-stream does on a terminal'
 complete -c fr-filter -l color -r -d 'with --pretty, colour: WHEN is auto, always or never (default auto)'
+complete -c fr-filter -l timestamps -d 'with --pretty, start lines with the time their event was read'
 complete -c fr-filter -l any-version -d 'go on (with a warning) when fuseraft speaks an unsupported protocolVersion'
 complete -c fr-filter -l unbuffered -d 'accepted for jq compatibility: output is always written as it is ready'
 complete -c fr-filter -l help -s h -d 'show help'

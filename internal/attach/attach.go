@@ -138,6 +138,7 @@ func App(s cmdutil.Streams) *cli.App {
 		&cli.IntFlag{Name: "max-reconnects", Value: -1, Usage: "give up after `N` failed reconnect attempts in a row (-1: never)"},
 		&cli.StringFlag{Name: "format", Usage: "output `FORMAT`: jsonl or pretty (default: pretty on a terminal, else jsonl)"},
 		&cli.StringFlag{Name: "color", Value: "auto", Usage: "colour in pretty output: `WHEN` auto, always or never"},
+		&cli.BoolFlag{Name: "timestamps", Usage: "in pretty output, start lines with the time their event arrived"},
 		&cli.BoolFlag{Name: "any-version", Usage: "go on (with a warning) when hello has a protocolVersion this build does not support"},
 		&cli.DurationFlag{Name: "ping-interval", Value: 10 * time.Second, Hidden: true},
 	}
@@ -174,6 +175,7 @@ type options struct {
 	maxBackoff    time.Duration
 	maxReconnects int
 	pretty        bool
+	timestamps    bool
 	color         bool
 	anyVersion    bool
 	randomID      bool
@@ -265,6 +267,7 @@ func parseOptions(c *cli.Context, s cmdutil.Streams) (options, error) {
 	default:
 		return o, cmdutil.Usagef("--format %q: expected jsonl or pretty", f)
 	}
+	o.timestamps = c.Bool("timestamps")
 	switch c.String("color") {
 	case "auto", "always", "never":
 	default:

@@ -41,7 +41,7 @@ func interactive(ctx context.Context, a *attacher, in io.Reader) error {
 	u := &ui{a: a, con: con, color: a.o.color}
 	a.ui = u
 	a.out = wire.NewWriter(con)
-	a.rend = render.New(a.out, render.Options{Color: a.o.color, Width: width})
+	a.rend = render.New(a.out, render.Options{Color: a.o.color, Width: width, Timestamps: a.o.timestamps})
 	u.width = con.cols()
 	if cmdutil.IsTerminal(stderr) {
 		a.s.Err = con.stderr(stderr)
@@ -206,7 +206,7 @@ func (u *ui) followWidth() {
 		return
 	}
 	u.a.rend.Close()
-	u.a.rend = render.New(u.a.out, render.Options{Color: u.a.o.color, Width: w})
+	u.a.rend = render.New(u.a.out, render.Options{Color: u.a.o.color, Width: w, Timestamps: u.a.o.timestamps})
 	u.width = w
 }
 

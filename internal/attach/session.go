@@ -59,7 +59,7 @@ type attacher struct {
 func newAttacher(s cmdutil.Streams, o options) *attacher {
 	a := &attacher{s: s, o: o, out: wire.NewWriter(s.Out), gate: wire.NewGate(wire.Serve)}
 	if o.pretty {
-		a.rend = render.New(a.out, render.Options{Color: o.color})
+		a.rend = render.New(a.out, render.Options{Color: o.color, Timestamps: o.timestamps})
 	}
 	return a
 }

@@ -38,6 +38,7 @@ type options struct {
 	strict     bool
 	timeout    time.Duration
 	pretty     bool
+	timestamps bool
 	color      string
 	anyVersion bool
 }
@@ -51,7 +52,7 @@ var flagKind = map[string]int{
 	"from-file": 1, "f": 1,
 	"arg": 2, "argjson": 2, "slurpfile": 2, "rawfile": 2,
 	"args": 0, "jsonargs": 0,
-	"env": 0, "strict": 0, "timeout": 1, "pretty": 0, "p": 0, "color": 1,
+	"env": 0, "strict": 0, "timeout": 1, "pretty": 0, "p": 0, "color": 1, "timestamps": 0,
 	"any-version": 0, "unbuffered": 0,
 	"help": 0, "h": 0, "version": 0, "V": 0, "v": 0,
 }
@@ -147,6 +148,9 @@ func parseArgs(args []string) (*options, error) {
 	if o.nullInput && o.slurp {
 		// jq reads -n -s as -n; say so rather than guess.
 		return nil, usageErr("-n and -s cannot be combined (with -n, use [inputs] to collect the lines)")
+	}
+	if o.timestamps && !o.pretty {
+		return nil, usageErr("--timestamps goes with --pretty: JSON output carries no time")
 	}
 	if o.pretty && (o.raw || o.join || o.raw0 || o.tab || o.indent > 0 || o.seq) {
 		return nil, usageErr("--pretty renders events; it cannot be combined with -r, -j, --raw-output0, --tab, --indent or --seq")
@@ -286,6 +290,8 @@ func (o *options) set(name string, vals []string, mode *string) error {
 		o.timeout = d
 	case "pretty", "p":
 		o.pretty = true
+	case "timestamps":
+		o.timestamps = true
 	case "color":
 		o.color = vals[0]
 	case "any-version":

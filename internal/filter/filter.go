@@ -156,6 +156,7 @@ func flagDocs() []cli.Flag {
 		v("timeout", "", "stop evaluating a line after `DUR` (e.g. 2s) and report it as an error on that line"),
 		b("pretty", "p", "render events for a person, as fr-stream does on a terminal"),
 		v("color", "", "with --pretty, colour: `WHEN` is auto, always or never (default auto)"),
+		b("timestamps", "", "with --pretty, start lines with the time their event was read"),
 		b("any-version", "", "go on (with a warning) when fuseraft speaks an unsupported protocolVersion"),
 		b("unbuffered", "", "accepted for jq compatibility: output is always written as it is ready"),
 		b("help", "h", "show help"),

@@ -103,8 +103,9 @@ func run(ctx context.Context, s cmdutil.Streams, o *options) error {
 	r.w = wire.NewWriter(s.Out)
 	if o.pretty {
 		r.ren = render.New(r.w, render.Options{
-			Color: cmdutil.UseColor(o.color, s.Env, cmdutil.IsTerminal(s.Out)),
-			Width: width(s),
+			Color:      cmdutil.UseColor(o.color, s.Env, cmdutil.IsTerminal(s.Out)),
+			Width:      width(s),
+			Timestamps: o.timestamps,
 		})
 	}
 	if len(r.files) == 0 {

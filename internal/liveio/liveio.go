@@ -122,8 +122,8 @@ type Pump struct {
 	// that also lets it overtake a pending prompt, which a line never may.
 	Interrupt func() bool
 
-	once  sync.Once
-	kick  chan struct{}
+	once    sync.Once
+	kick    chan struct{}
 	mu      sync.Mutex
 	ended   bool
 	aborted bool

@@ -34,6 +34,7 @@ type sessionOptions struct {
 	grace        time.Duration
 	anyVersion   bool
 	pretty       bool
+	timestamps   bool
 	color        string
 }
 
@@ -94,7 +95,6 @@ type session struct {
 	// fuseraft drops an interrupt with nothing running; fr-stream does the same rather than
 	// send SIGINT to an idle fuseraft.
 	busy atomic.Bool
-
 }
 
 func (ss *session) warnf(format string, args ...any) {
@@ -150,8 +150,9 @@ func runSession(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error
 	if o.pretty {
 		term := stdoutIsTerminal(s.Out)
 		ss.render = render.New(ss.out, render.Options{
-			Color: cmdutil.UseColor(o.color, s.Env, term),
-			Width: width(s),
+			Color:      cmdutil.UseColor(o.color, s.Env, term),
+			Width:      width(s),
+			Timestamps: o.timestamps,
 		})
 	}
 

@@ -95,6 +95,7 @@ func commonFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "input-eof", Usage: "end input at the first end of file of the --input named pipe instead of waiting for its next writer"},
 		&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "output `FORMAT`: jsonl, or pretty for a person (default: pretty on a terminal, else jsonl)"},
 		&cli.StringFlag{Name: "color", Value: "auto", Usage: "colour in pretty output: `WHEN` is auto, always or never"},
+		&cli.BoolFlag{Name: "timestamps", Usage: "in pretty output, start lines with the time their event arrived"},
 		&cli.DurationFlag{Name: "grace", Value: 60 * time.Second, Usage: "how long (a `DURATION`, e.g. 90s) to wait for fuseraft to finish after input ends or SIGTERM, before stopping it"},
 		&cli.BoolFlag{Name: "any-version", Usage: "go on, with a warning, when fuseraft speaks an unsupported protocolVersion"},
 		&cli.StringFlag{Name: "fuseraft", Usage: "the fuseraft binary `PATH` (default: $FUSERAFT_BIN, else fuseraft on PATH)"},
@@ -230,6 +231,7 @@ func options(c *cli.Context, s cmdutil.Streams, mode string, extra []string) (*s
 	default:
 		return nil, cmdutil.WithHint(cmdutil.Usagef("unknown --format %q", f), "the formats are jsonl and pretty")
 	}
+	o.timestamps = c.Bool("timestamps")
 	bin, err := cmdutil.FindFuseraft(c.String("fuseraft"), s.Env)
 	if err != nil {
 		return nil, err
