@@ -1,8 +1,14 @@
 package all
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
+
+	"github.com/urfave/cli/v2"
 
 	"github.com/fuseraft/fr/internal/docgen"
 	"github.com/fuseraft/fr/internal/sim/serve"
@@ -68,6 +74,138 @@ func TestSubcommandFlagsAreDocumented(t *testing.T) {
 	for _, want := range []string{".SS repl\n", ".SS run\n", `\fB\-\-questions\fR`, `\fB\-\-config\fR, \fB\-c\fR`} {
 		if !strings.Contains(st, want) {
 			t.Errorf("man/fr-stream.1 lacks %q", want)
+		}
+	}
+}
+
+// complete runs the generated bash completion of app for words (the last one being completed)
+// in dir and returns COMPREPLY.
+func complete(t *testing.T, app, dir string, words ...string) []string {
+	t.Helper()
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	script := docgen.Files(Apps())["completions/bash/"+app] + `
+COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 ))
+` + "_" + strings.ReplaceAll(app, "-", "_") + `
+printf '%s\n' "${COMPREPLY[@]}"
+`
+	cmd := exec.Command("bash", append([]string{"--norc", "--noprofile", "-c", script, "bash"}, words...)...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%q: %v %s", words, err, out)
+	}
+	got := strings.Fields(string(out))
+	sort.Strings(got)
+	return got
+}
+
+// After a flag with known values, bash offers those values, not flags.
+func TestBashCompletesFlagValues(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		app   string
+		words []string
+		want  []string
+	}{
+		{"fr-ls", []string{"fr-ls", "sessions", "--format", ""}, []string{"json", "jsonl", "table", "tsv"}},
+		{"fr-ls", []string{"fr-ls", "--format", "t"}, []string{"table", "tsv"}},
+		{"fr-ls", []string{"fr-ls", "sessions", "--format", "=", ""}, []string{"json", "jsonl", "table", "tsv"}},
+		{"fr-ls", []string{"fr-ls", "validate", "--color", ""}, []string{"always", "auto", "never"}},
+		{"fr-stream", []string{"fr-stream", "run", "-f", ""}, []string{"jsonl", "pretty"}},
+		{"fr-attach", []string{"fr-attach", "--format", ""}, []string{"jsonl", "pretty"}},
+		{"fr-filter", []string{"fr-filter", "--color", "a"}, []string{"always", "auto"}},
+	} {
+		if got := complete(t, tc.app, dir, tc.words...); strings.Join(got, " ") != strings.Join(tc.want, " ") {
+			t.Errorf("%q: completions %q, want %q", tc.words, got, tc.want)
+		}
+	}
+}
+
+// Flags are offered only on a word that starts with "-"; elsewhere bash completes subcommands
+// where one is expected, else file names.
+func TestBashCompletesFilesAndFlags(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"a.yaml", "b.jsonl"} {
+		if err := os.WriteFile(filepath.Join(dir, f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := []string{"a.yaml", "b.jsonl"}
+	for _, tc := range []struct {
+		app   string
+		words []string
+		want  []string
+	}{
+		{"fr-ls", []string{"fr-ls", "validate", ""}, files},
+		{"fr-ls", []string{"fr-ls", "validate", "a"}, []string{"a.yaml"}},
+		{"fr-filter", []string{"fr-filter", ".", ""}, files},
+		{"fr-filter", []string{"fr-filter", "-f", ""}, files},
+		{"fr-ls", []string{"fr-ls", "sessions", "--project", ""}, files},
+		{"fr-ls", []string{"fr-ls", "sessions", "--f"}, []string{"--fields", "--format", "--fuseraft"}},
+		{"fr-ls", []string{"fr-ls", "--format", "json", "sessions"}, []string{"sessions"}},
+		{"fr-ls", []string{"fr-ls", "--format", "=", "json", "mem"}, []string{"memory", "memory-agents"}},
+		{"fr-ls", []string{"fr-ls", "--fields", "x", "v"}, []string{"validate"}},
+		{"fr-stream", []string{"fr-stream", "r"}, []string{"repl", "run"}},
+		{"fr-ls", []string{"fr-ls", "--col"}, []string{"--color"}},
+	} {
+		if got := complete(t, tc.app, dir, tc.words...); strings.Join(got, " ") != strings.Join(tc.want, " ") {
+			t.Errorf("%q: completions %q, want %q", tc.words, got, tc.want)
+		}
+	}
+}
+
+// Every flag with known values exists, takes a value, and names each value in its usage.
+func TestFlagValuesMatchFlags(t *testing.T) {
+	used := map[string]bool{}
+	for _, app := range Apps() {
+		flags := append([]cli.Flag{}, app.Flags...)
+		for _, c := range app.Commands {
+			flags = append(flags, c.Flags...)
+		}
+		for _, f := range flags {
+			name := f.Names()[0]
+			vals := docgen.Values(app.Name, name)
+			if vals == nil {
+				continue
+			}
+			d, ok := f.(cli.DocGenerationFlag)
+			if !ok || !d.TakesValue() {
+				continue
+			}
+			for _, k := range []string{app.Name + " " + name, "* " + name} {
+				if _, ok := docgen.FlagValues()[k]; ok {
+					used[k] = true
+					break
+				}
+			}
+			for _, v := range vals {
+				if !strings.Contains(d.GetUsage(), v) {
+					t.Errorf("%s --%s: usage %q does not name the value %s", app.Name, name, d.GetUsage(), v)
+				}
+			}
+		}
+	}
+	for k := range docgen.FlagValues() {
+		if !used[k] {
+			t.Errorf("flag values for %q match no flag that takes a value", k)
+		}
+	}
+}
+
+// zsh and fish offer the known values too, instead of file names.
+func TestZshAndFishCompleteFlagValues(t *testing.T) {
+	files := docgen.Files(Apps())
+	for file, want := range map[string]string{
+		"completions/zsh/_fr-stream":       `]:value:(jsonl pretty)' \`,
+		"completions/zsh/_fr-attach":       `--color[colour in pretty output\: WHEN auto, always or never]:value:(auto always never)'`,
+		"completions/fish/fr-ls.fish":      "complete -c fr-ls -l format -x -a 'jsonl json tsv table' -d ",
+		"completions/fish/fr-stream.fish":  "-l format -s f -x -a 'jsonl pretty' -d ",
+		"completions/fish/fr-approve.fish": "-l format -x -a 'jsonl table' -d ",
+	} {
+		if !strings.Contains(files[file], want) {
+			t.Errorf("%s lacks %q", file, want)
 		}
 	}
 }
