@@ -53,7 +53,8 @@ ON A TERMINAL
    and a line typed there is a task for the daemon. A task typed while ours is queued or
    running is held until its result, and a note says how many wait. An approval_request is
    shown (a file write as a diff) and the input line asks 'allow? [y/N]': y or yes allows,
-   anything else, an empty line included, denies. A question lists its options by number:
+   n, no or an empty line denies, and anything else is asked again (it is not sent as a
+   task). A question lists its options by number:
    answer with a number, an option's text, your own text where the question allows it, or an
    empty line to skip. While a prompt waits, the next line typed is its answer, never a task; a
    line half typed when the prompt came is set aside and comes back after the answer, and a

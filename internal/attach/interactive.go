@@ -255,13 +255,17 @@ func questionPrompt(q *wire.Question) string {
 	return "answer (empty skips): "
 }
 
-// approvalAnswer reads a typed answer to allow? [y/N]: y or yes allows, anything else denies.
-func approvalAnswer(s string) bool {
+// approvalAnswer reads a typed answer to allow? [y/N]: y or yes allows; n, no or an empty
+// line denies. ok is false for anything else (a task typed there by mistake, say): the
+// approval is not answered and is asked again.
+func approvalAnswer(s string) (allow, ok bool) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "y", "yes":
-		return true
+		return true, true
+	case "", "n", "no":
+		return false, true
 	}
-	return false
+	return false, false
 }
 
 // questionAnswer reads a typed answer to a question: an option's number, an option's text,
@@ -305,7 +309,11 @@ func (u *ui) line(t typedLine) error {
 		p := u.prompts[0]
 		var in wire.Input
 		if p.typ == wire.TypeApproval {
-			in = wire.Input{Line: wire.ApprovalResponse(approvalAnswer(t.text)), Type: wire.TypeApprovalResponse}
+			allow, ok := approvalAnswer(t.text)
+			if !ok {
+				return u.note("answer y or n (an empty line is no): %q was not sent as a task", cmdutil.FirstLine(strings.TrimSpace(t.text)))
+			}
+			in = wire.Input{Line: wire.ApprovalResponse(allow), Type: wire.TypeApprovalResponse}
 		} else {
 			ans, ok := questionAnswer(p.q, t.text)
 			if !ok {

@@ -17,15 +17,23 @@ import (
 )
 
 func TestApprovalAnswer(t *testing.T) {
-	cases := map[string]bool{
-		"y": true, "yes": true, "Y": true, "YES": true, "Yes": true, " y ": true, "yes\r": true,
-		"": false, " ": false, "n": false, "no": false, "N": false, "yep": false, "yes please": false,
-		"1": false, "ja": false, "ok": false, "true": false, "allow": false, "y y": false,
-		`{"type":"approval_response","approved":true}`: false,
+	allow := []string{"y", "yes", "Y", "YES", "Yes", " y ", "yes\r"}
+	deny := []string{"", " ", "\r", "n", "no", "N", "NO", "No", " n ", "no\r"}
+	neither := []string{"yep", "yes please", "nope", "1", "0", "ja", "ok", "true", "allow", "deny",
+		"y y", "second task", `{"type":"approval_response","approved":true}`}
+	for _, in := range allow {
+		if got, ok := approvalAnswer(in); !got || !ok {
+			t.Errorf("approvalAnswer(%q) = %v, %v, want true, true", in, got, ok)
+		}
 	}
-	for in, want := range cases {
-		if got := approvalAnswer(in); got != want {
-			t.Errorf("approvalAnswer(%q) = %v, want %v", in, got, want)
+	for _, in := range deny {
+		if got, ok := approvalAnswer(in); got || !ok {
+			t.Errorf("approvalAnswer(%q) = %v, %v, want false, true", in, got, ok)
+		}
+	}
+	for _, in := range neither {
+		if got, ok := approvalAnswer(in); got || ok {
+			t.Errorf("approvalAnswer(%q) = %v, %v, want no answer", in, got, ok)
 		}
 	}
 }
@@ -330,6 +338,49 @@ func TestUIAnswersOnlyTheirPrompt(t *testing.T) {
 	}
 	if u.con.promptID != 0 {
 		t.Error("the input line still asks for an answer")
+	}
+}
+
+func TestUIApprovalAsksAgain(t *testing.T) {
+	u, screen := testUI()
+	observe(u, `{"type":"hello","protocolVersion":1,"clientId":null,"readOnly":false,"inFlight":null,"pendingResults":[]}`)
+	u.line(typedLine{text: "deploy it"})
+	if got := sent(u); len(got) != 1 {
+		t.Fatalf("sent %q", got)
+	}
+	observe(u, `{"type":"approval_request","kind":"shell_command","command":"make deploy"}`)
+	id := u.con.promptID
+	if id == 0 {
+		t.Fatal("no prompt on the input line")
+	}
+	// A task typed at the prompt by mistake neither answers it nor goes out as a task.
+	u.line(typedLine{text: "second task", promptID: id})
+	if got := sent(u); len(got) != 0 {
+		t.Fatalf("sent %q for a line that is no answer", got)
+	}
+	if !strings.Contains(screen.String(), `answer y or n (an empty line is no): "second task" was not sent as a task`) {
+		t.Errorf("no note:\n%s", screen.String())
+	}
+	if strings.Contains(screen.String(), "denied") {
+		t.Errorf("the approval was taken as denied:\n%s", screen.String())
+	}
+	if u.con.promptID != id || len(u.prompts) != 1 || !strings.Contains(u.con.prompt, "allow? [y/N]") {
+		t.Fatalf("the approval is not asked again: prompt %q (%d), %d waiting", u.con.prompt, u.con.promptID, len(u.prompts))
+	}
+	u.line(typedLine{text: " Y ", promptID: id})
+	if got := sent(u); len(got) != 1 || got[0] != `{"type":"approval_response","approved":true}` {
+		t.Fatalf("sent %q, want one approval", got)
+	}
+	if u.con.promptID != 0 {
+		t.Error("the input line still asks for an answer")
+	}
+	// n and no deny, whatever their case.
+	for _, no := range []string{"N", " no "} {
+		observe(u, `{"type":"approval_request","kind":"shell_command","command":"make deploy"}`)
+		u.line(typedLine{text: no, promptID: u.con.promptID})
+		if got := sent(u); len(got) != 1 || got[0] != `{"type":"approval_response","approved":false}` {
+			t.Fatalf("sent %q for %q, want one denial", got, no)
+		}
 	}
 }
 

@@ -277,6 +277,38 @@ func TestInteractiveApprovals(t *testing.T) {
 	}
 }
 
+func TestInteractiveApprovalAsksAgain(t *testing.T) {
+	t.Parallel()
+	sock, record := daemon(t)
+	tm := startTerm(t, "--socket", sock, "--color", "never")
+	tm.waitFor("▶ attached", 1)
+
+	tm.typeKeys("deploy the app\r")
+	tm.waitPrompt("┃ $ make deploy", 1)
+	// A task typed at the prompt by mistake: the approval stays unanswered and is asked again.
+	tm.typeKeys("second task\r")
+	tm.waitFor(`answer y or n (an empty line is no): "second task" was not sent as a task`, 1)
+	tm.waitPrompt("┃ $ make deploy", 1)
+	tm.typeKeys("y\r")
+	tm.waitFor("✓ approved", 1)
+	tm.waitFor("✓ done “deploy the app”", 1)
+
+	tm.typeKeys("\x04")
+	if code := tm.exit(); code != 0 {
+		t.Errorf("exit status %d after Ctrl-D, want 0; the terminal shows:\n%s", code, tm.text())
+	}
+	if strings.Contains(tm.text(), "denied") {
+		t.Errorf("the approval was taken as denied:\n%s", tm.text())
+	}
+	want := []string{
+		`{"type":"user_input","text":"deploy the app"}`,
+		`{"type":"approval_response","approved":true}`,
+	}
+	if got := received(t, record); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the daemon received:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 func TestInteractiveHeldTasks(t *testing.T) {
 	t.Parallel()
 	sock, _ := daemon(t)
