@@ -71,34 +71,35 @@ const hashSuffix = `,"hash":"`
 const hashLen = 7 + 64
 
 // checkLine checks one line (without its line end) against its own hash and the hash of the
-// line before it (nil for the first), returning its hash or what is wrong with it.
-func checkLine(line []byte, n int, prev *string) (hash, problem string) {
-	var rec struct {
-		Prev *string `json:"prev"`
+// line before it (nil for the first), returning the record, its hash, or what is wrong with it.
+func checkLine(line []byte, n int, prev *string) (rec Record, hash, problem string) {
+	var l struct {
+		Record
 		Hash *string `json:"hash"`
 	}
-	if !json.Valid(line) || json.Unmarshal(line, &rec) != nil {
-		return "", "not a JSON audit record"
+	if json.Unmarshal(line, &l) != nil {
+		return rec, "", "not a JSON audit record"
 	}
+	rec = l.Record
 	tail := len(hashSuffix) + hashLen + 2
-	if rec.Hash == nil || len(line) < tail+1 || !bytes.HasSuffix(line, []byte(`"}`)) ||
+	if l.Hash == nil || len(line) < tail+1 || !bytes.HasSuffix(line, []byte(`"}`)) ||
 		string(line[len(line)-tail:len(line)-tail+len(hashSuffix)]) != hashSuffix {
-		return "", "the line has no hash field at its end: it was not written by fr-approve, or was rewritten"
+		return rec, "", "the line has no hash field at its end: it was not written by fr-approve, or was rewritten"
 	}
 	body := append(append([]byte(nil), line[:len(line)-tail]...), '}')
 	hash = hashLine(body)
-	if *rec.Hash != hash || string(line[len(line)-hashLen-2:len(line)-2]) != hash {
-		return "", "the line does not match its hash: it was changed"
+	if *l.Hash != hash || string(line[len(line)-hashLen-2:len(line)-2]) != hash {
+		return rec, "", "the line does not match its hash: it was changed"
 	}
 	switch {
 	case prev == nil && rec.Prev != nil:
-		return "", "the first line chains to a line that is not there: lines before it were removed"
+		return rec, "", "the first line chains to a line that is not there: lines before it were removed"
 	case prev != nil && rec.Prev == nil:
-		return "", fmt.Sprintf("prev is null but line %d comes before it", n-1)
+		return rec, "", fmt.Sprintf("prev is null but line %d comes before it", n-1)
 	case prev != nil && *rec.Prev != *prev:
-		return "", fmt.Sprintf("prev does not match line %d: a line was removed, inserted or moved", n-1)
+		return rec, "", fmt.Sprintf("prev does not match line %d: a line was removed, inserted or moved", n-1)
 	}
-	return hash, ""
+	return rec, hash, ""
 }
 
 // openAudit opens (or creates) the audit log for appending, takes an exclusive lock on it,
@@ -131,14 +132,11 @@ func openAudit(name string) (*auditLog, []Record, error) {
 				return broken(n, "the line is incomplete")
 			}
 			line = line[:len(line)-1]
-			h, problem := checkLine(line, n, a.prev)
+			rec, h, problem := checkLine(line, n, a.prev)
 			if problem != "" {
 				return broken(n, problem)
 			}
-			var rec Record
-			if json.Unmarshal(line, &rec) == nil {
-				recs = append(recs, rec)
-			}
+			recs = append(recs, rec)
 			a.prev = &h
 		}
 		if err == io.EOF {
@@ -198,7 +196,7 @@ func verifyChain(name string, r io.Reader, head string) (VerifyResult, error) {
 			if line[len(line)-1] != '\n' {
 				return res, &ChainError{name, n, "the line is incomplete (no line end): the log was cut"}
 			}
-			h, problem := checkLine(line[:len(line)-1], n, prev)
+			_, h, problem := checkLine(line[:len(line)-1], n, prev)
 			if problem != "" {
 				return res, &ChainError{name, n, problem}
 			}

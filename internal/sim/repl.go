@@ -290,12 +290,8 @@ func datasetReplSession(getenv func(string) string, id string) (query.StoredRepl
 
 // datasetReplay is the replay of a dataset chat: its stored turns, or none.
 func datasetReplay(r query.StoredReplSession) *scenario.Replay {
-	rp := &scenario.Replay{}
 	if r.Replay != nil {
-		rp.Compacted = r.Replay.Compacted
-		for _, t := range r.Replay.Turns {
-			rp.Turns = append(rp.Turns, scenario.ReplayTurn{User: t.User, Assistant: t.Assistant, ToolCalls: t.ToolCalls})
-		}
+		return r.Replay
 	}
-	return rp
+	return &scenario.Replay{}
 }

@@ -293,73 +293,54 @@ func runCommand(streams *cmdutil.Streams) *cli.Command {
 }
 
 func datasetCommand(s cmdutil.Streams) *cli.Command {
-	return &cli.Command{
-		Name:      "dataset",
-		Usage:     "print the embedded dataset the resource queries answer from, or check dataset files",
-		UsageText: "fr-sim dataset > state.json\nfr-sim dataset check FILE...",
-		Description: "The queries (sessions, memory, context, schedule, plugins, models, config, init) answer\n" +
-			"from this JSON document; edit a copy and point $FRSIM_STATE at it. With the embedded\n" +
-			"scenario, repl --resume and run --resume also accept the sessions it lists.",
-		Action: func(c *cli.Context) error {
-			if c.Args().Len() > 0 {
-				return cmdutil.Usagef("unknown argument %q", c.Args().First())
-			}
-			_, err := s.Out.Write(query.DefaultState())
-			return writeErr(err)
-		},
-		Subcommands: []*cli.Command{{
-			Name:      "check",
-			Usage:     "load each FILE as $FRSIM_STATE would and report the first error in it",
-			UsageText: "fr-sim dataset check FILE...",
-			Action: func(c *cli.Context) error {
-				if c.Args().Len() == 0 {
-					return cmdutil.Usagef("dataset check needs at least one FILE")
-				}
-				failed := false
-				for _, p := range c.Args().Slice() {
-					if _, err := query.LoadStateFile(p); err != nil {
-						fmt.Fprintf(s.Err, "%s: error: %v\n", prog, err)
-						failed = true
-					}
-				}
-				if failed {
-					return cmdutil.Exit(cmdutil.ExitUsage)
-				}
-				return nil
-			},
-		}},
-	}
+	c := embeddedCommand(s, "dataset", "the embedded dataset the resource queries answer from",
+		"load each FILE as $FRSIM_STATE would and report the first error in it",
+		query.DefaultState, func(p string) error { _, err := query.LoadStateFile(p); return err })
+	c.Description = "The queries (sessions, memory, context, schedule, plugins, models, config, init) answer\n" +
+		"from this JSON document; edit a copy and point $FRSIM_STATE at it. With the embedded\n" +
+		"scenario, repl --resume and run --resume also accept the sessions it lists."
+	c.UsageText = "fr-sim dataset > state.json\nfr-sim dataset check FILE..."
+	return c
 }
 
 func scenarioCommand(s cmdutil.Streams) *cli.Command {
+	c := embeddedCommand(s, "scenario", "the embedded default scenario",
+		"load each FILE and report the first error in it, as FILE:LINE: message",
+		scenario.DefaultYAML, func(p string) error { _, err := scenario.Load(p); return err })
+	c.UsageText = "fr-sim scenario > my.yaml\nfr-sim scenario check FILE..."
+	return c
+}
+
+// embeddedCommand prints an embedded document (what), and with check, loads files of that kind
+// and reports the first error in each. A file that fails to load is a configuration error, as
+// everywhere in fr-sim (exit 2).
+func embeddedCommand(s cmdutil.Streams, name, what, checkUsage string, doc func() []byte, load func(string) error) *cli.Command {
 	return &cli.Command{
-		Name:      "scenario",
-		Usage:     "print the embedded default scenario, or check scenario files",
-		UsageText: "fr-sim scenario > my.yaml\nfr-sim scenario check FILE...",
+		Name:  name,
+		Usage: "print " + what + ", or check " + name + " files",
 		Action: func(c *cli.Context) error {
 			if c.Args().Len() > 0 {
 				return cmdutil.Usagef("unknown argument %q", c.Args().First())
 			}
-			_, err := s.Out.Write(scenario.DefaultYAML())
+			_, err := s.Out.Write(doc())
 			return writeErr(err)
 		},
 		Subcommands: []*cli.Command{{
 			Name:      "check",
-			Usage:     "load each FILE and report the first error in it, as FILE:LINE: message",
-			UsageText: "fr-sim scenario check FILE...",
+			Usage:     checkUsage,
+			UsageText: "fr-sim " + name + " check FILE...",
 			Action: func(c *cli.Context) error {
 				if c.Args().Len() == 0 {
-					return cmdutil.Usagef("scenario check needs at least one FILE")
+					return cmdutil.Usagef("%s check needs at least one FILE", name)
 				}
 				failed := false
 				for _, p := range c.Args().Slice() {
-					if _, err := scenario.Load(p); err != nil {
+					if err := load(p); err != nil {
 						fmt.Fprintf(s.Err, "%s: error: %v\n", prog, err)
 						failed = true
 					}
 				}
 				if failed {
-					// A scenario that fails to load is a configuration error, as everywhere in fr-sim.
 					return cmdutil.Exit(cmdutil.ExitUsage)
 				}
 				return nil

@@ -83,20 +83,7 @@ type StoredSession struct {
 // repl --resume replays (the embedded scenario resumes every chat of the dataset).
 type StoredReplSession struct {
 	wire.ReplSession
-	Replay *StoredReplay `json:"replay,omitempty"`
-}
-
-// StoredReplay is the content of a resumed chat's replay event.
-type StoredReplay struct {
-	Compacted bool               `json:"compacted"`
-	Turns     []StoredReplayTurn `json:"turns"`
-}
-
-// StoredReplayTurn is one earlier turn of a chat.
-type StoredReplayTurn struct {
-	User      string   `json:"user"`
-	Assistant string   `json:"assistant"`
-	ToolCalls []string `json:"toolCalls"`
+	Replay *scenario.Replay `json:"replay,omitempty"`
 }
 
 func (s StoredSession) summary() wire.Session {

@@ -61,17 +61,17 @@ type Turn struct {
 	Steps []Step `yaml:"steps"`
 }
 
-// Replay is the replay event's content.
+// Replay is the replay event's content, in a scenario or in fr-sim's dataset.
 type Replay struct {
-	Compacted bool         `yaml:"compacted"`
-	Turns     []ReplayTurn `yaml:"turns"`
+	Compacted bool         `yaml:"compacted" json:"compacted"`
+	Turns     []ReplayTurn `yaml:"turns" json:"turns"`
 }
 
 // ReplayTurn is one earlier turn.
 type ReplayTurn struct {
-	User      string   `yaml:"user"`
-	Assistant string   `yaml:"assistant"`
-	ToolCalls []string `yaml:"toolCalls"`
+	User      string   `yaml:"user" json:"user"`
+	Assistant string   `yaml:"assistant" json:"assistant"`
+	ToolCalls []string `yaml:"toolCalls" json:"toolCalls"`
 }
 
 // Run describes fuseraft run --bridge.
