@@ -321,7 +321,7 @@ func (u *ui) line(t typedLine) error {
 			}
 			in = wire.Input{Line: wire.QuestionResponse(ans), Type: wire.TypeQuestionResponse}
 		}
-		u.a.gate.Push(in)
+		u.a.gate.Answer(in)
 		if err := u.a.rend.Event(wire.Event{Type: in.Type, Raw: in.Line}); err != nil {
 			return err
 		}

@@ -611,10 +611,10 @@ func (a *attacher) pump(l link) error {
 		}
 		if p == wire.TypeQuestion {
 			a.warnf("input has ended and nobody can answer %s; skipping it", what)
-			a.gate.Push(wire.Input{Line: wire.QuestionResponse(nil), Type: wire.TypeQuestionResponse})
+			a.gate.Answer(wire.Input{Line: wire.QuestionResponse(nil), Type: wire.TypeQuestionResponse})
 		} else {
 			a.warnf("input has ended and nobody can answer %s; denying it", what)
-			a.gate.Push(wire.Input{Line: wire.ApprovalResponse(false), Type: wire.TypeApprovalResponse})
+			a.gate.Answer(wire.Input{Line: wire.ApprovalResponse(false), Type: wire.TypeApprovalResponse})
 		}
 		a.lastPrompt, a.lastPromptType = "", ""
 	}

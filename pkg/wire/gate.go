@@ -68,6 +68,15 @@ type Decision struct {
 // them. Feed it every event with Observe and every input with Push, then send what Next allows.
 // A Gate is safe for concurrent use.
 //
+// Answers are paired with prompts by their order: the k-th approval_response pushed answers the
+// k-th approval_request observed, and the k-th question_response the k-th question, so call
+// Observe before the prompt reaches whoever answers it (before writing it out). A prompt that
+// is no longer pending when its answer comes (its connection dropped and the daemon will ask
+// again, its turn or task ended, the session restarted) is void: its answer is dropped, and a
+// copy asked again waits for an answer of its own. An answer pushed when every prompt of its
+// kind already has one answers nothing and is dropped at once. So an answer written for one
+// prompt never answers another, however late it comes.
+//
 // In Stdio mode nothing is sent before ready, and messages go one turn at a time: fuseraft
 // reads its stdin during a turn, and a line it has read but not yet acted on becomes the answer
 // (a denial) to the next prompt of that turn. A line sent that is not an answer or an interrupt
@@ -81,8 +90,11 @@ type Decision struct {
 type Gate struct {
 	mu      sync.Mutex
 	mode    Mode
-	prompts []string // types of the prompts awaiting an answer, oldest first
-	queue   []Input
+	prompts []prompt // prompts observed and not yet matched with an answer, oldest first
+	// asked and answered count, per kind of prompt, the prompts observed and the answers pushed
+	// for them: the k-th answer is for the k-th prompt.
+	asked, answered [2]int
+	queue           []queued
 
 	// Stdio and Bridge: ready has come (fuseraft reads nothing before it).
 	started bool
@@ -96,17 +108,81 @@ type Gate struct {
 	pendingResults map[string]bool // finished while we were away; their results are not our live task's
 }
 
+// prompt is one prompt observed: its kind, its number among the prompts of that kind, and, once
+// it is no longer pending, why.
+type prompt struct {
+	typ  string
+	seq  int
+	void string
+}
+
+// queued is an input waiting in the Gate; an answer carries the number of the prompt it
+// answers (0 for none: it came when every prompt of its kind had an answer).
+type queued struct {
+	in  Input
+	seq int
+}
+
+// maxVoid bounds the void prompts remembered for the reason their late answers are dropped;
+// an answer to one forgotten is still dropped.
+const maxVoid = 1024
+
+// answerKind numbers the kind of prompt an input type answers: 0 approval_request, 1
+// question; -1 for an input that answers neither.
+func answerKind(inputType string) int {
+	switch inputType {
+	case TypeApprovalResponse:
+		return 0
+	case TypeQuestionResponse:
+		return 1
+	}
+	return -1
+}
+
+// promptKind numbers a prompt's event type as answerKind does.
+func promptKind(eventType string) int {
+	if eventType == TypeQuestion {
+		return 1
+	}
+	return 0
+}
+
+// voidAll marks every pending prompt void for why, forgetting the oldest void ones past maxVoid.
+func (g *Gate) voidAll(why string) {
+	for i := range g.prompts {
+		if g.prompts[i].void == "" {
+			g.prompts[i].void = why
+		}
+	}
+	if n := len(g.prompts) - maxVoid; n > 0 {
+		g.prompts = append(g.prompts[:0], g.prompts[n:]...)
+	}
+}
+
+// live returns the oldest prompt still pending, or nil.
+func (g *Gate) live() *prompt {
+	for i := range g.prompts {
+		if g.prompts[i].void == "" {
+			return &g.prompts[i]
+		}
+	}
+	return nil
+}
+
+// find returns the index of the prompt an answer of kind k numbered seq answers, or -1 when it
+// is forgotten.
+func (g *Gate) find(k, seq int) int {
+	for i, p := range g.prompts {
+		if promptKind(p.typ) == k && p.seq == seq {
+			return i
+		}
+	}
+	return -1
+}
+
 // NewGate returns a Gate for the given transport.
 func NewGate(mode Mode) *Gate {
 	return &Gate{mode: mode, pendingResults: map[string]bool{}}
-}
-
-// responseType is the input that answers a prompt type.
-func responseType(prompt string) string {
-	if prompt == TypeQuestion {
-		return TypeQuestionResponse
-	}
-	return TypeApprovalResponse
 }
 
 // Observe updates the state from an event fuseraft sent.
@@ -115,10 +191,12 @@ func (g *Gate) Observe(ev Event) {
 	defer g.mu.Unlock()
 	switch ev.Type {
 	case TypeApproval, TypeQuestion:
-		g.prompts = append(g.prompts, ev.Type)
+		k := promptKind(ev.Type)
+		g.asked[k]++
+		g.prompts = append(g.prompts, prompt{typ: ev.Type, seq: g.asked[k]})
 	case TypeReady:
 		// A session (re)starts: nothing is running and nothing is asked yet.
-		g.prompts = nil
+		g.voidAll("the session restarted (ready) before it was answered")
 		g.started, g.inTurn, g.inShell = true, false, false
 		var r struct {
 			MidTurnCommands []string `json:"midTurnCommands"`
@@ -135,7 +213,7 @@ func (g *Gate) Observe(ev Event) {
 		g.inShell = false
 	case TypeHello:
 		// A new connection: prompts of the old one are void; the daemon asks again.
-		g.prompts = nil
+		g.voidAll("it was asked on a connection that dropped before the answer was sent; the daemon asks again")
 		var h Hello
 		if json.Unmarshal(ev.Raw, &h) != nil {
 			return
@@ -165,7 +243,7 @@ func (g *Gate) Observe(ev Event) {
 			}
 		}
 	case TypeResult:
-		g.prompts = nil
+		g.voidAll("its task ended (result) before it was answered")
 		g.inTurn, g.inShell = false, false
 		if g.mode == Serve && g.taskInFlight {
 			var r TaskResult
@@ -188,16 +266,45 @@ func (g *Gate) Observe(ev Event) {
 		}
 	case "message_end", "cancelled", TypeSessEnd:
 		// The turn is over: fuseraft is no longer waiting for an answer.
-		g.prompts = nil
+		g.voidAll("its turn ended (" + ev.Type + ") before it was answered")
 		g.inTurn, g.inShell = false, false
 	}
 }
 
-// Push queues an input.
+// Push queues an input. An answer is numbered here, as the answer to the next prompt of its
+// kind that has none.
 func (g *Gate) Push(in Input) {
 	g.mu.Lock()
-	g.queue = append(g.queue, in)
-	g.mu.Unlock()
+	defer g.mu.Unlock()
+	q := queued{in: in}
+	if k := answerKind(in.Type); k >= 0 && g.answered[k] < g.asked[k] {
+		g.answered[k]++
+		q.seq = g.answered[k]
+	}
+	g.queue = append(g.queue, q)
+}
+
+// Answer queues in, an approval_response or question_response, as the answer to the oldest
+// prompt of its kind still pending. It is for a client that shows prompts itself and knows
+// which one was answered, such as one asking a person, or one denying a prompt nobody can
+// answer any more: the answers never pushed for prompts voided meanwhile do not shift the
+// answers after it. With no prompt of its kind pending it answers nothing and is dropped.
+func (g *Gate) Answer(in Input) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	q := queued{in: in}
+	if k := answerKind(in.Type); k >= 0 {
+		for _, p := range g.prompts {
+			if p.void == "" && promptKind(p.typ) == k {
+				q.seq = p.seq
+				if g.answered[k] < p.seq {
+					g.answered[k] = p.seq
+				}
+				break
+			}
+		}
+	}
+	g.queue = append(g.queue, q)
 }
 
 // Next returns the next decision, removing its input from the queue: either an input that may
@@ -211,33 +318,17 @@ func (g *Gate) Next() (d Decision, ok bool) {
 		// starts, when the state this Gate keeps would not know of it.
 		return Decision{}, false
 	}
-	if len(g.prompts) > 0 {
-		want := responseType(g.prompts[0])
-		for i, in := range g.queue {
-			if in.Type == want {
-				g.queue = append(g.queue[:i], g.queue[i+1:]...)
-				g.prompts = g.prompts[1:]
-				return Decision{Input: in, Action: Send}, true
-			}
-		}
-		return Decision{}, false
+	if d, ok := g.nextAnswer(); ok {
+		return d, true
 	}
-	// With nothing pending, an answer is dropped at once wherever it waits: left behind held
-	// input, it would be taken for the answer to a later prompt nobody has seen.
-	for i, in := range g.queue {
-		if in.Type == TypeApprovalResponse || in.Type == TypeQuestionResponse {
-			g.queue = append(g.queue[:i], g.queue[i+1:]...)
-			reason := "no approval_request is pending"
-			if in.Type == TypeQuestionResponse {
-				reason = "no question is pending"
-			}
-			return Decision{Input: in, Action: Drop, Reason: reason}, true
-		}
+	if g.live() != nil {
+		// Only the pending prompt's answer may go; it has not come yet.
+		return Decision{}, false
 	}
 	if g.mode == Stdio && (g.inTurn || g.inShell) {
 		return g.nextBusy()
 	}
-	in := g.queue[0]
+	in := g.queue[0].in
 	if in.Type == TypeInterrupt {
 		g.queue = g.queue[1:]
 		return Decision{Input: in, Action: Send}, true
@@ -264,10 +355,48 @@ func (g *Gate) Next() (d Decision, ok bool) {
 	return Decision{Input: in, Action: Send}, true
 }
 
+// nextAnswer decides the first answer in the queue that can be decided now: the answer to the
+// pending prompt goes; one whose prompt is void, or that answers no prompt, is dropped at once
+// wherever it waits (left behind held input, it could only be taken for the answer to a prompt
+// it was not written for). An answer to a pending prompt behind an older one waits.
+func (g *Gate) nextAnswer() (Decision, bool) {
+	live := g.live()
+	for i, q := range g.queue {
+		k := answerKind(q.in.Type)
+		if k < 0 {
+			continue
+		}
+		what := "approval_request"
+		if k == 1 {
+			what = "question"
+		}
+		reason := ""
+		switch j := g.find(k, q.seq); {
+		case q.seq == 0:
+			reason = "no " + what + " is pending"
+		case j < 0:
+			reason = "the " + what + " it answers is no longer pending"
+		case g.prompts[j].void != "":
+			reason = "the " + what + " it answers is void: " + g.prompts[j].void
+			g.prompts = append(g.prompts[:j], g.prompts[j+1:]...)
+		case &g.prompts[j] == live:
+			g.prompts = append(g.prompts[:j], g.prompts[j+1:]...)
+			g.queue = append(g.queue[:i], g.queue[i+1:]...)
+			return Decision{Input: q.in, Action: Send}, true
+		default:
+			continue // its prompt waits behind an older one
+		}
+		g.queue = append(g.queue[:i], g.queue[i+1:]...)
+		return Decision{Input: q.in, Action: Drop, Reason: reason}, true
+	}
+	return Decision{}, false
+}
+
 // nextBusy is Next while a turn or shell escape runs and no prompt is pending: messages are
 // held; everything else is decided at once, ahead of them.
 func (g *Gate) nextBusy() (Decision, bool) {
-	for i, in := range g.queue {
+	for i, q := range g.queue {
+		in := q.in
 		if in.Type != TypeInterrupt && !g.isMidTurn(in) {
 			continue // held until the turn ends
 		}
@@ -324,10 +453,10 @@ func (g *Gate) Busy() bool {
 func (g *Gate) Pending() string {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if len(g.prompts) == 0 {
-		return ""
+	if p := g.live(); p != nil {
+		return p.typ
 	}
-	return g.prompts[0]
+	return ""
 }
 
 // Waiting returns how many inputs are held.

@@ -93,8 +93,9 @@ func TestGateStdio(t *testing.T) {
 		{"two prompts are answered in order", []gateStep{
 			{'<', shellPrompt}, {'<', shellPrompt}, {'>', allow}, {'>', deny}, {'=', "send:approval_response,send:approval_response"},
 		}},
-		{"an approval response does not answer a question", []gateStep{
-			{'<', question}, {'>', allow}, {'=', ""}, {'>', answerA}, {'=', "send:question_response,drop:approval_response"},
+		{"an approval response does not answer a question, and answers no approval_request to come", []gateStep{
+			{'<', question}, {'>', allow}, {'=', "drop:approval_response"}, {'<', shellPrompt}, {'=', ""},
+			{'>', answerA}, {'=', "send:question_response"}, {'>', deny}, {'=', "send:approval_response"},
 		}},
 		{"a question then an approval", []gateStep{
 			{'<', question}, {'<', shellPrompt}, {'>', allow}, {'>', answerA}, {'=', "send:question_response,send:approval_response"},
