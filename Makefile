@@ -3,7 +3,7 @@ GO       ?= go
 BIN      := bin
 FUZZTIME ?= 30s
 
-.PHONY: help build test demo bench bench-quick fuzz man clean
+.PHONY: help build test chaos demo bench bench-quick fuzz man clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -14,6 +14,9 @@ build: ## build every command into ./bin
 test: ## go vet, then every test with the race detector (what CI runs)
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
+
+chaos: ## the long fault suite: daemon kills, restarts, many clients, floods (internal/chaos)
+	FR_CHAOS=full $(GO) test -count=1 -timeout 60m -v -run . ./internal/chaos/
 
 demo: build ## a whole pipeline against fr-sim: daemon, fr-attach, fr-approve, fr-filter
 	bash demo/run.sh
