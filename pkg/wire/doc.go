@@ -12,7 +12,9 @@
 //     fills the typed structs ([Ready], [Hello], [ApprovalRequest], ...).
 //   - [DecodeEnvelope], [ReadEnvelope] and [CheckVersion] handle the --json envelopes.
 //   - [Gate] holds the prompt state shared by every client: while an approval_request or a
-//     question is pending, only its answer may be sent, exactly once, in order.
+//     question is pending, only its answer may be sent, exactly once, in order. Answers pair
+//     with prompts by their order (the k-th answer read is for the k-th prompt written), so
+//     an answer to a prompt that died with its connection or turn never answers another.
 //   - Encoders for every input line ([UserInput], [ApprovalResponse], [QuestionResponse],
 //     [Interrupt]) with the limits on images.
 //   - [SocketPath] finds the serve socket exactly as fuseraft attach does.
