@@ -11,6 +11,7 @@ import (
 	"github.com/fuseraft/fr/internal/approve"
 	"github.com/fuseraft/fr/internal/attach"
 	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/dispatch"
 	"github.com/fuseraft/fr/internal/filter"
 	"github.com/fuseraft/fr/internal/ls"
 	"github.com/fuseraft/fr/internal/sim"
@@ -21,5 +22,5 @@ import (
 func Apps() []*cli.App {
 	s := cmdutil.Streams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard,
 		Getenv: func(string) string { return "" }}
-	return []*cli.App{approve.App(s), attach.App(s), filter.App(s), ls.App(s), sim.App(s), stream.App(s)}
+	return []*cli.App{approve.App(s), attach.App(s), dispatch.App(s), filter.App(s), ls.App(s), sim.App(s), stream.App(s)}
 }

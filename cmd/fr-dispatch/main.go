@@ -1,0 +1,12 @@
+// Command fr-dispatch: see 'fr-dispatch --help' and man/fr-dispatch.1.
+package main
+
+import (
+	"context"
+	"os"
+
+	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/dispatch"
+)
+
+func main() { os.Exit(dispatch.Run(context.Background(), cmdutil.OSStreams(), os.Args)) }

@@ -1,0 +1,291 @@
+// Package dispatch implements fr-dispatch: fire-and-forget tasks over the MCP tools of a
+// running fuseraft serve daemon (dispatch_task, get_status, get_result), for CI jobs where no
+// step can hold a connection open for the length of a task: one step dispatches, a later one
+// (or another job) collects.
+package dispatch
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/fuseraft/fr/internal/cmdutil"
+)
+
+const prog = "fr-dispatch"
+
+const description = `fr-dispatch talks to a running 'fuseraft serve' (or fr-sim serve) through its MCP tools over
+HTTP: dispatch_task queues a task, get_status and get_result report on it. Nothing needs to stay
+connected while a task runs, so a CI job can dispatch in one step and collect in a later one.
+
+Every command prints one JSON line per task on stdout, as the daemon answered, with its
+sessionId first: pipe it to jq, fr-filter or a file, and pass the ids to a later step.
+
+   task TEXT...       dispatch each TEXT (none: one task per line of stdin); prints
+                      {"sessionId","status":"queued","position"} per task
+   status ID...       get_status: {"sessionId","status","position","turnCount","lastAgent","lastMessage"}
+   result ID...       get_result: {"sessionId","status","succeeded","errorMessage","messages"}
+                      (only "status" while the task is queued or running)
+   wait ID...         poll each task (with backoff) until it finishes, print its result, in the
+                      order they finish
+   run TEXT...        task, then wait: --parallel N tasks at a time, from the arguments or one per
+                      line of stdin; one result line per task in the order they finish, and on a
+                      terminal a row per task instead, then a summary
+
+An unknown id is answered {"status":"unknown","error":...} and counts as a failed task.
+
+WHERE THE DAEMON IS
+   --url http://HOST:PORT/mcp, or $FUSERAFT_MCP_URL. The port is fuseraft serve's MCP port,
+   the one it prints at start-up and serves the WebSocket's /attach on: fr-attach's
+   ws://HOST:PORT/attach URL is accepted too and means the same server's /mcp. fuseraft
+   does not say how it picks that port, so fr-dispatch cannot derive it and asks for it.
+   The bearer token comes only from $FUSERAFT_SERVE_TOKEN or --token-file, never from a flag's
+   value (which other users can read in the process list).
+
+TASKS NOBODY ATTENDS
+   A dispatched task has no client: its approvals are decided by the daemon's unattended policy
+   (--unattended-policy deny|allow of fuseraft serve; deny by default). Its progress events
+   are broadcast to clients attached with fr-attach, as every task's are.`
+
+const exitStatus = `EXIT STATUS
+   0    every task succeeded (task, status and result: every call was answered)
+   1    a task failed, is unknown, or did not finish within --timeout
+   2    usage error: bad flag, no --url, unreadable --token-file, an empty task
+   3    the daemon's answer breaks the contract (not a JSON object)
+   4    the daemon refused the token (401) or the request (403)
+   10   nothing answers at --url
+   130  interrupted`
+
+const environment = `ENVIRONMENT
+   FUSERAFT_MCP_URL       the daemon's MCP endpoint, when --url is not given
+   FUSERAFT_SERVE_TOKEN   the bearer token (--token-file wins)`
+
+const example = `EXAMPLES
+   # CI: dispatch in one step, collect in a later one
+   fr-dispatch task 'update the dependencies' | jq -r .sessionId > task-id
+   fr-dispatch wait --timeout 30m $(cat task-id) > result.json
+
+   # many at once
+   printf '%s\n' 'fix lint in ./a' 'fix lint in ./b' | fr-dispatch run --parallel 8`
+
+// options are the flags every subcommand shares.
+type options struct {
+	url       string
+	token     string
+	timeout   time.Duration
+	parallel  int
+	objective string
+	poll      time.Duration
+	maxPoll   time.Duration
+	terminal  bool
+}
+
+// Run is fr-dispatch's whole command line.
+func Run(ctx context.Context, s cmdutil.Streams, args []string) int {
+	cmdutil.QuietOnClosedStdout(s)
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	app := App(s)
+	return cmdutil.RunApp(ctx, app, s, cmdutil.Intersperse(app, args))
+}
+
+// App is fr-dispatch's definition: its flags, subcommands and help, for Run and the docs.
+func App(s cmdutil.Streams) *cli.App {
+	app := cmdutil.NewApp(s, prog, "fire-and-forget tasks over a fuseraft serve daemon's MCP tools")
+	app.UsageText = "fr-dispatch [--url URL] [--token-file FILE] task|status|result|wait|run [FLAGS] [ARGS...]"
+	app.Description = description + "\n\n" + exitStatus + "\n\n" + environment + "\n\n" + example
+	app.Flags = []cli.Flag{
+		&cli.StringFlag{Name: "url", Usage: "the daemon's MCP endpoint `URL` (http://HOST:PORT/mcp; $FUSERAFT_MCP_URL)"},
+		&cli.StringFlag{Name: "token-file", Usage: "read the bearer token from `FILE` (else $FUSERAFT_SERVE_TOKEN)"},
+	}
+	timeout := &cli.DurationFlag{Name: "timeout", Usage: "give up waiting after `DUR` (0: never)"}
+	poll := &cli.DurationFlag{Name: "poll", Value: 250 * time.Millisecond, Usage: "poll a task first after `DUR`, then ever less often"}
+	maxPoll := &cli.DurationFlag{Name: "max-poll", Value: 5 * time.Second, Usage: "poll a task at least every `DUR`"}
+	objective := &cli.StringFlag{Name: "objective", Usage: "dispatch the tasks for objective `ID` (dispatch_task's objectiveId)"}
+	app.Commands = []*cli.Command{
+		{Name: "task", Usage: "dispatch tasks; print one {sessionId,status,position} line each", ArgsUsage: "[TEXT...]",
+			Flags: []cli.Flag{objective}, Action: action(s, cmdTask)},
+		{Name: "status", Usage: "print get_status of each task", ArgsUsage: "ID...", Action: action(s, cmdLookup(toolStatus))},
+		{Name: "result", Usage: "print get_result of each task", ArgsUsage: "ID...", Action: action(s, cmdLookup(toolResult))},
+		{Name: "wait", Usage: "wait for each task to finish and print its result", ArgsUsage: "ID...",
+			Flags: []cli.Flag{timeout, poll, maxPoll}, Action: action(s, cmdWait)},
+		{Name: "run", Usage: "dispatch tasks and wait for them, --parallel N at a time", ArgsUsage: "[TEXT...]",
+			Flags: []cli.Flag{timeout, poll, maxPoll, objective,
+				&cli.IntFlag{Name: "parallel", Aliases: []string{"j"}, Value: 1, Usage: "run `N` tasks at a time"}},
+			Action: action(s, cmdRun)},
+	}
+	for _, c := range app.Commands {
+		c.OnUsageError = cmdutil.UsageError
+	}
+	return app
+}
+
+type command func(ctx context.Context, s cmdutil.Streams, o *options, cl *client, args []string) error
+
+// action reads the shared options, connects, and runs a subcommand.
+func action(s cmdutil.Streams, run command) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		o := &options{
+			timeout:   c.Duration("timeout"),
+			parallel:  c.Int("parallel"),
+			objective: c.String("objective"),
+			poll:      c.Duration("poll"),
+			maxPoll:   c.Duration("max-poll"),
+			terminal:  cmdutil.IsTerminal(s.Out),
+		}
+		waits := c.Command.Name == "wait" || c.Command.Name == "run"
+		if waits && (o.poll <= 0 || o.maxPoll < o.poll) {
+			return cmdutil.Usagef("--poll must be positive and at most --max-poll")
+		}
+		if c.Command.Name == "run" && o.parallel < 1 {
+			return cmdutil.Usagef("--parallel must be at least 1, not %d", o.parallel)
+		}
+		raw := c.String("url")
+		if raw == "" {
+			raw = s.Env("FUSERAFT_MCP_URL")
+		}
+		if raw == "" {
+			return cmdutil.WithHint(cmdutil.Usagef("no daemon to talk to: pass --url or set FUSERAFT_MCP_URL"),
+				"the URL is http://HOST:PORT/mcp on the port fuseraft serve prints at start-up")
+		}
+		u, err := endpoint(raw)
+		if err != nil {
+			return err
+		}
+		o.url = u
+		if o.token, err = token(s, c.String("token-file")); err != nil {
+			return err
+		}
+		args := c.Args().Slice()
+		if len(args) == 0 && (c.Command.Name == "status" || c.Command.Name == "result" || c.Command.Name == "wait") {
+			return cmdutil.WithHint(cmdutil.Usagef("%s needs at least one session id", c.Command.Name),
+				"see 'fr-dispatch "+c.Command.Name+" --help'")
+		}
+		if c.Command.Name == "task" || c.Command.Name == "run" {
+			if args, err = tasks(s.In, args); err != nil {
+				return err
+			}
+		}
+		cl, err := connect(ctx(c), o.url, o.token)
+		if err != nil {
+			return err
+		}
+		defer cl.close()
+		return run(ctx(c), s, o, cl, args)
+	}
+}
+
+func ctx(c *cli.Context) context.Context { return c.Context }
+
+// token reads the bearer token: --token-file, else $FUSERAFT_SERVE_TOKEN.
+func token(s cmdutil.Streams, file string) (string, error) {
+	if file == "" {
+		return strings.TrimSpace(s.Env("FUSERAFT_SERVE_TOKEN")), nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", cmdutil.Usagef("--token-file: %v", err)
+	}
+	t := strings.TrimSpace(string(b))
+	if t == "" {
+		return "", cmdutil.Usagef("--token-file %s is empty", file)
+	}
+	return t, nil
+}
+
+// tasks returns the task texts: the arguments, else one per non-blank line of in. An empty
+// task (an unset $TASK) is a usage error, not a task.
+func tasks(in io.Reader, args []string) ([]string, error) {
+	if len(args) == 0 {
+		sc := bufio.NewScanner(in)
+		sc.Buffer(make([]byte, 64<<10), 16<<20)
+		for sc.Scan() {
+			if t := strings.TrimSpace(sc.Text()); t != "" {
+				args = append(args, strings.TrimRight(sc.Text(), "\r"))
+			}
+		}
+		if err := sc.Err(); err != nil {
+			return nil, cmdutil.Usagef("reading tasks from stdin: %v", err)
+		}
+		if len(args) == 0 {
+			return nil, cmdutil.WithHint(cmdutil.Usagef("no task: give TEXT arguments or one task per line of stdin"),
+				"see 'fr-dispatch task --help'")
+		}
+		return args, nil
+	}
+	for i, a := range args {
+		if strings.TrimSpace(a) == "" {
+			return nil, cmdutil.WithHint(cmdutil.Usagef("task %d is empty", i+1), "is the variable that holds it set?")
+		}
+	}
+	return args, nil
+}
+
+func cmdTask(ctx context.Context, s cmdutil.Streams, o *options, cl *client, texts []string) error {
+	for _, t := range texts {
+		line, err := cl.dispatch(ctx, t, o.objective)
+		if err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintf(s.Out, "%s\n", line); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (cl *client) dispatch(ctx context.Context, text, objective string) ([]byte, error) {
+	args := map[string]any{"task": text}
+	if objective != "" {
+		args["objectiveId"] = objective
+	}
+	return cl.call(ctx, toolDispatch, args)
+}
+
+// cmdLookup prints get_status or get_result of each id; an unknown id is printed too and
+// makes the exit status 1.
+func cmdLookup(tool string) command {
+	return func(ctx context.Context, s cmdutil.Streams, o *options, cl *client, ids []string) error {
+		var failed []string
+		for _, id := range ids {
+			obj, err := cl.call(ctx, tool, map[string]any{"sessionId": id})
+			if err != nil {
+				return err
+			}
+			if _, err := fmt.Fprintf(s.Out, "%s\n", withSessionID(obj, id)); err != nil {
+				return err
+			}
+			st, err := decodeState(obj)
+			if err != nil {
+				return err
+			}
+			if st.Status == "unknown" || (tool == toolResult && st.Status == "failed") {
+				failed = append(failed, id+": "+st.why())
+			}
+		}
+		return failures(s, failed, len(ids))
+	}
+}
+
+// failures ends a command whose tasks did not all succeed: every failure but the last as an
+// error line, the last as the command's error (exit 1).
+func failures(s cmdutil.Streams, failed []string, of int) error {
+	if len(failed) == 0 {
+		return nil
+	}
+	for _, f := range failed[:len(failed)-1] {
+		fmt.Fprintf(s.Err, "%s: error: %s\n", prog, f)
+	}
+	if len(failed) > 1 || of > 1 {
+		return cmdutil.Errorf(cmdutil.ExitFailed, "%s (%d of %d tasks did not succeed)", failed[len(failed)-1], len(failed), of)
+	}
+	return cmdutil.Errorf(cmdutil.ExitFailed, "%s", failed[0])
+}
