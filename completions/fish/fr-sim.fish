@@ -47,4 +47,5 @@ complete -c fr-sim -n '__fish_seen_subcommand_from serve' -l record -r -d 'appen
 complete -c fr-sim -n '__fish_seen_subcommand_from serve' -l faults -r -d 'add the faults in LIST (as fr-sim --faults)'
 complete -c fr-sim -n '__fish_seen_subcommand_from serve' -l drop-after-approval -r -d 'fault: drop the connection right after sending the Nth approval_request'
 complete -c fr-sim -n '__fish_seen_subcommand_from serve' -l auto-objective -r -d 'dispatch the task of objective ID:TASK by itself (auto_dispatched) once the first client is attached; repeatable'
+complete -c fr-sim -n '__fish_seen_subcommand_from serve' -l unattended-policy -r -d 'decide the approvals of tasks nobody attends (dispatch_task, objectives, A2A calls): POLICY deny or allow'
 complete -c fr-sim -n '__fish_seen_subcommand_from serve' -l a2a -d 'host A2A calls at POST /a2a/AGENT on the --port server, each announced with a2a_call and played as a task'

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -28,6 +29,7 @@ type daemon struct {
 	queue    []*task // waiting to run, in order
 	running  *task
 	results  []savedResult // uncollected
+	done     []doneTask    // finished, for the MCP tools (mcp.go)
 	wake     chan struct{}
 	connSeq  int
 	runID    string // tells this run's anonymous connections from an earlier run's
@@ -52,6 +54,7 @@ type client struct {
 	key       string
 	id        *string
 	anonymous bool
+	ownerless bool  // the daemon's own (an objective's, an A2A or MCP call's): nobody attends it
 	conn      *conn // the current connection; a newer one closes the older
 	task      *task // queued or running
 	buffered  [][]byte
@@ -110,10 +113,13 @@ func (d *daemon) encode(b []byte) []byte {
 	return b
 }
 
+// ownerlessPrefix starts the key of the clients of tasks nobody sent.
+const ownerlessPrefix = "daemon-"
+
 func (d *daemon) clientFor(key string, id *string, anonymous bool) *client {
 	c := d.clients[key]
 	if c == nil {
-		c = &client{key: key, id: id, anonymous: anonymous, notify: make(chan struct{})}
+		c = &client{key: key, id: id, anonymous: anonymous, ownerless: anonymous && strings.HasPrefix(key, ownerlessPrefix), notify: make(chan struct{})}
 		d.clients[key] = c
 	}
 	return c
@@ -136,6 +142,9 @@ func (d *daemon) restore() error {
 		d.queue = append(d.queue, t)
 	}
 	d.results = st.Results
+	if d.done, err = loadDone(d.stateDir); err != nil {
+		return err
+	}
 	if len(d.queue) > 0 {
 		d.kick()
 	}
@@ -279,7 +288,7 @@ func (d *daemon) attach(cn *conn, key string, id *string, anonymous bool) {
 // held.
 func (d *daemon) dispatchOwnerless(text string) *task {
 	d.ownerSeq++
-	c := &client{key: fmt.Sprintf("daemon-%s-%d", d.runID, d.ownerSeq), anonymous: true, notify: make(chan struct{})}
+	c := &client{key: fmt.Sprintf("%s%s-%d", ownerlessPrefix, d.runID, d.ownerSeq), anonymous: true, ownerless: true, notify: make(chan struct{})}
 	t := &task{sessionID: newSessionID(), text: text, owner: c, status: "queued"}
 	c.task = t
 	d.queue = append(d.queue, t)
@@ -601,6 +610,7 @@ func (d *daemon) finish(t *task, res []byte) {
 	c := t.owner
 	d.running = nil
 	c.task = nil
+	d.remember(t, res)
 	if c.conn != nil {
 		c.conn.send(res)
 	} else if !c.anonymous {
@@ -640,6 +650,9 @@ func (d *daemon) ask(ctx context.Context, t *task, req []byte) ([]byte, error) {
 		switch {
 		case c.conn == nil && c.anonymous:
 			d.mu.Unlock()
+			if d.opts.unattendedAllow && c.ownerless {
+				return []byte(`{"type":"approval_response","approved":true}`), nil
+			}
 			return nil, io.EOF
 		case c.conn == nil:
 			if deadline.IsZero() {

@@ -43,6 +43,7 @@ type options struct {
 	dropAfterApproval int
 	autoObjectives    []objective
 	a2a               bool
+	unattendedAllow   bool
 }
 
 // objective is one --auto-objective: a task the daemon dispatches by itself.
@@ -78,6 +79,7 @@ func Flags() []cli.Flag {
 		&cli.StringFlag{Name: "faults", Usage: "add the faults in `LIST` (as fr-sim --faults)"},
 		&cli.IntFlag{Name: "drop-after-approval", Usage: "fault: drop the connection right after sending the `N`th approval_request"},
 		&cli.StringSliceFlag{Name: "auto-objective", Usage: "dispatch the task of objective `ID:TASK` by itself (auto_dispatched) once the first client is attached; repeatable"},
+		&cli.StringFlag{Name: "unattended-policy", Value: "deny", Usage: "decide the approvals of tasks nobody attends (dispatch_task, objectives, A2A calls): `POLICY` deny or allow"},
 		&cli.BoolFlag{Name: "a2a", Usage: "host A2A calls at POST /a2a/AGENT on the --port server, each announced with a2a_call and played as a task"},
 	}
 }
@@ -114,7 +116,16 @@ once the first client is attached, announced to every client with auto_dispatche
 message, a user_input line or plain text) is an A2A call to AGENT: a2a_call {agent,
 sessionId} goes to every client and the call is answered 202 with {"sessionId"}. Both are
 queued and played like any task, their progress broadcast; with no client of their own,
-their approvals are denied and their result goes to nobody.
+their approvals follow --unattended-policy (deny by default, or allow) and their result goes
+to nobody.
+
+MCP tools: the --port server also serves fuseraft's MCP tools at /mcp (streamable HTTP, with
+the same bearer tokens; a read token cannot dispatch): dispatch_task(task, objectiveId?) queues
+a task nobody attends and answers {sessionId, status: "queued", position};
+get_status(sessionId) answers {status, position, turnCount, lastAgent, lastMessage};
+get_result(sessionId) answers {status} while the task is queued or running, then {status,
+succeeded, errorMessage, messages: [{agent, role, content}]}; an unknown id gets {status:
+"unknown", error}. Finished tasks are remembered (the last 10000) across restarts.
 
 Tokens: FUSERAFT_SERVE_TOKEN is a write token; --tokens-file adds more, one per line as
 'write TOKEN' or 'read TOKEN'. With any token configured the WebSocket needs
@@ -178,10 +189,16 @@ func App(s cmdutil.Streams) *cli.App {
 			readyFile:         c.String("ready-file"),
 			dropAfterApproval: c.Int("drop-after-approval"),
 			a2a:               c.Bool("a2a"),
+			unattendedAllow:   c.String("unattended-policy") == "allow",
 		}
 		var err error
 		if o.autoObjectives, err = parseObjectives(c.StringSlice("auto-objective")); err != nil {
 			return err
+		}
+		switch p := c.String("unattended-policy"); p {
+		case "deny", "allow":
+		default:
+			return cmdutil.Usagef("--unattended-policy must be deny or allow, not %q", p)
 		}
 		if o.a2a && !o.wsEnabled {
 			return cmdutil.Usagef("--a2a needs --port: the A2A endpoint is on the HTTP server")

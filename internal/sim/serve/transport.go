@@ -252,6 +252,7 @@ func (d *daemon) wsHandler(ctx context.Context, toks tokens) http.Handler {
 		ws.SetReadLimit(wire.DefaultMaxLine + 2)
 		d.handleWS(ctx, ws, token, id, readOnly)
 	})
+	mux.Handle("/mcp", d.mcpHandler(toks))
 	if d.opts.a2a {
 		mux.HandleFunc("/a2a/", func(w http.ResponseWriter, r *http.Request) {
 			d.handleA2A(w, r, toks)
