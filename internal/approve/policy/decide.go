@@ -632,7 +632,12 @@ func (d *Decider) decidePart(p *Part, ev *event) *Decision {
 			reason = "it " + p.Why
 		case p.Constructs != 0:
 			name, what := p.Constructs.first()
+			if never := p.Constructs & neverConstructs; never != 0 {
+				name, what = never.first()
+			}
 			reason = "no rule matches; it uses " + what + " [" + name + "], which only a rule naming it in allow_constructs allows"
+		case p.Flags != 0:
+			reason = "no rule matches; it " + p.Why
 		}
 		return &Decision{Verdict: d.P.Default, Decider: ByDefault, Part: p.Text, Reason: reason}
 	}
@@ -670,15 +675,20 @@ func (d *Decider) matchPart(r *Rule, p *Part) (bool, string) {
 		}
 	}
 	if allow {
-		if p.Flags&^sm.Permit != 0 || (p.Flags&FlagUnparsable != 0 && len(sm.Commands) == 0) {
-			return false, p.Why
-		}
 		if c := p.Constructs &^ sm.Constructs; c != 0 {
 			name, what := c.first()
-			if c&neverConstructs != 0 {
+			if never := c & neverConstructs; never != 0 {
+				name, what = never.first()
 				return false, "uses " + what + " [" + name + "], which no rule can allow"
 			}
 			return false, "uses " + what + " [" + name + "], which the rule does not name in allow_constructs"
+		}
+		permit := sm.Permit
+		if sm.Constructs&expansionConstructs != 0 {
+			permit |= FlagExpansion // the constructs named are the only expansions left
+		}
+		if p.Flags&^permit != 0 || (p.Flags&FlagUnparsable != 0 && len(sm.Commands) == 0) {
+			return false, p.Why
 		}
 	}
 	if sm.InsideRoot {

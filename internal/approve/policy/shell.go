@@ -134,7 +134,15 @@ const (
 func Analyze(cmd string) []Part {
 	a := &analyzer{}
 	a.source(cmd, &cctx{})
-	if raw := rawConstructs(cmd); raw != 0 {
+	raw := rawConstructs(cmd)
+	if raw&CLineContinuation != 0 {
+		// bash does not always join a backslash-newline where the parser does (in a comment,
+		// in a here-document's delimiter): deny and ask rules see the text both ways
+		for _, alt := range []string{strings.ReplaceAll(cmd, "\\\n", "\n"), strings.ReplaceAll(cmd, "\\\n", "")} {
+			a.source(alt, &cctx{denyOnly: true, depth: 1})
+		}
+	}
+	if raw != 0 {
 		for i := range a.parts {
 			a.parts[i].Constructs |= raw
 		}
@@ -830,6 +838,11 @@ func (a *analyzer) command(c *cctx, w words) {
 	}
 	base := path.Base(name)
 	switch {
+	case name == "--":
+		// time -p -- cmd: bash's time takes --, which the parser reads as the command
+		p := a.part(c, w, false)
+		p.addFlag(FlagOpaque, "runs a command named --")
+		a.command(c, w.from(1))
 	case wrapperTable[base] != nil:
 		a.wrap(c, wrapperTable[base], w, base)
 	case specials[base] != nil:

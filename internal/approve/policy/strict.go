@@ -147,7 +147,8 @@ func rawConstructs(src string) Construct {
 	if strings.Contains(src, "\\\n") || strings.Contains(src, "\\\r") {
 		c |= CLineContinuation
 	}
-	if !utf8.ValidString(src) {
+	// U+FFFD is what a decoder puts where the prompt had bytes that are not UTF-8
+	if !utf8.ValidString(src) || strings.ContainsRune(src, utf8.RuneError) {
 		c |= CInvalidUTF8
 	}
 	for i := 0; i < len(src); i++ {
