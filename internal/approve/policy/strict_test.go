@@ -259,3 +259,23 @@ func TestAllowConstructsKey(t *testing.T) {
 		}
 	}
 }
+
+func TestLintRiskyPrefixes(t *testing.T) {
+	for src, want := range map[string]bool{
+		"version: 1\nrules:\n  - {name: a, decision: allow, shell: [\"go test\"]}\n":                                                          true,
+		"version: 1\nrules:\n  - {name: a, decision: allow, shell: [\"go test $\"]}\n":                                                        false,
+		"version: 1\nrules:\n  - {name: a, decision: allow, shell: [\"go test\"]}\n  - {name: b, decision: deny, shell: [\"go ** -exec\"]}\n": false,
+	} {
+		p, err := Load([]byte(src), "x.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := false
+		for _, f := range Lint(p) {
+			got = got || strings.Contains(f.Msg, "has no $")
+		}
+		if got != want {
+			t.Errorf("%q: warned %v, want %v", src, got, want)
+		}
+	}
+}
