@@ -163,97 +163,136 @@ func rawConstructs(src string) Construct {
 // constructsOf lists the constructs in a parsed source, each over the bytes it covers.
 func constructsOf(f *syntax.File) []cspan {
 	var out []cspan
-	add := func(n syntax.Node, c Construct) {
-		out = append(out, cspan{n.Pos().Offset(), n.End().Offset(), c})
-	}
+	quoted := map[*syntax.Lit]bool{} // literal text in "..." or a here-document is not expanded
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
-		case *syntax.Stmt:
-			if n.Background || n.Disown {
-				add(n, CBackground)
-			}
-			if n.Coprocess {
-				add(n, CCoproc)
-			}
-		case *syntax.Redirect:
-			switch n.Op {
-			case syntax.Hdoc, syntax.DashHdoc:
-				add(n, CHeredoc)
-			case syntax.WordHdoc:
-				add(n, CHerestring)
-			}
-			if n.N != nil && strings.HasPrefix(n.N.Value, "{") {
-				add(n, CFdVariable)
-			}
-			if n.Word != nil {
-				if t, dyn, _ := wordLit(n.Word); !dyn && isNetPath(t) {
-					add(n, CNetRedirect)
-				}
-			}
-		case *syntax.ForClause:
-			if n.Select {
-				add(n, CSelect)
-			} else if _, ok := n.Loop.(*syntax.CStyleLoop); ok {
-				add(n, CArithmetic)
-			} else {
-				add(n, CFor)
-			}
-		case *syntax.WhileClause:
-			add(n, CWhile)
-		case *syntax.IfClause:
-			add(n, CIf)
-		case *syntax.CaseClause:
-			add(n, CCase)
-		case *syntax.FuncDecl:
-			add(n, CFunction)
-		case *syntax.Subshell:
-			add(n, CSubshell)
-		case *syntax.Block:
-			add(n, CGroup)
-		case *syntax.CmdSubst:
-			add(n, CCommandSubst)
-		case *syntax.ProcSubst:
-			add(n, CProcessSubst)
-		case *syntax.ParamExp:
-			if plainParam(n) {
-				add(n, CParameter)
-			} else {
-				add(n, CParamOperator)
-			}
-		case *syntax.ArithmExp, *syntax.ArithmCmd, *syntax.LetClause:
-			add(n, CArithmetic)
-		case *syntax.TestClause:
-			add(n, CTest)
-		case *syntax.SglQuoted:
-			if n.Dollar {
-				add(n, CAnsiQuote)
-			}
 		case *syntax.DblQuoted:
-			if n.Dollar {
-				add(n, CLocaleQuote)
+			markLits(quoted, n.Parts)
+		case *syntax.Redirect:
+			if n.Hdoc != nil {
+				markLits(quoted, n.Hdoc.Parts)
 			}
-		case *syntax.ExtGlob:
-			add(n, CGlob)
-		case *syntax.BraceExp:
-			add(n, CBrace)
 		case *syntax.Lit:
-			if g := litGlob(n.Value); g != 0 {
-				add(n, g)
+			if quoted[n] {
+				return true
 			}
-		case *syntax.CoprocClause:
-			add(n, CCoproc)
-		case *syntax.DeclClause:
-			add(n, CDeclare)
-		case *syntax.TestDecl:
-			add(n, CFunction)
-		case *syntax.Assign:
-			if n.Array != nil || n.Append || n.Index != nil {
-				add(n, CArray)
-			}
+		}
+		c := commandConstruct(n) | wordConstruct(n)
+		if c != 0 {
+			out = append(out, cspan{n.Pos().Offset(), n.End().Offset(), c})
 		}
 		return true
 	})
 	return out
+}
+
+func markLits(m map[*syntax.Lit]bool, parts []syntax.WordPart) {
+	for _, p := range parts {
+		if l, ok := p.(*syntax.Lit); ok {
+			m[l] = true
+		}
+	}
+}
+
+// commandConstruct is the construct a statement, a compound command or a redirection is.
+func commandConstruct(n syntax.Node) Construct {
+	switch n := n.(type) {
+	case *syntax.Stmt:
+		var c Construct
+		if n.Background || n.Disown {
+			c |= CBackground
+		}
+		if n.Coprocess {
+			c |= CCoproc
+		}
+		return c
+	case *syntax.Redirect:
+		return redirectConstruct(n)
+	case *syntax.ForClause:
+		if n.Select {
+			return CSelect
+		}
+		if _, ok := n.Loop.(*syntax.CStyleLoop); ok {
+			return CArithmetic
+		}
+		return CFor
+	case *syntax.WhileClause:
+		return CWhile
+	case *syntax.IfClause:
+		return CIf
+	case *syntax.CaseClause:
+		return CCase
+	case *syntax.FuncDecl, *syntax.TestDecl:
+		return CFunction
+	case *syntax.Subshell:
+		return CSubshell
+	case *syntax.Block:
+		return CGroup
+	case *syntax.ArithmCmd, *syntax.LetClause:
+		return CArithmetic
+	case *syntax.TestClause:
+		return CTest
+	case *syntax.CoprocClause:
+		return CCoproc
+	case *syntax.DeclClause:
+		return CDeclare
+	}
+	return 0
+}
+
+func redirectConstruct(n *syntax.Redirect) Construct {
+	var c Construct
+	switch n.Op {
+	case syntax.Hdoc, syntax.DashHdoc:
+		c |= CHeredoc
+	case syntax.WordHdoc:
+		c |= CHerestring
+	}
+	if n.N != nil && strings.HasPrefix(n.N.Value, "{") {
+		c |= CFdVariable
+	}
+	if n.Word != nil {
+		if t, dyn, _ := wordLit(n.Word); !dyn && isNetPath(t) {
+			c |= CNetRedirect
+		}
+	}
+	return c
+}
+
+// wordConstruct is the construct a part of a word (or an assignment) is.
+func wordConstruct(n syntax.Node) Construct {
+	switch n := n.(type) {
+	case *syntax.CmdSubst:
+		return CCommandSubst
+	case *syntax.ProcSubst:
+		return CProcessSubst
+	case *syntax.ParamExp:
+		if plainParam(n) {
+			return CParameter
+		}
+		return CParamOperator
+	case *syntax.ArithmExp:
+		return CArithmetic
+	case *syntax.SglQuoted:
+		if n.Dollar {
+			return CAnsiQuote
+		}
+	case *syntax.DblQuoted:
+		if n.Dollar {
+			return CLocaleQuote
+		}
+	case *syntax.ExtGlob:
+		return CGlob
+	case *syntax.BraceExp:
+		return CBrace
+	case *syntax.Lit:
+		return litGlob(n.Value)
+	case *syntax.Assign:
+		if n.Array != nil || n.Append || n.Index != nil {
+			return CArray
+		}
+	}
+	return 0
 }
 
 // plainParam reports whether a parameter expansion only expands a name ($x, ${x}, $1, $@).

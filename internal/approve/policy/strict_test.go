@@ -59,6 +59,7 @@ func TestStrictSubset(t *testing.T) {
 		{"echo $'x'", "ask", "ansi-c-quote"},
 		{`echo $"x"`, "ask", "locale-quote"},
 		{"cat *.go", "ask", "glob"},
+		{"cat \"*.go\" '{a,b}'", "allow:reads", ""},
 		{"cat {a,b}", "ask", "brace"},
 		{"coproc ls", "ask", "coproc"},
 		{"ls &", "ask", "background"},
