@@ -52,24 +52,60 @@ Unknown keys, bad globs, bad regular expressions and bad jq stop fr-approve befo
 input (exit 2), naming the file, the line and what is wrong.
 
 shell (kind shell_command): argv patterns. A command is parsed as bash parses it, and every
-simple command in it is judged on its own: pipelines, lists, subshells, $(...) and backticks,
-<(...), function bodies, the command strings of bash -c, sh -c, eval, watch, trap and alias,
-and what a shell reads from a here-document. The wrappers env, command, builtin, exec, nohup,
-nice, time, timeout, setsid, stdbuf, busybox, xargs and find -exec are seen through. sudo,
-doas, pkexec, su -c and ssh are not: "sudo X" must be allowed as written, and X is still
-judged by deny and ask rules. /bin/rm and \rm are rm; ./rm is not rm for an allow rule (it is for
-deny and ask). The strictest part decides the whole; a part no rule matches gets the default.
-A pattern's words are globs (* ? [..]) or /regex/, matched one to one; ** stands for any
-number of words; the pattern is a prefix ("git push" matches "git push origin main") unless it
-ends with $. An allow rule never matches a command that writes to a file through a redirection
-(> f, time -o f; /dev/null is fine), has a word only known at run time ($VAR, $(cmd), a glob,
-xargs input), sets a variable other than a few harmless ones (GOOS, GOARCH, CGO_ENABLED,
-GOMAXPROCS, LANG, LC_*, TZ, TERM, NO_COLOR, CI, ...: HOME, GOPROXY, GIT_DIR and the like
-change what runs), or does not parse, unless the rule says so with allow_redirects,
-allow_expansions, allow_env or allow_unparsable: true (shell: {commands: [...],
-allow_redirects: true}). Deny and ask rules see such words as matching anything. Arithmetic
-((( )), let, $(( )), [[ -eq ]], a[i] subscripts, test -v 'a[i]') is never allowed: bash
-evaluates a variable's value there as an expression, and a[$(cmd)] in it runs cmd.
+simple command in it is judged on its own: pipelines, lists, loops, subshells, $(...) and
+backticks, <(...), function bodies, the command strings of bash -c, sh -c, eval, watch, trap,
+flock -c, su -c, ssh and alias, and what a shell or . (source) reads from a here-document or an
+echo piped to it. The wrappers env, command, builtin, exec, nohup, nice, time, timeout, setsid,
+stdbuf, chronic, ionice, busybox, toybox, xargs, flock, watch and find -exec/-execdir/-ok/-okdir
+are seen through, their options read as their getopt_long reads them (clusters such as -vu X,
+abbreviations such as --sig, --adj, --sp); an option a wrapper does not have means no allow,
+and deny and ask rules then try every word after it as the command. sudo, doas, run0, pkexec,
+su and ssh are not seen through for allow: "sudo X" must be allowed as written, and X is still
+judged by deny and ask rules. /bin/rm and \rm are rm; ./rm is not rm for an allow rule (it is
+for deny and ask). The strictest part decides the whole; a part no rule matches gets the
+default. A pattern's words are globs (* ? [..]) or /regex/, matched one to one; ** stands for
+any number of words; the pattern is a prefix ("git push" matches "git push origin main")
+unless it ends with $.
+
+What an allow rule matches: simple commands whose words are literal after quote removal
+('..', "..." without $ or backquotes, \x), joined by &&, ||, ;, |, |& and newlines, each optionally
+preceded by ! or the time keyword, with assignments of literal values to harmless names
+before the command, and redirections that read a file (< f), duplicate a descriptor (2>&1) or
+write to /dev/null, /dev/stdout, /dev/stderr or /dev/tty. Anything else stops an allow, and
+check --format table names it in brackets. These constructs can be named, one by one, in
+allow_constructs (shell: {commands: [...], allow_constructs: [heredoc, for]}): heredoc,
+herestring, for, select, while, if, case, function, subshell, group, command-substitution,
+process-substitution, parameter ($x, ${x} only), test ([[ ]]), ansi-c-quote ($'..'),
+locale-quote ($".."), glob, brace, coproc, background (&), declare (declare, typeset, local,
+export, readonly), array (a=(..), a+=x, a[i]=x). Every simple command in or around a named
+construct must still be allowed by a rule that names it. These are never allowed by any rule:
+line-continuation (a backslash-newline anywhere: bash and the parser may join it differently),
+invalid-utf8 (bytes that are not UTF-8, or U+FFFD, which decoding puts in their place),
+control-character (NUL, CR, ESC, ...), parameter-operator (${x@P}, ${x:=v}, ${!x}, ${x/a/b},
+${#x}, ...), arithmetic ((( )), $(( )), let, for (( )), [[ -eq ]], a[$i] subscripts, test -v
+'a[i]': bash evaluates a variable's value there, and a[$(cmd)] in it runs cmd), fd-variable
+({fd}>f) and network-redirect (/dev/tcp, /dev/udp).
+
+An allow rule also never matches a command that writes to a file through a redirection (> f,
+time -o f), has a word only known at run time ($VAR, $(cmd), a glob, xargs input), runs in
+another directory (env -C, find -execdir), or assigns a name other than a few harmless ones
+(GOOS, GOARCH, CGO_ENABLED, GOMAXPROCS, LANG, LC_*, TZ, TERM, NO_COLOR, CI, REPLY, ...) in any
+way: NAME=x before a command or alone, env NAME=x, env -u NAME, a for or select variable,
+read, mapfile, readarray, printf -v, getopts, unset, declare and export (HOME, PATH, GOPROXY,
+GIT_DIR and the like change what runs), unless the rule says so with allow_redirects: true,
+allow_expansions: true (the constructs command-substitution, process-substitution,
+parameter, glob, brace and the quotings), allow_env: true, or allow_unparsable: true (a command
+that does not parse, judged by its words, and only when it has none of ; & | < > $ \, a backquote or
+a newline). Deny and ask rules see a computed word as matching anything, and see every command
+inside every construct.
+
+paths: inside_root and protect: [globs] on a shell rule judge every word that may name a file
+(each argument, the value of --opt=VALUE, what follows a short option as in -fFILE, and every
+redirected file) as file_write paths are judged: against --root, after .., / and symlinks; ~
+is a home directory; / (also // and /.) is outside; /dev/null is fine; a computed word, or a
+relative path after cd, is outside; protect lists globs no path may match (**/.git/**,
+**/.env). An allow rule with paths matches only commands whose paths are all inside; a deny or
+ask rule with paths matches only commands with a path outside or protected.
 
 file (kind file_write): doublestar globs (**) over the path relative to --root, after
 resolving .. and symlinks; /absolute globs match absolute paths. A path outside the root is

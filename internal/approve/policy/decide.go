@@ -601,7 +601,7 @@ func (d *Decider) decidePart(p *Part, ev *event) *Decision {
 		if r.Decision == Allow && p.DenyOnly {
 			return
 		}
-		ok, why := matchPart(r, p)
+		ok, why := d.matchPart(r, p)
 		if !ok {
 			if why != "" && blocked == "" {
 				blocked = fmt.Sprintf("rule %s would allow it, but it %s", r.Name, why)
@@ -625,10 +625,19 @@ func (d *Decider) decidePart(p *Part, ev *event) *Decision {
 			return nil
 		}
 		reason := "no rule matches"
-		if blocked != "" {
+		switch {
+		case blocked != "":
 			reason = blocked
-		} else if p.Flags&FlagUnparsable != 0 {
+		case p.Flags&(FlagUnparsable|FlagOpaque) != 0:
 			reason = "it " + p.Why
+		case p.Constructs != 0:
+			name, what := p.Constructs.first()
+			if never := p.Constructs & neverConstructs; never != 0 {
+				name, what = never.first()
+			}
+			reason = "no rule matches; it uses " + what + " [" + name + "], which only a rule naming it in allow_constructs allows"
+		case p.Flags != 0:
+			reason = "no rule matches; it " + p.Why
 		}
 		return &Decision{Verdict: d.P.Default, Decider: ByDefault, Part: p.Text, Reason: reason}
 	}
@@ -640,38 +649,152 @@ func (d *Decider) decidePart(p *Part, ev *event) *Decision {
 }
 
 // matchPart matches a shell rule against one simple command. Allow rules see only argv[0] as
-// written (Name), never a computed word, and no flag the rule does not permit; deny and ask
-// rules also see the base name, and take a computed word as matching anything.
-func matchPart(r *Rule, p *Part) (bool, string) {
+// written (Name), never a computed word, no flag the rule does not permit and no construct
+// it does not name; deny and ask rules also see the base name, and take a computed word as
+// matching anything. A rule with paths: inside_root matches, when it allows, only commands
+// whose paths are all inside the root, and otherwise only the commands with one outside.
+func (d *Decider) matchPart(r *Rule, p *Part) (bool, string) {
 	allow := r.Decision == Allow
-	var cmds []*CmdPattern
-	var permit Flag
-	if r.Shell != nil {
-		cmds, permit = r.Shell.Commands, r.Shell.Permit
+	sm := r.Shell
+	if sm == nil {
+		sm = &ShellMatcher{}
 	}
-	if len(cmds) == 0 {
-		if allow && p.Flags&^permit != 0 {
+	if len(sm.Commands) > 0 {
+		if len(p.Words) == 0 {
+			return false, ""
+		}
+		matched := false
+		for _, c := range sm.Commands {
+			if c.match(p, allow) {
+				matched = true
+				break
+			}
+		}
+		if !matched {
+			return false, ""
+		}
+	}
+	if allow {
+		if c := p.Constructs &^ sm.Constructs; c != 0 {
+			name, what := c.first()
+			if never := c & neverConstructs; never != 0 {
+				name, what = never.first()
+				return false, "uses " + what + " [" + name + "], which no rule can allow"
+			}
+			return false, "uses " + what + " [" + name + "], which the rule does not name in allow_constructs"
+		}
+		permit := sm.Permit
+		if sm.Constructs&expansionConstructs != 0 {
+			permit |= FlagExpansion // the constructs named are the only expansions left
+		}
+		if p.Flags&^permit != 0 || (p.Flags&FlagUnparsable != 0 && len(sm.Commands) == 0) {
 			return false, p.Why
 		}
-		return true, ""
 	}
-	if p.Flags&FlagUnparsable != 0 && len(p.Words) == 0 {
-		return allow && permit&FlagUnparsable != 0, ""
-	}
-	matched := false
-	for _, c := range cmds {
-		if c.match(p, allow) {
-			matched = true
-			break
+	if sm.InsideRoot {
+		ok, why := d.pathsInside(p, sm.Protect)
+		if allow && !ok {
+			return false, why
+		}
+		if !allow && ok {
+			return false, ""
 		}
 	}
-	if !matched {
-		return false, ""
+	return true, ""
+}
+
+// pathsInside reports whether every word of p that may name a file, and every file it
+// redirects, resolves inside the root and matches none of the protected globs.
+func (d *Decider) pathsInside(p *Part, protect []string) (bool, string) {
+	for i := 1; i < len(p.Words); i++ {
+		if p.dyn(i) {
+			return false, "has a word computed at run time, which may name any file"
+		}
+		w := p.Words[i]
+		for _, c := range pathCandidates(w) {
+			if ok, why := d.pathOK(c, p.Chdir, protect); !ok {
+				return false, why
+			}
+		}
 	}
-	if allow && p.Flags&^permit != 0 {
-		return false, p.Why
+	for _, list := range [][]pathWord{p.Inputs, p.Outputs} {
+		for _, pw := range list {
+			if pw.dyn {
+				return false, "redirects a file named at run time"
+			}
+			if ok, why := d.pathOK(pw.s, p.Chdir, protect); !ok {
+				return false, why
+			}
+		}
 	}
 	return true, ""
+}
+
+// pathCandidates lists what a word may name as a file: the word itself, the value of
+// --opt=VALUE, or what follows a short option (-fFILE).
+func pathCandidates(w string) []string {
+	switch {
+	case w == "" || w == "-" || w == "--":
+		return nil
+	case strings.HasPrefix(w, "--"):
+		if _, v, ok := strings.Cut(w, "="); ok {
+			return []string{v}
+		}
+		return nil
+	case strings.HasPrefix(w, "-"):
+		out := []string{w[2:]}
+		if _, v, ok := strings.Cut(w, "="); ok {
+			out = append(out, v)
+		}
+		return out
+	}
+	return []string{w}
+}
+
+// pathOK judges one path as file_write paths are judged: against the root, after .., / and
+// symlinks; ~ is a home directory, outside. /dev/null is always fine.
+func (d *Decider) pathOK(s string, chdir bool, protect []string) (bool, string) {
+	if s == "" || s == "/dev/null" {
+		return true, ""
+	}
+	if strings.HasPrefix(s, "~") {
+		return false, "names " + s + ", in a home directory"
+	}
+	abs := filepath.IsAbs(s)
+	if chdir && !abs {
+		return false, "names " + s + " relative to a directory that is not known (after cd, env -C or find -execdir)"
+	}
+	raw := s
+	if !abs {
+		raw = d.root + "/" + s
+	}
+	lexRel, lexIn := withinOrSelf(d.root, filepath.Clean(raw))
+	if !lexIn {
+		return false, "names " + s + ", outside the root " + d.root
+	}
+	real := resolve(raw)
+	realRel, realIn := withinOrSelf(d.rootReal, real)
+	if !realIn {
+		return false, "names " + s + ", which resolves to " + real + ", outside the root"
+	}
+	for _, g := range protect {
+		for _, rel := range []string{lexRel, realRel} {
+			if m, _ := doublestar.Match(g, rel); m {
+				return false, "names " + s + ", which matches the protected path " + g
+			}
+			if m, _ := doublestar.Match(g, rel+"/"); m {
+				return false, "names " + s + ", which matches the protected path " + g
+			}
+		}
+	}
+	return true, ""
+}
+
+func withinOrSelf(root, p string) (string, bool) {
+	if p == root {
+		return ".", true
+	}
+	return within(root, p)
 }
 
 func (c *CmdPattern) match(p *Part, allow bool) bool {

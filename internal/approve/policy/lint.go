@@ -50,6 +50,7 @@ func Lint(p *Policy) []Finding {
 		}
 	}
 	lintProbes(p, add)
+	lintRiskyPrefixes(p, add)
 	if len(p.Tests) == 0 {
 		add(0, "", "the policy has no tests: add a few under tests: and run 'fr-approve test'")
 	}
@@ -134,11 +135,70 @@ var probes = []struct{ cmd, why string }{
 	{"head ~/.aws/credentials", "reads credentials, and what a command prints is sent to the model"},
 	{"grep -r TOKEN /etc", "reads system configuration, and what a command prints is sent to the model"},
 	{"cat < ~/.ssh/id_rsa", "reads a private key through a redirection, and what a command prints is sent to the model"},
+	{"grep -rsI AKIA /", "reads the whole file system from its root, and what a command prints is sent to the model"},
+	{"git blame --contents /etc/shadow go.mod", "git blame --contents reads any file"},
+	{"git diff --no-index /etc/shadow go.mod", "git diff --no-index compares any two files"},
+	{"du --files0-from=/etc/x", "du --files0-from reads the names of files from any file"},
+	{"go build -debug-actiongraph=/etc/x ./...", "go build -debug-actiongraph writes a file anywhere"},
+	{"go build -debug-trace=/etc/x ./...", "go build -debug-trace writes a file anywhere"},
+	{"go build -debug-runtime-trace=/etc/x ./...", "go build -debug-runtime-trace writes a file anywhere"},
+}
+
+// riskyOptions names commands whose options run programs or write files; an allow pattern
+// for them that does not end with $ accepts those options.
+var riskyOptions = map[string]string{
+	"find": "-exec, -execdir, -ok, -delete, -fprint", "xargs": "runs any command it is given",
+	"git": "-c, --exec-path, -C, --output", "go": "-exec, -toolexec, -o, -C, -debug-actiongraph",
+	"sort": "-o, --compress-program", "tar": "--to-command, --use-compress-program, -f", "rsync": "-e, --rsync-path, --delete",
+	"make": "-f, -C, VAR=$(cmd)", "gofmt": "-w, -cpuprofile", "sed": "-i, e", "tree": "-o", "rg": "--pre, -z",
+	"file": "-C, -f", "du": "--files0-from", "cargo": "--config, --target-dir", "pytest": "-p, --basetemp",
+	"npm": "exec, run, --prefix", "uniq": "a second operand it writes",
+}
+
+// lintRiskyPrefixes warns about allow patterns that are prefixes of a risky command's argv
+// when no deny or ask rule names that command.
+func lintRiskyPrefixes(p *Policy, add func(int, string, string, ...any)) {
+	guarded := map[string]bool{}
+	for _, r := range p.Rules {
+		if r.Decision == Allow || r.Shell == nil {
+			continue
+		}
+		for _, c := range r.Shell.Commands {
+			if w := c.Words[0]; w != nil && w.literal {
+				guarded[w.Src] = true
+			} else if w != nil {
+				for name := range riskyOptions {
+					if w.Match(name) {
+						guarded[name] = true
+					}
+				}
+			}
+		}
+	}
+	for _, r := range p.Rules {
+		if r.Decision != Allow || r.Shell == nil {
+			continue
+		}
+		for _, c := range r.Shell.Commands {
+			w := c.Words[0]
+			if c.Anchored || w == nil || !w.literal || len(c.Words) == 1 {
+				continue // single words are reported with runsAnything
+			}
+			if opts, ok := riskyOptions[w.Src]; ok && !guarded[w.Src] {
+				line := c.Line
+				if line == 0 {
+					line = r.Line
+				}
+				add(line, r.Name, "allow pattern %q has no $, so it accepts any further options, and %s takes options that run programs or write files (%s); end it with $ or add a deny rule for them", c.Src, w.Src, opts)
+			}
+		}
+	}
 }
 
 // lintProbes reports each probe the policy allows, at the allowing rule.
 func lintProbes(p *Policy, add func(int, string, string, ...any)) {
-	d, err := NewDecider(p, "/")
+	// a root that is not / and does not exist: paths outside it are outside
+	d, err := NewDecider(p, "/nonexistent-lint-root/project")
 	if err != nil {
 		return
 	}

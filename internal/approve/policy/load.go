@@ -88,6 +88,13 @@ type Rule struct {
 type ShellMatcher struct {
 	Commands []*CmdPattern // none: every command
 	Permit   Flag          // flags an allow rule accepts (allow_redirects, ...)
+	// Constructs an allow rule accepts (allow_constructs; allow_expansions adds the expansions).
+	Constructs Construct
+	// InsideRoot (paths: inside_root): every word and redirection that may name a file must
+	// resolve inside the root and match none of Protect. An allow rule matches only such
+	// commands; a deny or ask rule matches only the others.
+	InsideRoot bool
+	Protect    []string
 }
 
 // CmdPattern is an argv pattern: words matched one to one (each a glob or /regex/), `**` for
@@ -595,7 +602,41 @@ func (l *loader) shell(v *yaml.Node) *ShellMatcher {
 		"allow_expansions": flag(FlagExpansion, "allow_expansions"),
 		"allow_unparsable": flag(FlagUnparsable, "allow_unparsable"),
 		"allow_env":        flag(FlagEnv, "allow_env"),
+		"allow_constructs": func(k, v *yaml.Node) {
+			for _, n := range l.strs(v, "allow_constructs") {
+				c, ok := ConstructByName(n.Value)
+				if !ok {
+					optIn, never := ConstructNames()
+					if c != 0 {
+						l.errf(n, "allow_constructs: %s is never allowed (none of %s can be)", n.Value, strings.Join(never, ", "))
+					} else {
+						l.errf(n, "allow_constructs: unknown construct %q (known: %s)", n.Value, strings.Join(optIn, ", "))
+					}
+					continue
+				}
+				m.Constructs |= c
+			}
+		},
+		"paths": func(k, v *yaml.Node) {
+			if s := l.str(v, "paths"); s != "inside_root" {
+				l.errf(v, "paths must be inside_root, not %q", s)
+			}
+			m.InsideRoot = true
+		},
+		"protect": func(k, v *yaml.Node) {
+			for _, n := range l.strs(v, "protect") {
+				if !doublestar.ValidatePattern(n.Value) || n.Value == "" {
+					l.errf(n, "bad path glob %q", n.Value)
+					continue
+				}
+				m.Protect = append(m.Protect, n.Value)
+			}
+			m.InsideRoot = true
+		},
 	})
+	if m.Permit&FlagExpansion != 0 {
+		m.Constructs |= expansionConstructs
+	}
 	return m
 }
 

@@ -196,8 +196,8 @@ func TestAnalyzeParts(t *testing.T) {
 		"a <<EOF\n$(b)\nEOF":                 "a|b",
 		"f() { a; }; f":                      "a|f",
 		"declare -x PATH=/tmp":               "declare -x PATH=/tmp",
-		"[[ -f x ]] && (( i++ )) && a":       "|a",
-		"[[ -f x ]] && a":                    "a",
+		"[[ -f x ]] && (( i++ )) && a":       "[[||a",
+		"[[ -f x ]] && a":                    "[[|a",
 		"command -v a":                       "command -v a",
 		"exec 3>&1":                          "exec",
 	} {

@@ -9,7 +9,8 @@ import (
 )
 
 // Flag marks what makes a simple command unsafe to allow on its argv alone. An allow rule
-// matches a part carrying a flag only when the rule permits that flag explicitly.
+// matches a part carrying a flag only when the rule permits that flag explicitly; FlagOpaque
+// is never permitted.
 type Flag uint8
 
 const (
@@ -17,10 +18,14 @@ const (
 	FlagRedirect Flag = 1 << iota
 	// FlagExpansion: a word is only known at run time ($VAR, $(cmd), globs, xargs input).
 	FlagExpansion
-	// FlagUnparsable: the command (or a command string it runs) could not be analysed.
+	// FlagUnparsable: the command does not parse; its words are a best guess.
 	FlagUnparsable
 	// FlagEnv: the command assigns a variable that changes what runs (PATH, LD_PRELOAD, ...).
 	FlagEnv
+	// FlagOpaque: the command's effect is not shown by its words (arithmetic on run-time
+	// values, a command string computed at run time, a wrapper option the analysis does not
+	// know, another working directory, ...). No rule allows it.
+	FlagOpaque
 )
 
 // Part is one simple command found in a shell command line, with its argv as far as it is
@@ -36,9 +41,24 @@ type Part struct {
 	Base  string
 	Flags Flag
 	Why   string // what set the first flag, for people
+	// Constructs are the shell features outside the plain subset that the command is in or
+	// uses; an allow rule must name each of them (allow_constructs).
+	Constructs Construct
 	// DenyOnly parts are seen by deny and ask rules only: the inner command of sudo, and the
 	// wrappers (env, xargs, bash -c, ...) whose inner commands are parts of their own.
 	DenyOnly bool
+	// Inputs and Outputs are the files the command reads and writes through redirections
+	// (and time -o, xargs -a), for path rules.
+	Inputs, Outputs []pathWord
+	// Chdir: the command may run in another directory than the root (after cd, env -C, find
+	// -execdir), so its relative paths are not known.
+	Chdir bool
+}
+
+// pathWord is a word that names a file; dyn when it is computed at run time.
+type pathWord struct {
+	s   string
+	dyn bool
 }
 
 func (p *Part) dyn(i int) bool { return p.Dyn != nil && p.Dyn[i] }
@@ -48,6 +68,16 @@ func (p *Part) addFlag(f Flag, why string) {
 		p.Why = why
 	}
 	p.Flags |= f
+}
+
+// StopReason says, for people, what keeps an allow rule without permissions from matching
+// the part ("" when nothing does): the first construct or flag.
+func (p *Part) StopReason() string {
+	if p.Constructs != 0 {
+		name, what := p.Constructs.first()
+		return "uses " + what + " [" + name + "]"
+	}
+	return p.Why
 }
 
 var systemDirs = map[string]bool{
@@ -62,7 +92,8 @@ var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true
 // target, a locale or how output looks, not which program runs, what it loads, where it reads
 // its configuration or where it downloads from. Any other assignment (PATH, LD_PRELOAD, HOME,
 // GOFLAGS, GOPROXY, GIT_DIR, CGO_CFLAGS, ...) can make an allowed argv run code of someone
-// else's choosing, and needs a rule with allow_env.
+// else's choosing, and needs a rule with allow_env. REPLY, MAPFILE, OPTARG and OPTIND are the
+// shell's own, set by read, mapfile and getopts when no name is given.
 var harmlessEnv = map[string]bool{
 	"GOOS": true, "GOARCH": true, "GOARM": true, "GOARM64": true, "GOAMD64": true, "GO386": true,
 	"GOMIPS": true, "GOMIPS64": true, "GOPPC64": true, "GORISCV64": true, "GOWASM": true,
@@ -70,6 +101,7 @@ var harmlessEnv = map[string]bool{
 	"LANG": true, "LANGUAGE": true, "TZ": true, "TERM": true, "COLUMNS": true, "LINES": true,
 	"NO_COLOR": true, "CLICOLOR": true, "CLICOLOR_FORCE": true, "FORCE_COLOR": true, "CI": true,
 	"RUST_BACKTRACE": true, "PYTHONUNBUFFERED": true, "PYTHONDONTWRITEBYTECODE": true,
+	"REPLY": true, "MAPFILE": true, "OPTARG": true, "OPTIND": true,
 }
 
 // dangerousEnv reports whether assigning name may change which program runs, what it loads or
@@ -78,7 +110,7 @@ func dangerousEnv(name string) bool {
 	if harmlessEnv[name] {
 		return false
 	}
-	if strings.HasPrefix(name, "LC_") && name != "LC_" {
+	if strings.HasPrefix(name, "LC_") && name != "LC_" && isName(name) {
 		return false
 	}
 	return true
@@ -88,16 +120,36 @@ var parserPool = sync.Pool{New: func() any {
 	return syntax.NewParser(syntax.Variant(syntax.LangBash))
 }}
 
-const maxDepth = 8
+const (
+	maxDepth = 8
+	maxParts = 4000
+)
 
 // Analyze splits a shell command line into the simple commands it would run: every command of
-// pipelines, lists, subshells, command and process substitutions, function bodies, and the
-// command strings of `bash -c`, `sh -c`, `eval`, the commands run by env, command, exec,
-// nohup, nice, timeout, xargs, find -exec and sudo. A command that does not parse is one part
-// flagged FlagUnparsable.
+// pipelines, lists, loops, subshells, command and process substitutions, function bodies, and
+// the command strings of `bash -c`, `sh -c`, `eval`, `trap`, `watch`, the commands run by the
+// wrappers of wrapperTable, find -exec, and what a shell or `.` reads from a here-document or
+// an echo piped to it. A command that does not parse is one part flagged FlagUnparsable.
+// Each part carries the constructs outside the plain subset it is in or uses.
 func Analyze(cmd string) []Part {
 	a := &analyzer{}
-	a.source(cmd, 0, "", false, 0)
+	a.source(cmd, &cctx{})
+	raw := rawConstructs(cmd)
+	if raw&CLineContinuation != 0 {
+		// bash does not always join a backslash-newline where the parser does (in a comment,
+		// in a here-document's delimiter): deny and ask rules see the text both ways
+		for _, alt := range []string{strings.ReplaceAll(cmd, "\\\n", "\n"), strings.ReplaceAll(cmd, "\\\n", "")} {
+			a.source(alt, &cctx{denyOnly: true, depth: 1})
+		}
+	}
+	if raw != 0 {
+		for i := range a.parts {
+			a.parts[i].Constructs |= raw
+		}
+		if len(a.parts) == 0 {
+			a.parts = append(a.parts, Part{Text: cmd, Constructs: raw})
+		}
+	}
 	return a.parts
 }
 
@@ -106,7 +158,38 @@ type analyzer struct {
 	// stdin is the here-document or here-string of the command being analysed: a shell that
 	// reads its commands from it runs them, so they are judged too.
 	stdin *stdinText
+	// moved: a cd, pushd or popd was seen; later commands run in a directory not known.
+	moved bool
+	// envWhy: a variable that changes what runs was assigned for the commands after it
+	// (HOME=x; for HOME in ...; read HOME; export HOME=x).
+	envWhy string
 }
+
+// cctx is the context a command is found in.
+type cctx struct {
+	text     string
+	fl       Flag
+	why      string
+	denyOnly bool
+	depth    int
+	chdir    bool
+	inputs   []pathWord
+	outputs  []pathWord
+}
+
+func (c *cctx) flag(f Flag, why string) {
+	if c.fl == 0 {
+		c.why = why
+	}
+	c.fl |= f
+}
+
+func (c *cctx) addInput(p pathWord) { c.inputs = append(c.inputs[:len(c.inputs):len(c.inputs)], p) }
+func (c *cctx) addOutput(p pathWord) {
+	c.outputs = append(c.outputs[:len(c.outputs):len(c.outputs)], p)
+}
+
+func (a *analyzer) last() *Part { return &a.parts[len(a.parts)-1] }
 
 type stdinText struct {
 	text string
@@ -121,6 +204,8 @@ func hereText(rs []*syntax.Redirect) *stdinText {
 			w = r.Hdoc
 		case syntax.WordHdoc:
 			w = r.Word
+		case syntax.RdrIn:
+			return &stdinText{dyn: true} // a file's contents
 		default:
 			continue
 		}
@@ -133,15 +218,46 @@ func hereText(rs []*syntax.Redirect) *stdinText {
 	return nil
 }
 
+// pipeText is what the left side of a pipe writes, when it is echo or printf of literal words.
+func pipeText(st *syntax.Stmt) *stdinText {
+	c, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) < 1 {
+		return &stdinText{dyn: true}
+	}
+	name := c.Args[0].Lit()
+	if name == "cat" && len(c.Args) == 1 {
+		if t := hereText(st.Redirs); t != nil {
+			return t
+		}
+	}
+	if name != "echo" && name != "printf" {
+		return &stdinText{dyn: true}
+	}
+	var b strings.Builder
+	for i, arg := range c.Args[1:] {
+		s, dyn, _ := wordLit(arg)
+		if dyn {
+			return &stdinText{dyn: true}
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(strings.ReplaceAll(s, `\n`, "\n"))
+	}
+	return &stdinText{text: b.String()}
+}
+
 type span struct {
 	from, to uint
 	why      string
+	paths    []pathWord
+	in       bool
 }
 
-func (a *analyzer) source(src string, inherit Flag, why string, denyOnly bool, depth int) {
-	if depth > maxDepth {
-		p := Part{Text: src, DenyOnly: denyOnly}
-		p.addFlag(FlagUnparsable|inherit, "command strings nested too deeply")
+func (a *analyzer) source(src string, c *cctx) {
+	if c.depth > maxDepth || len(a.parts) > maxParts {
+		p := Part{Text: src, DenyOnly: c.denyOnly}
+		p.addFlag(FlagOpaque|c.fl, "command strings nested too deeply")
 		a.parts = append(a.parts, p)
 		return
 	}
@@ -149,75 +265,147 @@ func (a *analyzer) source(src string, inherit Flag, why string, denyOnly bool, d
 	f, err := parser.Parse(strings.NewReader(src), "")
 	parserPool.Put(parser)
 	if err != nil {
-		// Deny and ask rules still see the words as a best guess; no allow rule does.
-		p := Part{Text: strings.TrimSpace(src), DenyOnly: denyOnly, Words: strings.Fields(src)}
-		if len(p.Words) > 0 {
-			p.Name, p.Base = p.Words[0], path.Base(p.Words[0])
-		}
-		p.addFlag(FlagUnparsable, "does not parse: "+err.Error())
-		if inherit != 0 {
-			p.Flags |= inherit
-		}
-		a.parts = append(a.parts, p)
+		a.unparsable(src, c, err)
 		return
 	}
-	var redirected []span // compound statements whose output goes to a file
+	cons := constructsOf(f)
+	var redirected []span // compound statements whose output goes to a file, or input comes from one
+	piped := map[*syntax.Stmt]*stdinText{}
 	syntax.Walk(f, func(n syntax.Node) bool {
 		st, ok := n.(*syntax.Stmt)
 		if !ok {
-			if why := evaluatesArithmetic(n); why != "" {
-				a.unanalysable(src, n, inherit, why, denyOnly)
-			}
+			a.node(src, n, c, piped)
 			return true
 		}
-		rf, rwhy := redirFlags(st.Redirs)
 		from, to := st.Pos().Offset(), st.End().Offset()
-		fl, fwhy := inherit, why
+		sc := *c
 		for _, s := range redirected {
 			if from >= s.from && from < s.to {
-				if fl == 0 {
-					fwhy = s.why
+				if s.in {
+					for _, p := range s.paths {
+						sc.addInput(p)
+					}
+					continue
 				}
-				fl |= FlagRedirect
+				sc.flag(FlagRedirect, s.why)
+				for _, p := range s.paths {
+					sc.addOutput(p)
+				}
 			}
 		}
-		if rf != 0 {
-			if fl == 0 {
-				fwhy = rwhy
-			}
-			fl |= rf
+		if rf, rwhy := redirFlags(st.Redirs); rf != 0 {
+			sc.flag(rf, rwhy)
 		}
-		text := src
+		ins, outs := redirPaths(st.Redirs)
+		for _, p := range ins {
+			sc.addInput(p)
+		}
+		for _, p := range outs {
+			sc.addOutput(p)
+		}
+		sc.text = src
 		if int(to) <= len(src) && from <= to {
-			text = strings.TrimRight(src[from:to], "; &\t\r\n")
+			sc.text = strings.TrimRight(src[from:to], "; &\t\r\n")
 		}
-		switch c := st.Cmd.(type) {
+		start := len(a.parts)
+		switch cmd := st.Cmd.(type) {
 		case *syntax.CallExpr:
 			saved := a.stdin
 			a.stdin = hereText(st.Redirs)
-			a.call(text, c, fl, fwhy, denyOnly, depth)
+			if a.stdin == nil {
+				a.stdin = piped[st]
+			}
+			a.call(&sc, cmd)
 			a.stdin = saved
 		case *syntax.DeclClause:
-			a.decl(text, c, fl, fwhy, denyOnly)
+			a.decl(&sc, cmd)
+		case *syntax.TestClause:
+			// runs nothing, but is outside the plain subset: a part a rule can name
+			p := Part{Text: sc.text, Words: []string{"[["}, Name: "[[", Base: "[[", DenyOnly: c.denyOnly}
+			if sc.fl != 0 {
+				p.addFlag(sc.fl, sc.why)
+			}
+			a.finish(&p, &sc)
+			a.parts = append(a.parts, p)
 		case nil:
-			if fl != 0 {
-				p := Part{Text: text, DenyOnly: denyOnly}
-				p.addFlag(fl, fwhy)
+			if sc.fl != 0 {
+				p := Part{Text: sc.text, DenyOnly: c.denyOnly}
+				p.addFlag(sc.fl, sc.why)
 				a.parts = append(a.parts, p)
 			}
 		default:
-			if rf != 0 {
-				redirected = append(redirected, span{from, to, rwhy})
+			if rf, rwhy := redirFlags(st.Redirs); rf != 0 || len(outs) > 0 {
+				redirected = append(redirected, span{from: from, to: to, why: rwhy, paths: outs})
+			}
+			if len(ins) > 0 {
+				redirected = append(redirected, span{from: from, to: to, paths: ins, in: true})
+			}
+		}
+		if len(cons) > 0 {
+			sc := constructsAt(cons, from, to)
+			for i := start; i < len(a.parts); i++ {
+				a.parts[i].Constructs |= sc
 			}
 		}
 		return true
 	})
 }
 
-// evaluatesArithmetic says why n makes bash evaluate arithmetic on a value only known at run
-// time, or "" when it does not. Arithmetic evaluation runs the command substitutions in array
-// subscripts it meets, even inside a variable's value: with x='a[$(rm -rf ~)]', both (( x ))
-// and [[ $x -eq 0 ]] run rm. No argv shows that, so such commands are never allowed by a rule.
+// node looks at a node other than a statement: loops that assign, arithmetic, pipes that feed
+// a shell, quoted text that a later evaluation may run.
+func (a *analyzer) node(src string, n syntax.Node, c *cctx, piped map[*syntax.Stmt]*stdinText) {
+	switch n := n.(type) {
+	case *syntax.BinaryCmd:
+		if n.Op == syntax.Pipe || n.Op == syntax.PipeAll {
+			piped[n.Y] = pipeText(n.X)
+		}
+	case *syntax.ForClause:
+		if wi, ok := n.Loop.(*syntax.WordIter); ok && dangerousEnv(wi.Name.Value) && a.envWhy == "" {
+			a.envWhy = "assigns " + wi.Name.Value + " (a loop variable)"
+		}
+	case *syntax.SglQuoted:
+		// ${x@P}, eval and the like may run the text later: deny and ask rules see it
+		if strings.Contains(n.Value, "$(") || strings.Contains(n.Value, "`") {
+			in := *c
+			in.denyOnly, in.depth, in.text = true, c.depth+1, n.Value
+			a.source(n.Value, &in)
+		}
+	}
+	if why := evaluatesArithmetic(n); why != "" {
+		a.unanalysable(src, n, c, why)
+	}
+}
+
+// unparsable adds the part of a command that does not parse: deny and ask rules still see its
+// words as a best guess; only a rule with allow_unparsable allows it, and only when no word
+// could start another command.
+func (a *analyzer) unparsable(src string, c *cctx, err error) {
+	p := Part{Text: strings.TrimSpace(src), DenyOnly: c.denyOnly, Words: strings.Fields(src)}
+	if len(p.Words) > 0 {
+		p.Name, p.Base = p.Words[0], path.Base(p.Words[0])
+	}
+	p.addFlag(FlagUnparsable, "does not parse: "+err.Error())
+	if strings.ContainsAny(src, ";&|`$<>\n\r\\") {
+		p.addFlag(FlagOpaque, "does not parse, and may hold more than one command")
+	}
+	p.Flags |= c.fl
+	p.Chdir = c.chdir || a.moved
+	a.parts = append(a.parts, p)
+	// every word that could begin a command is a command for deny and ask rules
+	in := *c
+	in.denyOnly = true
+	in.depth = c.depth + 1
+	for _, f := range strings.FieldsFunc(src, func(r rune) bool { return strings.ContainsRune(";&|()`\n{}", r) }) {
+		if ws := strings.Fields(strings.TrimPrefix(strings.TrimSpace(f), "$")); len(ws) > 0 && f != src && len(a.parts) < maxParts {
+			w := words{}
+			for _, s := range ws {
+				w.push(strings.Trim(s, `'"`), false, "")
+			}
+			in.text = strings.TrimSpace(f)
+			a.command(&in, w)
+		}
+	}
+}
 func evaluatesArithmetic(n syntax.Node) string {
 	switch n := n.(type) {
 	case *syntax.ArithmCmd, *syntax.LetClause, *syntax.CStyleLoop:
@@ -264,13 +452,13 @@ func plainIndex(x syntax.ArithmExpr) bool {
 }
 
 // unanalysable adds a part no allow rule matches, for a construct whose effect no argv shows.
-func (a *analyzer) unanalysable(src string, n syntax.Node, inherit Flag, why string, denyOnly bool) {
+func (a *analyzer) unanalysable(src string, n syntax.Node, c *cctx, why string) {
 	text := src
 	if from, to := n.Pos().Offset(), n.End().Offset(); int(to) <= len(src) && from <= to {
 		text = src[from:to]
 	}
-	p := Part{Text: text, DenyOnly: denyOnly}
-	p.addFlag(FlagUnparsable|inherit, why)
+	p := Part{Text: text, DenyOnly: c.denyOnly}
+	p.addFlag(FlagOpaque|c.fl, why)
 	a.parts = append(a.parts, p)
 }
 
@@ -347,34 +535,6 @@ func isDigits(s string) bool {
 	return true
 }
 
-func (a *analyzer) decl(text string, d *syntax.DeclClause, fl Flag, why string, denyOnly bool) {
-	p := Part{Text: text, Words: []string{d.Variant.Value}, Name: d.Variant.Value, Base: d.Variant.Value, DenyOnly: denyOnly}
-	if fl != 0 {
-		p.addFlag(fl, why)
-	}
-	for _, as := range d.Args {
-		var w string
-		dyn := false
-		wwhy := ""
-		if as.Name != nil {
-			w = as.Name.Value
-			if !as.Naked && dangerousEnv(as.Name.Value) {
-				p.addFlag(FlagEnv, "assigns "+as.Name.Value)
-			}
-			if as.Value != nil {
-				v, d, y := wordLit(as.Value)
-				w += "=" + v
-				dyn, wwhy = d, y
-			}
-		} else if as.Value != nil {
-			w, dyn, wwhy = wordLit(as.Value)
-		}
-		p.pushWord(w, dyn, wwhy)
-	}
-	p.checkNames()
-	a.parts = append(a.parts, p)
-}
-
 // checkNames flags a builtin given a variable name whose subscript bash would evaluate.
 func (p *Part) checkNames() {
 	if !nameBuiltins[p.Base] {
@@ -382,7 +542,7 @@ func (p *Part) checkNames() {
 	}
 	for i, w := range p.Words {
 		if !p.dyn(i) && subscriptedName(w) {
-			p.addFlag(FlagUnparsable, "names "+w+", whose subscript "+p.Base+" evaluates as arithmetic")
+			p.addFlag(FlagOpaque, "names "+w+", whose subscript "+p.Base+" evaluates as arithmetic")
 			return
 		}
 	}
@@ -402,40 +562,93 @@ func (p *Part) pushWord(w string, dyn bool, why string) {
 	}
 }
 
-func (a *analyzer) call(text string, c *syntax.CallExpr, fl Flag, why string, denyOnly bool, depth int) {
-	var envFlag Flag
-	envWhy := ""
-	for _, as := range c.Assigns {
+// redirPaths lists the files a statement's redirections read and write.
+func redirPaths(rs []*syntax.Redirect) (ins, outs []pathWord) {
+	for _, r := range rs {
+		if r.Word == nil {
+			continue
+		}
+		switch r.Op {
+		case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+			continue
+		}
+		t, dyn, _ := wordLit(r.Word)
+		pw := pathWord{s: t, dyn: dyn}
+		switch r.Op {
+		case syntax.RdrIn:
+			ins = append(ins, pw)
+		case syntax.RdrInOut:
+			ins = append(ins, pw)
+			outs = append(outs, pw)
+		case syntax.DplIn, syntax.DplOut:
+			if dyn || !(t == "-" || isDigits(t)) {
+				outs = append(outs, pw)
+			}
+		default:
+			outs = append(outs, pw)
+		}
+	}
+	return ins, outs
+}
+
+func (a *analyzer) call(c *cctx, ce *syntax.CallExpr) {
+	for _, as := range ce.Assigns {
 		if as.Name != nil && dangerousEnv(as.Name.Value) {
-			envFlag, envWhy = FlagEnv, "assigns "+as.Name.Value
+			why := "assigns " + as.Name.Value
+			c.flag(FlagEnv, why)
+			if len(ce.Args) == 0 && a.envWhy == "" {
+				a.envWhy = why // NAME=x alone: the later commands of the line see it
+			}
 			break
 		}
 	}
-	if len(c.Args) == 0 {
-		if fl|envFlag != 0 {
-			p := Part{Text: text, DenyOnly: denyOnly}
-			if fl != 0 {
-				p.addFlag(fl, why)
-			}
-			if envFlag != 0 {
-				p.addFlag(envFlag, envWhy)
-			}
+	if len(ce.Args) == 0 {
+		if c.fl != 0 {
+			p := Part{Text: c.text, DenyOnly: c.denyOnly}
+			p.addFlag(c.fl, c.why)
 			a.parts = append(a.parts, p)
 		}
 		return
 	}
 	w := words{}
-	for _, arg := range c.Args {
+	for _, arg := range ce.Args {
 		s, dyn, wwhy := wordLit(arg)
 		w.push(s, dyn, wwhy)
 	}
-	if envFlag != 0 {
-		if fl == 0 {
-			why = envWhy
-		}
-		fl |= envFlag
+	a.command(c, w)
+}
+
+func (a *analyzer) decl(c *cctx, d *syntax.DeclClause) {
+	p := Part{Text: c.text, Words: []string{d.Variant.Value}, Name: d.Variant.Value, Base: d.Variant.Value, DenyOnly: c.denyOnly}
+	if c.fl != 0 {
+		p.addFlag(c.fl, c.why)
 	}
-	a.command(text, w, fl, why, denyOnly, depth)
+	for _, as := range d.Args {
+		var w string
+		dyn := false
+		wwhy := ""
+		if as.Name != nil {
+			w = as.Name.Value
+			if dangerousEnv(as.Name.Value) {
+				// export NAME=x, and also export -n NAME, declare -n NAME, local NAME
+				p.addFlag(FlagEnv, "assigns "+as.Name.Value)
+				if a.envWhy == "" {
+					a.envWhy = "assigns " + as.Name.Value + " (" + d.Variant.Value + ")"
+				}
+			}
+			if as.Value != nil {
+				v, d, y := wordLit(as.Value)
+				w += "=" + v
+				dyn, wwhy = d, y
+			}
+		} else if as.Value != nil {
+			w, dyn, wwhy = wordLit(as.Value)
+		}
+		p.pushWord(w, dyn, wwhy)
+	}
+	p.checkNames()
+	a.finish(&p, c)
+	a.parts = append(a.parts, p)
 }
 
 // words is an argv under construction.
@@ -462,10 +675,11 @@ func (w words) lit(i int) (string, bool) {
 	return w.s[i], true
 }
 
-func (a *analyzer) part(text string, w words, fl Flag, why string, denyOnly bool) *Part {
-	p := Part{Text: text, DenyOnly: denyOnly}
-	if fl != 0 {
-		p.addFlag(fl, why)
+// part adds the part of argv w in context c; denyOnly makes it seen by deny and ask rules only.
+func (a *analyzer) part(c *cctx, w words, denyOnly bool) *Part {
+	p := Part{Text: c.text, DenyOnly: c.denyOnly || denyOnly}
+	if c.fl != 0 {
+		p.addFlag(c.fl, c.why)
 	}
 	for i := range w.s {
 		p.pushWord(w.s[i], w.dyn[i], w.why[i])
@@ -482,260 +696,317 @@ func (a *analyzer) part(text string, w words, fl Flag, why string, denyOnly bool
 		}
 	}
 	p.checkNames()
+	a.finish(&p, c)
 	a.parts = append(a.parts, p)
-	return &a.parts[len(a.parts)-1]
+	return a.last()
+}
+
+// finish adds what the line before the part changed (the directory, a variable), and what
+// the part itself assigns or changes for the commands after it.
+func (a *analyzer) finish(p *Part, c *cctx) {
+	p.Inputs, p.Outputs = c.inputs, c.outputs
+	p.Chdir = c.chdir || a.moved
+	if a.envWhy != "" {
+		p.addFlag(FlagEnv, a.envWhy)
+	}
+	switch p.Base {
+	case "cd", "pushd", "popd":
+		a.moved = true
+	}
+	if p.DenyOnly {
+		return
+	}
+	for _, name := range assignedNames(p) {
+		if dangerousEnv(name) {
+			why := "assigns " + name + " (" + p.Base + ")"
+			p.addFlag(FlagEnv, why)
+			if a.envWhy == "" {
+				a.envWhy = why
+			}
+			return
+		}
+	}
+}
+
+// assignedNames lists the variables a builtin sets: read, printf -v, mapfile, readarray,
+// getopts and unset ("" for a name computed at run time).
+func assignedNames(p *Part) []string {
+	var names []string
+	args := p.Words
+	switch p.Base {
+	case "read", "mapfile", "readarray":
+		val := "dinNptuCcO" // options that take a value
+		if p.Base == "read" {
+			val = "dinNptu"
+		}
+		def := "REPLY"
+		if p.Base != "read" {
+			def = "MAPFILE"
+		}
+		for i := 1; i < len(args); i++ {
+			s := args[i]
+			if p.dyn(i) {
+				return []string{""}
+			}
+			if s == "--" {
+				names = append(names, args[i+1:]...)
+				break
+			}
+			if strings.HasPrefix(s, "-") && len(s) > 1 {
+				for j := 1; j < len(s); j++ {
+					if s[j] == 'a' && p.Base == "read" { // read -a NAME
+						if j+1 < len(s) {
+							names = append(names, s[j+1:])
+						} else if i+1 < len(args) {
+							i++
+							names = append(names, args[i])
+						}
+						break
+					}
+					if strings.IndexByte(val, s[j]) >= 0 {
+						if j+1 == len(s) {
+							i++
+						}
+						break
+					}
+				}
+				continue
+			}
+			names = append(names, s)
+		}
+		if len(names) == 0 {
+			names = append(names, def)
+		}
+	case "printf":
+		for i := 1; i+1 < len(args); i++ {
+			if args[i] == "-v" {
+				names = append(names, args[i+1])
+			} else if strings.HasPrefix(args[i], "-v") {
+				names = append(names, args[i][2:])
+			}
+			if !strings.HasPrefix(args[i], "-") {
+				break
+			}
+		}
+	case "getopts":
+		if len(args) > 2 {
+			names = append(names, args[2])
+		}
+		names = append(names, "OPTARG", "OPTIND")
+	case "unset":
+		for i := 1; i < len(args); i++ {
+			if !strings.HasPrefix(args[i], "-") {
+				names = append(names, args[i])
+			}
+		}
+	}
+	for i, n := range names {
+		if j := strings.IndexByte(n, '['); j > 0 {
+			names[i] = n[:j]
+		}
+	}
+	return names
+}
+
+// specials are the commands seen through that are not wrappers of an argv.
+var specials map[string]func(a *analyzer, c *cctx, w words, base string)
+
+func init() {
+	specials = map[string]func(a *analyzer, c *cctx, w words, base string){
+		"trap":   (*analyzer).trap,
+		"alias":  (*analyzer).alias,
+		".":      (*analyzer).dot,
+		"source": (*analyzer).dot,
+		"find":   (*analyzer).find,
+	}
 }
 
 // command adds the parts of one argv, seeing through the wrappers that run another command.
-func (a *analyzer) command(text string, w words, fl Flag, why string, denyOnly bool, depth int) {
+func (a *analyzer) command(c *cctx, w words) {
 	if len(w.s) == 0 {
 		return
 	}
 	name, ok := w.lit(0)
 	if !ok {
-		a.part(text, w, fl, why, denyOnly)
+		a.part(c, w, false)
+		return
+	}
+	if c.depth > maxDepth*4 || len(a.parts) > maxParts {
+		p := a.part(c, w, false)
+		p.addFlag(FlagOpaque, "wrappers nested too deeply")
 		return
 	}
 	base := path.Base(name)
-	if depth > maxDepth*4 {
-		p := a.part(text, w, fl, why, denyOnly)
-		p.addFlag(FlagUnparsable, "wrappers nested too deeply")
-		return
-	}
-	wrapper := func(inner int, innerFl Flag, innerWhy string) {
-		a.part(text, w, fl, why, true)
-		if inner < len(w.s) {
-			f, y := fl, why
-			if innerFl != 0 {
-				if f == 0 {
-					y = innerWhy
-				}
-				f |= innerFl
-			}
-			a.command(text, w.from(inner), f, y, denyOnly, depth+1)
-		}
-	}
-	switch base {
-	case "env":
-		i := 1
-		var ef Flag
-		ewhy := ""
-		for ; i < len(w.s); i++ {
-			s, ok := w.lit(i)
-			if !ok {
-				break
-			}
-			if s == "--" {
-				i++
-				break
-			}
-			if strings.HasPrefix(s, "-") {
-				switch {
-				case s == "-C" || s == "--chdir" || strings.HasPrefix(s, "--chdir=") || (strings.HasPrefix(s, "-C") && len(s) > 2):
-					if s == "-C" || s == "--chdir" {
-						i++
-					}
-					// like cd: the command's relative paths are not what they look like
-					ef, ewhy = ef|FlagUnparsable, "runs in another directory (env -C), where its relative paths point elsewhere"
-				case s == "-u" || s == "--unset":
-					i++
-				case s == "-S" || strings.HasPrefix(s, "--split-string") || (strings.HasPrefix(s, "-S") && len(s) > 2):
-					p := a.part(text, w, fl, why, denyOnly)
-					p.addFlag(FlagUnparsable, "env -S splits a command string")
-					return
-				}
-				continue
-			}
-			if eq := strings.IndexByte(s, '='); eq > 0 {
-				if dangerousEnv(s[:eq]) {
-					ef, ewhy = FlagEnv, "assigns "+s[:eq]
-				}
-				continue
-			}
-			break
-		}
-		if i >= len(w.s) {
-			a.part(text, w, fl|ef, firstWhy(fl, why, ewhy), denyOnly)
-			return
-		}
-		wrapper(i, ef, ewhy)
-	case "command", "builtin":
-		i := 1
-		for ; i < len(w.s); i++ {
-			s, ok := w.lit(i)
-			if !ok || !strings.HasPrefix(s, "-") {
-				break
-			}
-			if s == "-v" || s == "-V" { // only looks the name up
-				a.part(text, w, fl, why, denyOnly)
-				return
-			}
-			if s == "--" {
-				i++
-				break
-			}
-		}
-		if i >= len(w.s) {
-			a.part(text, w, fl, why, denyOnly)
-			return
-		}
-		wrapper(i, 0, "")
-	case "exec", "nohup", "time", "setsid", "nice", "stdbuf", "timeout", "chronic", "ionice":
-		i := skipOptions(base, w)
-		if base == "timeout" && i < len(w.s) {
-			i++ // the duration
-		}
-		if i >= len(w.s) {
-			a.part(text, w, fl, why, denyOnly)
-			return
-		}
-		var wf Flag
-		wwhy := ""
-		if base == "time" {
-			if out, ok := timeOutput(w.s[:i], w.dyn[:i]); ok {
-				wf, wwhy = FlagRedirect, "writes time's report to "+out
-			}
-		}
-		wrapper(i, wf, wwhy)
-	case "xargs":
-		i := skipOptions(base, w)
-		if i >= len(w.s) {
-			a.part(text, w, fl, why, true)
-			inner := words{}
-			inner.push("echo", false, "")
-			inner.push("", true, "xargs appends arguments read from its input")
-			a.command(text, inner, fl, why, denyOnly, depth+1)
-			return
-		}
-		inner := w.from(i)
-		inner = words{s: append([]string{}, inner.s...), dyn: append([]bool{}, inner.dyn...), why: append([]string{}, inner.why...)}
-		if rep := xargsReplace(w.s[:i], w.dyn[:i]); rep != "" {
-			// -I {}: the input replaces {} in the words instead of being appended
-			for j := range inner.s {
-				if !inner.dyn[j] && strings.Contains(inner.s[j], rep) {
-					inner.s[j], inner.dyn[j], inner.why[j] = "", true, "has "+rep+" replaced with xargs's input"
-				}
-			}
-		} else {
-			inner.push("", true, "xargs appends arguments read from its input")
-		}
-		a.part(text, w, fl, why, true)
-		a.command(text, inner, fl, why, denyOnly, depth+1)
-	case "sudo", "doas", "run0", "pkexec":
-		// Privilege is never granted by a rule about the inner command: the argv as written
-		// (sudo ...) must be allowed, and the inner command is still seen by deny and ask rules.
-		a.part(text, w, fl, why, denyOnly)
-		i := skipOptions(base, w)
-		if i < len(w.s) {
-			a.command(text, w.from(i), fl, why, true, depth+1)
-		}
-	case "eval", "watch":
-		i := 1
-		if base == "watch" {
-			i = skipOptions(base, w)
-		}
-		str, ok := joinLit(w, i)
-		if !ok {
-			p := a.part(text, w, fl, why, denyOnly)
-			p.addFlag(FlagUnparsable, base+" of a string computed at run time")
-			return
-		}
-		a.part(text, w, fl, why, true)
-		a.source(str, fl, why, denyOnly, depth+1)
-	case "trap":
-		// trap ACTION SIGNAL...: the action runs later, as if eval'd
-		act, ok := w.lit(1)
-		if len(w.s) < 3 || (ok && (act == "-" || act == "" || strings.HasPrefix(act, "-"))) {
-			a.part(text, w, fl, why, denyOnly)
-			return
-		}
-		if !ok {
-			p := a.part(text, w, fl, why, denyOnly)
-			p.addFlag(FlagUnparsable, "trap of an action computed at run time")
-			return
-		}
-		a.part(text, w, fl, why, denyOnly)
-		a.source(act, fl, why, denyOnly, depth+1)
-	case "alias":
-		// alias NAME=VALUE: the value runs wherever NAME is used (with expand_aliases)
-		a.part(text, w, fl, why, denyOnly)
-		for i := 1; i < len(w.s); i++ {
-			s, ok := w.lit(i)
-			if !ok {
-				p := a.part(text, w, fl, why, denyOnly)
-				p.addFlag(FlagUnparsable, "alias of a value computed at run time")
-				return
-			}
-			if eq := strings.IndexByte(s, '='); eq > 0 {
-				a.source(s[eq+1:], fl, why, denyOnly, depth+1)
-			}
-		}
-	case "busybox", "toybox":
-		if len(w.s) < 2 {
-			a.part(text, w, fl, why, denyOnly)
-			return
-		}
-		wrapper(1, 0, "")
-	case "su":
-		// su [user] -c STRING: like sudo, allowed only as written; the string is still judged
-		// by deny and ask rules
-		a.part(text, w, fl, why, denyOnly)
-		for i := 1; i+1 < len(w.s); i++ {
-			if s, ok := w.lit(i); ok && (s == "-c" || s == "--command") {
-				if str, ok := w.lit(i + 1); ok {
-					a.source(str, fl, why, true, depth+1)
-				}
-			}
-		}
-	case "ssh":
-		// the remote command is judged by deny and ask rules; allow rules see ssh as written
-		a.part(text, w, fl, why, denyOnly)
-		i := skipOptions(base, w)
-		if i+1 < len(w.s) {
-			if str, ok := joinLit(w, i+1); ok {
-				a.source(str, fl, why, true, depth+1)
-			}
-		}
-	case "find":
-		a.find(text, w, fl, why, denyOnly, depth)
+	switch {
+	case name == "--":
+		// time -p -- cmd: bash's time takes --, which the parser reads as the command
+		p := a.part(c, w, false)
+		p.addFlag(FlagOpaque, "runs a command named --")
+		a.command(c, w.from(1))
+	case wrapperTable[base] != nil:
+		a.wrap(c, wrapperTable[base], w, base)
+	case specials[base] != nil:
+		specials[base](a, c, w, base)
+	case shells[base]:
+		a.shell(c, w, base)
 	default:
-		if shells[base] {
-			if opt, unsafe := shellStartup(w); unsafe {
-				// startup files run before the command string, unseen
-				p := a.part(text, w, fl, why, denyOnly)
-				p.addFlag(FlagUnparsable, "runs startup files fr-approve does not see ("+base+" "+opt+")")
-				if str, at, ok := shellString(w); ok && at >= 0 {
-					a.source(str, fl, why, true, depth+1)
-				}
-				return
-			}
-			if str, at, ok := shellString(w); ok {
-				if at < 0 {
-					p := a.part(text, w, fl, why, denyOnly)
-					p.addFlag(FlagUnparsable, base+" -c runs a command string computed at run time")
-					return
-				}
-				a.part(text, w, fl, why, true)
-				a.source(str, fl, why, denyOnly, depth+1)
-				return
-			}
-			if in := a.stdin; in != nil && readsStdin(w) {
-				if in.dyn {
-					p := a.part(text, w, fl, why, denyOnly)
-					p.addFlag(FlagUnparsable, base+" runs a here-document computed at run time")
-					return
-				}
-				a.part(text, w, fl, why, true)
-				a.stdin = nil
-				a.source(in.text, fl, why, denyOnly, depth+1)
-				return
-			}
-		}
-		a.part(text, w, fl, why, denyOnly)
+		a.part(c, w, false)
 	}
 }
 
-// joinLit joins the words from i on with spaces, as eval and ssh do; false if one is computed.
+// trap [-lp] [--] ACTION SIGNAL...: the action runs later, as if eval'd.
+func (a *analyzer) trap(c *cctx, w words, base string) {
+	i := 1
+	for i < len(w.s) {
+		s, ok := w.lit(i)
+		if !ok || s == "-" || !strings.HasPrefix(s, "-") {
+			break
+		}
+		i++
+		if s == "--" {
+			break
+		}
+	}
+	act, ok := w.lit(i)
+	if i >= len(w.s) || (ok && (act == "-" || act == "")) {
+		a.part(c, w, false)
+		return
+	}
+	if !ok {
+		p := a.part(c, w, false)
+		p.addFlag(FlagOpaque, "trap of an action computed at run time")
+		return
+	}
+	a.part(c, w, false)
+	in := *c
+	in.depth++
+	a.source(act, &in)
+}
+
+// alias NAME=VALUE: the value runs wherever NAME is used (with expand_aliases).
+func (a *analyzer) alias(c *cctx, w words, base string) {
+	a.part(c, w, false)
+	in := *c
+	in.depth++
+	for i := 1; i < len(w.s); i++ {
+		s, ok := w.lit(i)
+		if !ok {
+			p := a.part(c, w, false)
+			p.addFlag(FlagOpaque, "alias of a value computed at run time")
+			return
+		}
+		if eq := strings.IndexByte(s, '='); eq > 0 {
+			a.source(s[eq+1:], &in)
+		}
+	}
+}
+
+// stdinFiles name the standard input.
+var stdinFiles = map[string]bool{"/dev/stdin": true, "/dev/fd/0": true, "/proc/self/fd/0": true, "-": true}
+
+// dot: `. FILE` and `source FILE` run the commands in FILE; from the standard input they are
+// the here-document or the echo piped in, when known.
+func (a *analyzer) dot(c *cctx, w words, base string) {
+	i := 1
+	if s, ok := w.lit(i); ok && s == "--" {
+		i++
+	}
+	p := a.part(c, w, false)
+	file, ok := w.lit(i)
+	switch {
+	case i >= len(w.s):
+	case !ok:
+		p.addFlag(FlagOpaque, base+" runs the commands of a file named at run time")
+	case stdinFiles[path.Clean(file)] || stdinFiles[file]:
+		in := a.stdin
+		if in == nil || in.dyn {
+			p.addFlag(FlagOpaque, base+" runs commands read from its input")
+			return
+		}
+		p.DenyOnly = true
+		a.stdin = nil
+		sub := *c
+		sub.depth++
+		a.source(in.text, &sub)
+	}
+}
+
+// shell: sh -c STRING runs STRING; sh reading its input runs the here-document or the echo
+// piped to it.
+func (a *analyzer) shell(c *cctx, w words, base string) {
+	in := *c
+	in.depth++
+	if opt, unsafe := shellStartup(w); unsafe {
+		// startup files run before the command string, unseen
+		p := a.part(c, w, false)
+		p.addFlag(FlagOpaque, "runs startup files fr-approve does not see ("+base+" "+opt+")")
+		if str, at, ok := shellString(w); ok && at >= 0 {
+			in.denyOnly = true
+			a.source(str, &in)
+		}
+		return
+	}
+	if str, at, ok := shellString(w); ok {
+		if at < 0 {
+			p := a.part(c, w, false)
+			p.addFlag(FlagOpaque, base+" -c runs a command string computed at run time")
+			return
+		}
+		a.part(c, w, true)
+		a.source(str, &in)
+		return
+	}
+	if st := a.stdin; st != nil && readsStdin(w) {
+		if st.dyn {
+			p := a.part(c, w, false)
+			p.addFlag(FlagOpaque, base+" runs commands read from its input")
+			return
+		}
+		a.part(c, w, true)
+		a.stdin = nil
+		a.source(st.text, &in)
+		return
+	}
+	a.part(c, w, false)
+}
+
+// find: the commands of -exec, -execdir, -ok and -okdir are parts of their own; -execdir and
+// -okdir run them in each file's directory.
+func (a *analyzer) find(c *cctx, w words, base string) {
+	own := words{}
+	own.push(w.s[0], w.dyn[0], w.why[0])
+	for i := 1; i < len(w.s); i++ {
+		s, ok := w.lit(i)
+		if ok && (s == "-exec" || s == "-execdir" || s == "-ok" || s == "-okdir") {
+			inner := words{}
+			j := i + 1
+			for ; j < len(w.s); j++ {
+				t, ok := w.lit(j)
+				if ok && (t == ";" || t == "+") {
+					break
+				}
+				if ok && strings.Contains(t, "{}") {
+					inner.push("", true, "find substitutes file names for {}")
+					continue
+				}
+				inner.push(w.s[j], w.dyn[j], w.why[j])
+			}
+			if len(inner.s) > 0 {
+				in := *c
+				in.depth++
+				if strings.HasSuffix(s, "dir") {
+					in.chdir = true
+					in.flag(FlagOpaque, "runs in each file's directory (find "+s+"), where its relative paths point elsewhere")
+				}
+				a.command(&in, inner)
+			}
+			i = j
+			continue
+		}
+		own.push(w.s[i], w.dyn[i], w.why[i])
+	}
+	a.part(c, own, false)
+}
 func joinLit(w words, i int) (string, bool) {
 	var b strings.Builder
 	for j := i; j < len(w.s); j++ {
@@ -751,156 +1022,6 @@ func joinLit(w words, i int) (string, bool) {
 	return b.String(), true
 }
 
-func firstWhy(fl Flag, why, other string) string {
-	if fl != 0 {
-		return why
-	}
-	return other
-}
-
-// optionsWithValue lists, per wrapper, the short options that take the next word as a value.
-var optionsWithValue = map[string]string{
-	"exec":    "a",
-	"time":    "fo",
-	"nice":    "n",
-	"stdbuf":  "ioe",
-	"timeout": "sk",
-	"ionice":  "cnp",
-	"xargs":   "adEeIiLlnPs",
-	"sudo":    "CDghpRrTtUu",
-	"doas":    "Cu",
-	"run0":    "u",
-	"watch":   "n",
-	"ssh":     "BbcDEeFIiJLlmOoPpQRSWw",
-}
-
-// timeOutput finds the file GNU or BSD time writes its report to (-o FILE, --output=FILE);
-// a file named at run time is reported as such.
-func timeOutput(ws []string, dyn []bool) (string, bool) {
-	for i := 1; i < len(ws); i++ {
-		s := ws[i]
-		if dyn[i] {
-			continue
-		}
-		switch {
-		case s == "-o" || s == "--output":
-			if i+1 < len(ws) {
-				if dyn[i+1] {
-					return "a file named at run time", true
-				}
-				return ws[i+1], true
-			}
-			return "a file", true
-		case strings.HasPrefix(s, "--output="):
-			return strings.TrimPrefix(s, "--output="), true
-		case strings.HasPrefix(s, "-") && !strings.HasPrefix(s, "--"):
-			// a cluster such as -ao FILE or -oFILE
-			if j := strings.IndexAny(s[1:], "of"); j >= 0 && s[1+j] == 'o' {
-				if rest := s[2+j:]; rest != "" {
-					return rest, true
-				}
-				if i+1 < len(ws) {
-					return ws[i+1], true
-				}
-				return "a file", true
-			}
-		}
-	}
-	return "", false
-}
-
-// skipOptions returns the index of the first word after the options of a wrapper.
-func skipOptions(cmd string, w words) int {
-	withValue := optionsWithValue[cmd]
-	for i := 1; i < len(w.s); i++ {
-		s, ok := w.lit(i)
-		if !ok {
-			return i
-		}
-		if s == "--" {
-			return i + 1
-		}
-		if !strings.HasPrefix(s, "-") || s == "-" {
-			if cmd == "nice" || cmd == "timeout" {
-				return i
-			}
-			return i
-		}
-		if strings.HasPrefix(s, "--") {
-			if !strings.Contains(s, "=") && longTakesValue(cmd, s) {
-				i++
-			}
-			continue
-		}
-		if cmd == "nice" && isDigits(s[1:]) { // nice -10 cmd
-			continue
-		}
-		// -abc: a value-taking option ends the cluster; its value is the rest or the next word
-		c := s[1:]
-		for j := 0; j < len(c); j++ {
-			if strings.IndexByte(withValue, c[j]) >= 0 {
-				if j == len(c)-1 {
-					if cmd == "xargs" && (c[j] == 'i' || c[j] == 'l' || c[j] == 'e') {
-						break // optional value, attached only
-					}
-					i++
-				}
-				break
-			}
-		}
-	}
-	return len(w.s)
-}
-
-func longTakesValue(cmd, opt string) bool {
-	switch cmd {
-	case "xargs":
-		switch opt {
-		case "--arg-file", "--delimiter", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var":
-			return true
-		}
-	case "sudo":
-		switch opt {
-		case "--user", "--group", "--host", "--prompt", "--role", "--type", "--other-user", "--chdir", "--close-from", "--command-timeout":
-			return true
-		}
-	case "timeout":
-		return opt == "--signal" || opt == "--kill-after"
-	case "time":
-		return opt == "--output" || opt == "--format"
-	case "nice":
-		return opt == "--adjustment"
-	case "ionice":
-		return opt == "--class" || opt == "--classdata" || opt == "--pid"
-	}
-	return false
-}
-
-// xargsReplace returns the replace string of xargs -I R, -i[R] or --replace[=R], or "".
-func xargsReplace(ws []string, dyn []bool) string {
-	for i := 1; i < len(ws); i++ {
-		if dyn[i] {
-			continue
-		}
-		s := ws[i]
-		switch {
-		case s == "-I" && i+1 < len(ws):
-			return ws[i+1]
-		case strings.HasPrefix(s, "-I") && len(s) > 2:
-			return s[2:]
-		case s == "-i" || s == "--replace":
-			return "{}"
-		case strings.HasPrefix(s, "-i") && len(s) > 2 && s[1] == 'i':
-			return s[2:]
-		case strings.HasPrefix(s, "--replace="):
-			return strings.TrimPrefix(s, "--replace=")
-		}
-	}
-	return ""
-}
-
-// shellString finds the command string of `sh -c STRING`. at is -1 when the string is
-// computed at run time; ok is false when the shell runs a script file or its input instead.
 func shellString(w words) (str string, at int, ok bool) {
 	sawC := false
 	for i := 1; i < len(w.s); i++ {
@@ -984,38 +1105,6 @@ func readsStdin(w words) bool {
 	return true
 }
 
-func (a *analyzer) find(text string, w words, fl Flag, why string, denyOnly bool, depth int) {
-	own := words{}
-	own.push(w.s[0], w.dyn[0], w.why[0])
-	for i := 1; i < len(w.s); i++ {
-		s, ok := w.lit(i)
-		if ok && (s == "-exec" || s == "-execdir" || s == "-ok" || s == "-okdir") {
-			inner := words{}
-			j := i + 1
-			for ; j < len(w.s); j++ {
-				t, ok := w.lit(j)
-				if ok && (t == ";" || t == "+") {
-					break
-				}
-				if ok && strings.Contains(t, "{}") {
-					inner.push("", true, "find substitutes file names for {}")
-					continue
-				}
-				inner.push(w.s[j], w.dyn[j], w.why[j])
-			}
-			if len(inner.s) > 0 {
-				a.command(text, inner, fl, why, denyOnly, depth+1)
-			}
-			i = j
-			continue
-		}
-		own.push(w.s[i], w.dyn[i], w.why[i])
-	}
-	a.part(text, own, fl, why, denyOnly)
-}
-
-// wordLit returns the value of a word when it is known before running the command; dyn is true
-// (and why says why) when any of it is computed at run time.
 func wordLit(w *syntax.Word) (s string, dyn bool, why string) {
 	if w == nil {
 		return "", true, "an empty word"

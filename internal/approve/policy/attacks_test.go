@@ -1,0 +1,237 @@
+package policy
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+// testdata/attacks.yaml is a corpus of attempts to get something past a policy that it did not
+// mean to allow, and of ordinary commands it means to allow. Each attempt is decided as text;
+// nothing in it is ever run.
+
+var updateGaps = flag.Bool("update-gaps", false, "rewrite testdata/attacks-known-gaps.txt with the attempts that fail today")
+
+const (
+	attacksFile = "testdata/attacks.yaml"
+	gapsFile    = "testdata/attacks-known-gaps.txt"
+)
+
+type attackFile struct {
+	Policies map[string]string `yaml:"policies"`
+	Attempts []attempt         `yaml:"attempts"`
+}
+
+// attempt is a decision case with an id, what it would do if run, and an expectation of
+// allow, not-allow (deny or ask), deny or ask.
+type attempt struct {
+	ID           string `yaml:"id"`
+	Class        string `yaml:"class"`
+	Does         string `yaml:"does"`
+	decisionCase `yaml:",inline"`
+	// Raw is the whole event as the body of a Go string literal ("\xff" is one byte), for
+	// bytes YAML cannot carry.
+	Raw *string `yaml:"raw"`
+	// Repeat replaces each mark in Raw or Event by text repeated times times.
+	Repeat []struct {
+		Mark  string `yaml:"mark"`
+		Text  string `yaml:"text"`
+		Times int    `yaml:"times"`
+	} `yaml:"repeat"`
+}
+
+func (a *attempt) bytes(t *testing.T) []byte {
+	t.Helper()
+	var b []byte
+	if a.Raw != nil {
+		s, err := strconv.Unquote(`"` + *a.Raw + `"`)
+		if err != nil {
+			t.Fatalf("line %d: raw: %v", a.line, err)
+		}
+		b = []byte(s)
+	} else {
+		b = a.event(t)
+	}
+	for _, r := range a.Repeat {
+		b = []byte(strings.ReplaceAll(string(b), r.Mark, strings.Repeat(r.Text, r.Times)))
+	}
+	return b
+}
+
+var attemptID = regexp.MustCompile(`^c[0-9]+-[a-z0-9][a-z0-9.-]*$|^ok-[a-z0-9][a-z0-9.-]*$`)
+
+// attackRoot is the directory attempts are decided against: a small project whose src holds
+// symbolic links out of it.
+func attackRoot(t *testing.T) string {
+	root := t.TempDir()
+	for _, d := range []string{"src", "internal/x", "testdata"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, target := range map[string]string{
+		"src/etc":        "/etc",
+		"src/up":         "../..",
+		"src/root":       "/",
+		"src/shadow":     "/etc/shadow",
+		"docs":           "/root",
+		"internal/x/env": "/proc/self/environ",
+	} {
+		if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func loadAttacks(t *testing.T) (*attackFile, map[string]*Policy) {
+	data, err := os.ReadFile(attacksFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var af attackFile
+	if err := doc.Decode(&af); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(doc.Content[0].Content); i += 2 {
+		if doc.Content[0].Content[i].Value == "attempts" {
+			for j, n := range doc.Content[0].Content[i+1].Content {
+				af.Attempts[j].line = n.Line
+			}
+		}
+	}
+	pols := map[string]*Policy{}
+	for name, src := range af.Policies {
+		p, err := Load([]byte(src), name+".yaml")
+		if err != nil {
+			t.Fatalf("policy %s: %v", name, err)
+		}
+		pols[name] = p
+	}
+	for _, name := range []string{"ci-go", "cautious"} {
+		p, err := LoadFile(filepath.Join("..", "..", "..", "examples", name+".yaml"))
+		if err != nil {
+			t.Fatalf("examples/%s.yaml: %v", name, err)
+		}
+		pols[name] = p
+	}
+	return &af, pols
+}
+
+func readGaps(t *testing.T) map[string]bool {
+	gaps := map[string]bool{}
+	f, err := os.Open(gapsFile)
+	if os.IsNotExist(err) {
+		return gaps
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if l := strings.TrimSpace(sc.Text()); l != "" && !strings.HasPrefix(l, "#") {
+			gaps[l] = true
+		}
+	}
+	return gaps
+}
+
+// TestAttacks decides every attempt of testdata/attacks.yaml. Unless FR_ATTACKS_STRICT=1, an
+// attempt listed in testdata/attacks-known-gaps.txt that fails is only logged; `go test -run
+// TestAttacks -args -update-gaps` rewrites that list.
+func TestAttacks(t *testing.T) {
+	af, pols := loadAttacks(t)
+	if len(af.Attempts) < 450 {
+		t.Errorf("only %d attempts", len(af.Attempts))
+	}
+	strict := os.Getenv("FR_ATTACKS_STRICT") == "1"
+	gaps := readGaps(t)
+	root := attackRoot(t)
+	seen := map[string]int{}
+	var failing []string
+	for i := range af.Attempts {
+		a := &af.Attempts[i]
+		if !attemptID.MatchString(a.ID) {
+			t.Errorf("attacks.yaml:%d: id %q is not c<class>-words or ok-words", a.line, a.ID)
+		}
+		if l, dup := seen[a.ID]; dup {
+			t.Errorf("attacks.yaml:%d: id %s already used on line %d", a.line, a.ID, l)
+		}
+		seen[a.ID] = a.line
+		t.Run(fmt.Sprintf("line%d_%s", a.line, a.ID), func(t *testing.T) {
+			if a.Does == "" {
+				t.Errorf("attacks.yaml:%d: %s says nothing in does:", a.line, a.ID)
+			}
+			p := pols[a.Policy]
+			if p == nil {
+				t.Fatalf("attacks.yaml:%d: no policy %q", a.line, a.Policy)
+			}
+			d, err := NewDecider(p, root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d.Warn = func(string, ...any) {}
+			ev := a.bytes(t)
+			got := d.Decide(ev)
+			var ok bool
+			switch a.Expect {
+			case "not-allow":
+				ok = got.Verdict != Allow
+			case "allow", "deny", "ask":
+				ok = got.Verdict.String() == a.Expect
+			default:
+				t.Fatalf("attacks.yaml:%d: expect %q: allow, not-allow, deny or ask", a.line, a.Expect)
+			}
+			if ok {
+				return
+			}
+			failing = append(failing, a.ID)
+			shown := ev
+			if len(shown) > 300 {
+				shown = append(append([]byte{}, shown[:300]...), "..."...)
+			}
+			msg := fmt.Sprintf("attacks.yaml:%d %s (%s: %s)\n%s\n got %s by %s %s (part %q, %s), want %s",
+				a.line, a.ID, a.Policy, a.Does, shown, got.Verdict, got.Decider, got.Rule, got.Part, got.Reason, a.Expect)
+			if gaps[a.ID] && !strict && !*updateGaps {
+				t.Log("known gap: " + msg)
+				return
+			}
+			if !*updateGaps {
+				t.Error(msg)
+			}
+		})
+	}
+	if *updateGaps {
+		sort.SliceStable(failing, func(i, j int) bool { return seen[failing[i]] < seen[failing[j]] })
+		var b strings.Builder
+		b.WriteString("# Attempts of attacks.yaml the policy analysis still gets wrong, one id a line.\n")
+		b.WriteString("# Written by: go test -run TestAttacks -args -update-gaps\n")
+		b.WriteString("# They are logged, not failed, unless FR_ATTACKS_STRICT=1.\n")
+		for _, id := range failing {
+			b.WriteString(id + "\n")
+		}
+		if err := os.WriteFile(gapsFile, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %d attempts", gapsFile, len(failing))
+	}
+	for id := range gaps {
+		if _, ok := seen[id]; !ok {
+			t.Errorf("%s names %s, which is no attempt", gapsFile, id)
+		}
+	}
+}
