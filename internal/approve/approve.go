@@ -409,7 +409,8 @@ func (srv *server) run(ctx context.Context, in io.Reader) error {
 			}
 			return cmdutil.Errorf(cmdutil.ExitFailed, "reading events: %v", err)
 		}
-		if l.Kind != wire.EventLine {
+		typ, ok := promptType(l)
+		if !ok {
 			continue
 		}
 		start := time.Now()
@@ -417,7 +418,7 @@ func (srv *server) run(ctx context.Context, in io.Reader) error {
 			srv.session = &sess
 			srv.dec.Session = sess
 		}
-		switch l.Type {
+		switch typ {
 		case wire.TypeReady, wire.TypeHello:
 			if err := srv.vc.check(l); err != nil {
 				return err

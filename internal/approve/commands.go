@@ -149,14 +149,15 @@ func check(c *cli.Context, s cmdutil.Streams) error {
 			if err != nil {
 				return cmdutil.Errorf(cmdutil.ExitFailed, "%s: %v", displayName(name), err)
 			}
-			if l.Kind != wire.EventLine {
+			typ, ok := promptType(l)
+			if !ok {
 				continue
 			}
 			if sess, ok := sessionOf(l); ok {
 				dec.Session = sess
 			}
-			row := CheckRow{File: shown, Line: rd.LineNumber(), Type: l.Type}
-			switch l.Type {
+			row := CheckRow{File: shown, Line: rd.LineNumber(), Type: typ}
+			switch typ {
 			case wire.TypeReady, wire.TypeHello:
 				if err := vc.check(l); err != nil {
 					return err

@@ -118,6 +118,11 @@ target, keyword. Each is a glob or /regex/, or a list of them; a field left out 
 kind: names the approval kind; a rule with no kind and no matcher applies to every known
 kind. An approval kind this build does not know is never allowed by such a wildcard: only a
 rule naming it (kind: browser_action) can allow it. A malformed prompt is always denied.
+Malformed includes a prompt nested deeper than a JSON decoder follows or cut short (a line
+whose top level says "type":"approval_request" is answered even when it is not valid JSON), text
+that is not UTF-8 (raw bytes, or an escaped lone surrogate such as \ud800), and a deciding field
+given twice with different values or under a key in another case ("command" and "Command"):
+readers could take such a prompt two ways. An undecodable question is skipped.
 
 when: a jq expression (gojq) over the whole event; the rule matches only when it yields a
 value other than false or null. A run-time error is a warning and no match.

@@ -1,9 +1,14 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/fuseraft/fr/internal/jsonscan"
 )
 
 // Approval kinds of the protocol page, section "Prompts". New kinds may be added in any
@@ -50,8 +55,14 @@ var ErrMalformedPrompt = errors.New("malformed prompt")
 
 // DecodeApprovalRequest decodes an approval_request event. A known kind whose fields are
 // missing or of the wrong type gives an error wrapping ErrMalformedPrompt; an unknown kind is
-// not an error (check KnownKind).
+// not an error (check KnownKind). So does a prompt that two readers could read two ways: one
+// that is not UTF-8 anywhere (raw bytes, or an escaped lone surrogate such as \ud800, which
+// decoders replace with U+FFFD), or whose kind, or a field of its kind, is given twice with
+// different values or under a key that differs from the field's name only in case.
 func DecodeApprovalRequest(raw []byte) (*ApprovalRequest, error) {
+	if !ValidText(raw) {
+		return nil, fmt.Errorf("%w: not valid UTF-8 (raw bytes, or an escaped lone surrogate)", ErrMalformedPrompt)
+	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrMalformedPrompt, err)
@@ -99,7 +110,49 @@ func DecodeApprovalRequest(raw []byte) (*ApprovalRequest, error) {
 			return nil, err
 		}
 	}
+	names := []string{"kind"}
+	for _, f := range fields {
+		names = append(names, f.name)
+	}
+	if err := ambiguousKeys(raw, names); err != nil {
+		return nil, err
+	}
 	return r, nil
+}
+
+// ambiguousKeys reports a key of the object raw (valid JSON) that names one of names twice
+// with different values, or in another case.
+func ambiguousKeys(raw []byte, names []string) error {
+	seen := map[string]string{}
+	i := jsonscan.SkipSpace(raw, 0)
+	for i < len(raw) && raw[i] != '}' {
+		i = jsonscan.SkipSpace(raw, i+1) // '{' or ','
+		if i >= len(raw) || raw[i] != '"' {
+			break // {}
+		}
+		kEnd := jsonscan.SkipString(raw, i)
+		k, _ := jsonscan.Unquote(raw[i:kEnd])
+		i = jsonscan.SkipSpace(raw, jsonscan.SkipSpace(raw, kEnd)+1) // ':'
+		vEnd := jsonscan.SkipValue(raw, i)
+		v := string(raw[i:vEnd])
+		if s, ok := jsonscan.Unquote(raw[i:vEnd]); ok && v != "" && v[0] == '"' {
+			v = "s" + s
+		}
+		i = jsonscan.SkipSpace(raw, vEnd)
+		for _, n := range names {
+			if !strings.EqualFold(k, n) {
+				continue
+			}
+			if k != n {
+				return fmt.Errorf("%w: a key %q besides %q", ErrMalformedPrompt, k, n)
+			}
+			if prev, dup := seen[n]; dup && prev != v {
+				return fmt.Errorf("%w: %q given twice, with different values", ErrMalformedPrompt, n)
+			}
+			seen[n] = v
+		}
+	}
+	return nil
 }
 
 func (r *ApprovalRequest) kindOrType() string {
@@ -130,4 +183,49 @@ func (r *ApprovalRequest) Summary() string {
 		return s
 	}
 	return "unknown kind " + fmt.Sprintf("%q", r.Kind)
+}
+
+// ValidText reports whether the JSON text raw is UTF-8 throughout and escapes no UTF-16
+// surrogate that is not half of a pair (\ud800 alone, or \udc00 first): text that every JSON
+// reader decodes to the same characters, where others replace bytes with U+FFFD.
+func ValidText(raw []byte) bool {
+	if !utf8.Valid(raw) {
+		return false
+	}
+	hex := func(i int) rune {
+		if i+6 > len(raw) || raw[i] != '\\' || raw[i+1] != 'u' {
+			return -1
+		}
+		var r rune
+		for _, c := range raw[i+2 : i+6] {
+			switch {
+			case '0' <= c && c <= '9':
+				r = r<<4 | rune(c-'0')
+			case 'a' <= c && c <= 'f':
+				r = r<<4 | rune(c-'a'+10)
+			case 'A' <= c && c <= 'F':
+				r = r<<4 | rune(c-'A'+10)
+			default:
+				return -1
+			}
+		}
+		return r
+	}
+	for i := bytes.IndexByte(raw, '\\'); i >= 0 && i < len(raw); i++ {
+		if raw[i] != '\\' {
+			continue
+		}
+		switch r := hex(i); {
+		case 0xD800 <= r && r < 0xDC00:
+			if lo := hex(i + 6); lo < 0xDC00 || lo > 0xDFFF {
+				return false
+			}
+			i += 11
+		case 0xDC00 <= r && r <= 0xDFFF:
+			return false
+		default:
+			i++ // the escaped character, which may be a backslash
+		}
+	}
+	return true
 }

@@ -181,3 +181,19 @@ func FuzzDecodeRequest(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecideText: a prompt whose text is not UTF-8 (raw bytes or an escaped lone surrogate)
+// is never allowed, even by a policy that allows every known kind.
+func FuzzDecideText(f *testing.F) {
+	f.Add([]byte(`{"type":"approval_request","kind":"shell_command","command":"ls"}`))
+	f.Add([]byte("{\"type\":\"approval_request\",\"kind\":\"shell_command\",\"command\":\"ls\xff\"}"))
+	f.Add([]byte(`{"type":"approval_request","kind":"tool_action","plugin":"p","action":"a","detail":"\ud800"}`))
+	f.Add([]byte(`{"type":"approval_request","kind":"route_approval","sourceAgent":"a","targetAgent":"b","x":"\\ud800"}`))
+	p := mustLoad(f, "version: 1\nrules:\n  - {name: all, decision: allow}\n")
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		d, _ := NewDecider(p, "/repo")
+		if dec := d.Decide(raw); dec.Verdict == Allow && !wire.ValidText(raw) {
+			t.Fatalf("%q is not UTF-8 text but allowed by %s", raw, dec.Decider)
+		}
+	})
+}

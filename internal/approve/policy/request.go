@@ -2,6 +2,7 @@ package policy
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/fuseraft/fr/internal/jsonscan"
 
@@ -11,9 +12,11 @@ import (
 // decodeRequest gives what wire.DecodeApprovalRequest gives, in one pass over the event
 // instead of three (file contents can be megabytes). Anything unusual (invalid JSON, a field
 // of the wrong type, a missing field) is handed to wire.DecodeApprovalRequest, so errors are
-// exactly its errors. FuzzDecodeRequest checks that the two agree.
+// exactly its errors. FuzzDecodeRequest checks that the two agree. Like it, a prompt whose text
+// is not UTF-8, or whose deciding fields are given twice or in another case, is malformed:
+// readers could take it two ways.
 func decodeRequest(raw []byte) (*wire.ApprovalRequest, error) {
-	if !json.Valid(raw) {
+	if !json.Valid(raw) || !wire.ValidText(raw) {
 		return wire.DecodeApprovalRequest(raw)
 	}
 	var f fields
@@ -57,7 +60,12 @@ const (
 var fieldNames = [nFields]string{"kind", "command", "plugin", "action", "detail", "path", "oldContent", "newContent",
 	"keyword", "sourceAgent", "targetAgent"}
 
-type fields [nFields][]byte
+// fields holds the raw value of each field of interest; odd marks a field given twice with
+// different values, or under a key that differs from its name only in case.
+type fields struct {
+	v   [nFields][]byte
+	odd [nFields]bool
+}
 
 // scan records the raw value of each field of interest (the last one, when a key repeats).
 // raw must be valid JSON; false when it is not an object.
@@ -85,8 +93,14 @@ func (f *fields) scan(raw []byte) bool {
 		vEnd := jsonscan.SkipValue(raw, i)
 		if k, ok := jsonscan.Unquote(key); ok {
 			for n, name := range fieldNames {
-				if k == name {
-					f[n] = raw[i:vEnd]
+				switch {
+				case k == name:
+					if v := raw[i:vEnd]; f.v[n] != nil && !sameValue(f.v[n], v) {
+						f.odd[n] = true
+					}
+					f.v[n] = raw[i:vEnd]
+				case len(k) == len(name) && strings.EqualFold(k, name):
+					f.odd[n] = true
 				}
 			}
 		} else {
@@ -96,9 +110,23 @@ func (f *fields) scan(raw []byte) bool {
 	}
 }
 
-// str decodes field n into dst; false means "let wire decide" (missing, null, not a string).
+// sameValue reports whether two raw JSON values mean the same.
+func sameValue(a, b []byte) bool {
+	if string(a) == string(b) {
+		return true
+	}
+	sa, okA := jsonscan.Unquote(a)
+	sb, okB := jsonscan.Unquote(b)
+	return okA && okB && a[0] == '"' && b[0] == '"' && sa == sb
+}
+
+// str decodes field n into dst; false means "let wire decide" (missing, null, not a string,
+// given two ways).
 func (f *fields) str(n int, dst *string, required bool) bool {
-	v := f[n]
+	if f.odd[n] {
+		return false
+	}
+	v := f.v[n]
 	if v == nil || string(v) == "null" {
 		return !required
 	}
@@ -116,11 +144,18 @@ func (f *fields) str(n int, dst *string, required bool) bool {
 func (e *event) request() (*wire.ApprovalRequest, error) {
 	v, err := e.value()
 	m, ok := v.(map[string]any)
-	if err != nil || !ok {
+	if err != nil || !ok || !wire.ValidText(e.raw) {
 		return wire.DecodeApprovalRequest(e.raw)
 	}
+	var f fields
+	f.scan(e.raw)
 	r := &wire.ApprovalRequest{Raw: e.raw}
 	get := func(name string, dst *string, required bool) bool {
+		for n, fn := range fieldNames {
+			if fn == name && f.odd[n] {
+				return false
+			}
+		}
 		v, ok := m[name]
 		if !ok || v == nil {
 			return !required
@@ -151,9 +186,9 @@ func (e *event) request() (*wire.ApprovalRequest, error) {
 // it; both ways give the same result.
 func quickKind(raw []byte) string {
 	var f fields
-	if !f.scan(raw) || f[fKind] == nil {
+	if !f.scan(raw) || f.v[fKind] == nil {
 		return ""
 	}
-	k, _ := jsonscan.Unquote(f[fKind])
+	k, _ := jsonscan.Unquote(f.v[fKind])
 	return k
 }
