@@ -27,7 +27,7 @@ type daemon struct {
 	conns    map[*conn]struct{}
 	queue    []*task // waiting to run, in order
 	running  *task
-	results  []savedResult // uncollected
+	results  []*savedResult // uncollected: kept until written to their client's connection
 	wake     chan struct{}
 	connSeq  int
 	runID    string // tells this run's anonymous connections from an earlier run's
@@ -146,7 +146,7 @@ func (d *daemon) restore() error {
 func (d *daemon) persist() {
 	st := savedState{Tasks: []savedTask{}, Results: d.results}
 	if st.Results == nil {
-		st.Results = []savedResult{}
+		st.Results = []*savedResult{}
 	}
 	add := func(t *task, status string) {
 		st.Tasks = append(st.Tasks, savedTask{SessionID: t.sessionID, Task: t.text, Owner: t.owner.key,
@@ -189,7 +189,7 @@ func (d *daemon) hello(c *client, readOnly bool) []byte {
 	}
 	pending := []string{}
 	for _, r := range d.results {
-		if r.Owner == c.key {
+		if r.Owner == c.key && r.queuedOn == nil {
 			pending = append(pending, r.SessionID)
 		}
 	}
@@ -233,34 +233,32 @@ func (d *daemon) attach(cn *conn, key string, id *string, anonymous bool) {
 	c := d.clientFor(key, id, anonymous)
 	cn.client = c
 	d.conns[cn] = struct{}{}
+	id0 := "-"
+	if id != nil {
+		id0 = *id
+	}
+	cn.label = fmt.Sprintf("connection %d (%s, client %s)", cn.seq, cn.kind, id0)
 	if old := c.conn; old != nil {
-		old.send(d.encode(encodeEvent("error", field{"text", "a newer connection with this client id replaced this one"})))
-		old.closeAfterFlush(closeReplaced)
+		old.closeAfter(closeReplaced, d.encode(encodeEvent("error", field{"text", "a newer connection with this client id replaced this one"})))
 		delete(d.conns, old)
+		for _, r := range old.takeResults() {
+			r.queuedOn = nil // the newer connection gets them
+		}
 	}
 	c.conn = cn
 	c.buffered = nil
 	cn.send(d.encode(d.hello(c, cn.readOnly)))
-	kept := d.results[:0]
-	delivered := false
 	for _, r := range d.results {
-		if r.Owner == c.key {
-			cn.send(r.Event)
-			delivered = true
-			continue
+		if r.Owner == c.key && r.queuedOn == nil {
+			d.deliver(cn, r)
 		}
-		kept = append(kept, r)
 	}
-	d.results = kept
 	for _, ev := range c.missed {
 		cn.send(ev)
 	}
 	c.missed = nil
 	if c.asking && !c.answered {
 		d.sendAsk(c)
-	}
-	if delivered {
-		d.persist()
 	}
 	c.changed()
 	if !d.autoDone && len(d.opts.autoObjectives) > 0 {
@@ -303,6 +301,17 @@ func (d *daemon) detach(cn *conn) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	delete(d.conns, cn)
+	// Results it was given but did not write go to the client's current connection, or wait
+	// for its next one.
+	for _, r := range d.results {
+		if r.queuedOn != cn {
+			continue
+		}
+		r.queuedOn = nil
+		if oc := d.clients[r.Owner]; oc != nil && oc.conn != nil && oc.conn != cn {
+			d.deliver(oc.conn, r)
+		}
+	}
 	c := cn.client
 	if c == nil || c.conn != cn {
 		return
@@ -313,6 +322,56 @@ func (d *daemon) detach(cn *conn) {
 		delete(d.clients, c.key)
 	}
 	c.changed()
+}
+
+// deliver queues result r for cn; it stays saved until written. Called with d.mu held.
+func (d *daemon) deliver(cn *conn, r *savedResult) {
+	if cn.enqueue(outItem{b: r.Event, result: r}) {
+		r.queuedOn = cn
+	}
+}
+
+// written is told by a connection's writer what it wrote: results written are collected.
+func (d *daemon) written(batch []outItem) {
+	var done []*savedResult
+	for _, it := range batch {
+		if it.result != nil {
+			done = append(done, it.result)
+		}
+	}
+	if len(done) == 0 {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	kept := d.results[:0]
+	for _, r := range d.results {
+		collected := false
+		for _, w := range done {
+			collected = collected || r == w
+		}
+		if !collected {
+			kept = append(kept, r)
+		}
+	}
+	for i := len(kept); i < len(d.results); i++ {
+		d.results[i] = nil
+	}
+	d.results = kept
+	d.persist()
+}
+
+// slow disconnects a connection whose client does not read, with reason as its last line
+// and on stderr.
+func (d *daemon) slow(cn *conn, reason string) {
+	d.mu.Lock()
+	if _, live := d.conns[cn]; !live || cn.dropped {
+		d.mu.Unlock()
+		return
+	}
+	d.disconnect(cn, closeSlow, d.encode(encodeEvent("error", field{"text", reason + "; disconnected"})))
+	d.mu.Unlock()
+	d.warn("%s: %s; disconnected", cn.label, reason)
 }
 
 // sendAsk sends the pending approval to the client's connection. Called with d.mu held.
@@ -334,13 +393,23 @@ func (d *daemon) sendAsk(c *client) {
 
 // drop closes cn after what it was sent, as if the network dropped it: from here on it is
 // gone for the daemon, and nothing it sends any more is read. Called with d.mu held.
-func (d *daemon) drop(cn *conn) {
+func (d *daemon) drop(cn *conn) { d.disconnect(cn, closeDropped, nil) }
+
+// disconnect closes cn after what it was queued and last (when not nil): from here on it is
+// gone for the daemon, and nothing it sends any more is read. Called with d.mu held.
+func (d *daemon) disconnect(cn *conn, how int, last []byte) {
 	cn.dropped = true
-	cn.closeAfterFlush(closeDropped)
+	cn.closeAfter(how, last)
 	delete(d.conns, cn)
+	for _, r := range cn.takeResults() {
+		r.queuedOn = nil // kept for the client's next connection
+	}
 	if c := cn.client; c != nil && c.conn == cn {
 		c.conn = nil
 		c.buffered = nil
+		if c.anonymous && c.task == nil {
+			delete(d.clients, c.key)
+		}
 		c.changed()
 	}
 }
@@ -417,8 +486,9 @@ func (d *daemon) dispatch(c *client, line []byte) {
 	d.kick()
 }
 
-// broadcast sends a progress event to every connection.
-func (d *daemon) broadcast(ev []byte) {
+// broadcast sends a progress event to every connection. Sending never blocks; with stop not
+// nil (a task's events) it then paces the task to its readers (see conn.pace).
+func (d *daemon) broadcast(ev []byte, stop <-chan struct{}) {
 	d.mu.Lock()
 	conns := make([]*conn, 0, len(d.conns))
 	for cn := range d.conns {
@@ -427,6 +497,12 @@ func (d *daemon) broadcast(ev []byte) {
 	d.mu.Unlock()
 	for _, cn := range conns {
 		cn.send(ev)
+	}
+	if stop == nil {
+		return
+	}
+	for _, cn := range conns {
+		cn.pace(stop)
 	}
 }
 
@@ -477,7 +553,7 @@ func (d *daemon) play(ctx context.Context, t *task) bool {
 			t.owner.missed = append(t.owner.missed, ev)
 		}
 		d.mu.Unlock()
-		d.broadcast(ev)
+		d.broadcast(ev, nil)
 	} else {
 		d.mu.Unlock()
 	}
@@ -488,7 +564,7 @@ func (d *daemon) play(ctx context.Context, t *task) bool {
 		return true
 	}
 	faults := d.sc.Faults
-	pl := &scenario.Player{Peer: &taskPeer{d: d, t: t}, Faults: faults, Pace: d.pace, NoDelays: d.noDelays}
+	pl := &scenario.Player{Peer: &taskPeer{d: d, t: t, stop: tctx.Done()}, Faults: faults, Pace: d.pace, NoDelays: d.noDelays}
 	var failed *string
 	cancelled := false
 	if faults.Flood > 0 && t.step == 0 {
@@ -571,12 +647,13 @@ func (d *daemon) crashed(c *scenario.Crash) {
 // taskPeer is a task's client as the scenario player sees it: events are broadcast, prompts
 // go to the client that dispatched the task.
 type taskPeer struct {
-	d *daemon
-	t *task
+	d    *daemon
+	t    *task
+	stop <-chan struct{}
 }
 
 func (p *taskPeer) Emit(line []byte) error {
-	p.d.broadcast(line)
+	p.d.broadcast(line, p.stop)
 	return nil
 }
 
@@ -601,11 +678,16 @@ func (d *daemon) finish(t *task, res []byte) {
 	c := t.owner
 	d.running = nil
 	c.task = nil
-	if c.conn != nil {
-		c.conn.send(res)
-	} else if !c.anonymous {
-		d.results = append(d.results, savedResult{Owner: c.key, ClientID: c.id, SessionID: t.sessionID, Event: res})
-	} else {
+	switch {
+	case !c.anonymous:
+		r := &savedResult{Owner: c.key, ClientID: c.id, SessionID: t.sessionID, Event: res}
+		d.results = append(d.results, r)
+		if c.conn != nil {
+			d.deliver(c.conn, r)
+		}
+	case c.conn != nil:
+		c.conn.send(res) // nobody could collect it later
+	default:
 		delete(d.clients, c.key)
 	}
 	if len(c.buffered) > 0 && c.conn != nil {

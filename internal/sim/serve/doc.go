@@ -28,3 +28,11 @@ package serve
 //	faults: dotnet, version, crash, hangup,             TestDotnetFault, version.txtar, TestCrashFaultKeepsState,
 //	  --drop-after-approval, flood                      TestHangupStep, drop_mid_approval.txtar
 //	the input record (FRSIM_RECORD)                     TestStrayLineIsADenial, held_task.txtar
+//	sending never blocks: a queue per connection of     TestStuckReaderIsDisconnected,
+//	  --send-queue bytes, a --write-timeout per write;   TestWriteTimeoutClosesAStuckClient,
+//	  a slow client is disconnected with an error event  TestStuckClientDoesNotWedgeTheDaemon
+//	  (and a stderr line); replacing a stuck connection,
+//	  new clients and SIGTERM go on while one is stuck
+//	a task's events are paced to the clients that read  flood.txtar, TestStuckReaderIsDisconnected
+//	a result stays saved until written to its client    TestStuckReaderIsDisconnected, pending_results.txtar
+//	no goroutine or open file left per connection       TestNoLeakPerConnection

@@ -43,7 +43,15 @@ type options struct {
 	dropAfterApproval int
 	autoObjectives    []objective
 	a2a               bool
+	sendQueue         int
+	writeTimeout      time.Duration
 }
+
+// Defaults of the per-connection bounds.
+const (
+	defaultSendQueue    = 64 << 20
+	defaultWriteTimeout = 10 * time.Second
+)
 
 // objective is one --auto-objective: a task the daemon dispatches by itself.
 type objective struct{ id, task string }
@@ -78,6 +86,8 @@ func Flags() []cli.Flag {
 		&cli.StringFlag{Name: "faults", Usage: "add the faults in `LIST` (as fr-sim --faults)"},
 		&cli.IntFlag{Name: "drop-after-approval", Usage: "fault: drop the connection right after sending the `N`th approval_request"},
 		&cli.StringSliceFlag{Name: "auto-objective", Usage: "dispatch the task of objective `ID:TASK` by itself (auto_dispatched) once the first client is attached; repeatable"},
+		&cli.IntFlag{Name: "send-queue", Value: defaultSendQueue, Usage: "disconnect a client that lets more than `BYTES` of events wait for it (default 64 MiB)", DefaultText: "67108864"},
+		&cli.DurationFlag{Name: "write-timeout", Value: defaultWriteTimeout, Usage: "disconnect a client when a write to it makes no progress for `DUR`"},
 		&cli.BoolFlag{Name: "a2a", Usage: "host A2A calls at POST /a2a/AGENT on the --port server, each announced with a2a_call and played as a task"},
 	}
 }
@@ -126,6 +136,16 @@ Client ids are scoped per token; a newer connection with the same id closes the 
 (WebSocket close status 4001). When a client with an id drops mid-approval, the daemon waits
 --reconnect-grace for it and asks again right after its next hello; nobody within the grace,
 or a client without an id, is a denial.
+
+Sending never blocks the daemon. What waits for a client is queued per connection and
+written by that connection's own writer, each write with a deadline. A task's events go as
+fast as its readers read, but a connection that makes no progress for a second holds no task
+back. A client that lets more than --send-queue bytes (64 MiB) wait for it, or whose writes
+make no progress for --write-timeout (10s), is disconnected: an error event saying why is
+the last line queued for it (WebSocket close status 1008), and a line on stderr names the
+connection. A single event longer than --send-queue is still sent when nothing else waits.
+A result stays saved until it is written to its client's connection: one queued for a
+connection that goes away is sent after the client's next hello.
 
 SIGINT or SIGTERM stops the daemon cleanly and keeps its state (unfinished tasks, results
 not yet collected) in the state directory with the pidfile serve.pid; the next start resumes
@@ -178,6 +198,14 @@ func App(s cmdutil.Streams) *cli.App {
 			readyFile:         c.String("ready-file"),
 			dropAfterApproval: c.Int("drop-after-approval"),
 			a2a:               c.Bool("a2a"),
+			sendQueue:         c.Int("send-queue"),
+			writeTimeout:      c.Duration("write-timeout"),
+		}
+		if o.sendQueue <= 0 {
+			return cmdutil.Usagef("--send-queue must be at least 1 byte")
+		}
+		if o.writeTimeout <= 0 {
+			return cmdutil.Usagef("--write-timeout must be more than 0")
 		}
 		var err error
 		if o.autoObjectives, err = parseObjectives(c.StringSlice("auto-objective")); err != nil {
@@ -315,7 +343,7 @@ func serve(ctx context.Context, s cmdutil.Streams, o options) error {
 			return fmt.Errorf("cannot listen on 127.0.0.1:%d: %v", o.port, err)
 		}
 		url = "ws://" + wln.Addr().String() + "/attach"
-		srv = &http.Server{Handler: d.wsHandler(ctx, toks), ReadHeaderTimeout: 10 * time.Second}
+		srv = &http.Server{Handler: d.wsHandler(ctx, toks), ReadHeaderTimeout: 10 * time.Second, ConnContext: withRawConn}
 		go srv.Serve(wln)
 	}
 	pidfile := filepath.Join(o.stateDir, "serve.pid")

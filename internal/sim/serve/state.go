@@ -12,8 +12,8 @@ import (
 // one first) and results their clients have not collected yet. It is written to stateFile in
 // the state directory after every change, atomically.
 type savedState struct {
-	Tasks   []savedTask   `json:"tasks"`
-	Results []savedResult `json:"results"`
+	Tasks   []savedTask    `json:"tasks"`
+	Results []*savedResult `json:"results"`
 }
 
 type savedTask struct {
@@ -31,6 +31,8 @@ type savedResult struct {
 	ClientID  *string         `json:"clientId"`
 	SessionID string          `json:"sessionId"`
 	Event     json.RawMessage `json:"event"`
+
+	queuedOn *conn // the connection it is queued on, not yet written
 }
 
 const stateFile = "serve-state.json"
