@@ -38,6 +38,7 @@ type daemon struct {
 	ownerSeq int  // numbers the clients of tasks nobody sent
 	stateDir string
 	rec      io.Writer // the record file (written under mu)
+	trace    io.Writer // the trace file (written under mu)
 
 	sc       *scenario.Scenario
 	pace     float64
@@ -60,6 +61,7 @@ type client struct {
 
 	// the approval being asked
 	asking    bool
+	askID     string // the prompt's id in the trace: sessionId/step/n
 	askReq    []byte
 	askSentTo *conn
 	answered  bool
@@ -76,8 +78,10 @@ type task struct {
 	sessionID   string
 	text        string
 	owner       *client
-	status      string // queued, running
-	step        int
+	status      string            // queued, running
+	step        int               // the top-level step being played
+	answers     []json.RawMessage // the answers its prompts were given so far (null: unattended)
+	replayed    int               // how many of answers this run has given back to the player
 	resumed     bool
 	cancel      context.CancelFunc
 	interrupted bool
@@ -131,7 +135,7 @@ func (d *daemon) restore() error {
 	for _, st := range st.Tasks {
 		c := d.clientFor(st.Owner, st.ClientID, st.Anonymous)
 		t := &task{sessionID: st.SessionID, text: st.Task, owner: c, status: "queued", step: st.Step,
-			resumed: st.Status == "running"}
+			answers: st.Answers, resumed: st.Status == "running"}
 		c.task = t
 		d.queue = append(d.queue, t)
 	}
@@ -150,7 +154,7 @@ func (d *daemon) persist() {
 	}
 	add := func(t *task, status string) {
 		st.Tasks = append(st.Tasks, savedTask{SessionID: t.sessionID, Task: t.text, Owner: t.owner.key,
-			ClientID: t.owner.id, Anonymous: t.owner.anonymous, Status: status, Step: t.step})
+			ClientID: t.owner.id, Anonymous: t.owner.anonymous, Status: status, Step: t.step, Answers: t.answers})
 	}
 	if d.running != nil {
 		add(d.running, "running")
@@ -257,6 +261,7 @@ func (d *daemon) attach(cn *conn, key string, id *string, anonymous bool) {
 		cn.send(ev)
 	}
 	c.missed = nil
+	d.traceEvent("connected", cn, field{"readOnly", cn.readOnly})
 	if c.asking && !c.answered {
 		d.sendAsk(c)
 	}
@@ -301,6 +306,7 @@ func (d *daemon) detach(cn *conn) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	delete(d.conns, cn)
+	d.traceEvent("closed", cn)
 	// Results it was given but did not write go to the client's current connection, or wait
 	// for its next one.
 	for _, r := range d.results {
@@ -331,26 +337,34 @@ func (d *daemon) deliver(cn *conn, r *savedResult) {
 	}
 }
 
-// written is told by a connection's writer what it wrote: results written are collected.
-func (d *daemon) written(batch []outItem) {
-	var done []*savedResult
-	for _, it := range batch {
-		if it.result != nil {
-			done = append(done, it.result)
-		}
-	}
-	if len(done) == 0 {
+// sent is told by a connection's writer what it wrote, and whether the write failed. A
+// result written is collected: no longer saved (then traced as delivered). One not written is
+// queued for its client's current connection, or waits for its next one. A daemon killed
+// between the write and the save sends the result again after the client's next hello: a
+// result is never lost, and sent twice only then.
+func (d *daemon) sent(cn *conn, batch []outItem, err error) {
+	if !hasResult(batch) {
 		return
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if err != nil {
+		for _, it := range batch {
+			r := it.result
+			if r == nil || r.queuedOn != cn {
+				continue
+			}
+			r.queuedOn = nil
+			if c := d.clients[r.Owner]; c != nil && c.conn != nil && c.conn != cn {
+				d.deliver(c.conn, r)
+			}
+		}
+		return
+	}
+	n := len(d.results)
 	kept := d.results[:0]
 	for _, r := range d.results {
-		collected := false
-		for _, w := range done {
-			collected = collected || r == w
-		}
-		if !collected {
+		if !inBatch(batch, r) {
 			kept = append(kept, r)
 		}
 	}
@@ -358,7 +372,32 @@ func (d *daemon) written(batch []outItem) {
 		d.results[i] = nil
 	}
 	d.results = kept
-	d.persist()
+	if len(kept) != n {
+		d.persist()
+	}
+	for _, it := range batch {
+		if r := it.result; r != nil {
+			d.traceEvent("delivered", cn, field{"sessionId", r.SessionID}, field{"owner", r.ClientID})
+		}
+	}
+}
+
+func hasResult(batch []outItem) bool {
+	for _, it := range batch {
+		if it.result != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func inBatch(batch []outItem, r *savedResult) bool {
+	for _, it := range batch {
+		if it.result == r {
+			return true
+		}
+	}
+	return false
 }
 
 // slow disconnects a connection whose client does not read, with reason as its last line
@@ -378,7 +417,8 @@ func (d *daemon) slow(cn *conn, reason string) {
 func (d *daemon) sendAsk(c *client) {
 	cn := c.conn
 	c.askSentTo = cn
-	cn.send(c.askReq)
+	queued := cn.send(c.askReq)
+	d.traceEvent("asked", cn, field{"prompt", c.askID}, field{"queued", queued}, field{"line", rawLine(c.askReq)})
 	d.asked++
 	if d.opts.dropAfterApproval > 0 && d.asked == d.opts.dropAfterApproval {
 		d.drop(cn)
@@ -386,10 +426,46 @@ func (d *daemon) sendAsk(c *client) {
 	}
 	if len(c.buffered) > 0 {
 		// A line read while the task ran is the answer, whatever it says.
-		c.answer, c.answered = c.buffered[0], true
+		ans := c.buffered[0]
 		c.buffered = c.buffered[1:]
+		d.took(c, cn, ans)
 	}
 }
+
+// took gives c's pending prompt its answer (nil: nobody answered, a denial) and saves it
+// before anything else, so that a restarted daemon never asks it again. Called with d.mu
+// held.
+func (d *daemon) took(c *client, cn *conn, ans []byte) {
+	c.answer, c.answered = ans, true
+	if t := c.task; t != nil {
+		saved := json.RawMessage("null")
+		if ans != nil {
+			saved = json.RawMessage(compactJSON(ans))
+		}
+		t.answers = append(t.answers, saved)
+		t.replayed = len(t.answers)
+		d.persist()
+	}
+	if ans == nil {
+		d.traceEvent("unanswered", nil, field{"prompt", c.askID}, field{"line", nil})
+	} else {
+		d.traceEvent("answered", cn, field{"prompt", c.askID}, field{"line", rawLine(ans)})
+	}
+	c.changed()
+}
+
+// compactJSON is a JSON line compacted, or anything else as a JSON string.
+func compactJSON(b []byte) []byte {
+	var buf bytes.Buffer
+	if json.Valid(b) && json.Compact(&buf, b) == nil {
+		return buf.Bytes()
+	}
+	s, _ := json.Marshal(string(b))
+	return s
+}
+
+// rawLine is a line for the trace: JSON as it is (compacted), anything else a string.
+func rawLine(b []byte) json.RawMessage { return json.RawMessage(compactJSON(b)) }
 
 // drop closes cn after what it was sent, as if the network dropped it: from here on it is
 // gone for the daemon, and nothing it sends any more is read. Called with d.mu held.
@@ -398,6 +474,7 @@ func (d *daemon) drop(cn *conn) { d.disconnect(cn, closeDropped, nil) }
 // disconnect closes cn after what it was queued and last (when not nil): from here on it is
 // gone for the daemon, and nothing it sends any more is read. Called with d.mu held.
 func (d *daemon) disconnect(cn *conn, how int, last []byte) {
+	d.traceEvent("disconnected", cn, field{"reason", map[int]string{closeDropped: "dropped", closeSlow: "slow"}[how]})
 	cn.dropped = true
 	cn.closeAfter(how, last)
 	delete(d.conns, cn)
@@ -421,7 +498,9 @@ func (d *daemon) line(cn *conn, line []byte) {
 	if cn.dropped {
 		return
 	}
-	d.record(cn, line)
+	d.traceEvent("read", cn, field{"line", rawLine(line)})
+	// Recorded once handled: an answer is saved in the state before it is in the record.
+	defer d.record(cn, line)
 	c := cn.client
 	if c == nil || c.conn != cn {
 		return // replaced: the older connection's input no longer counts
@@ -439,8 +518,7 @@ func (d *daemon) line(cn *conn, line []byte) {
 		return
 	}
 	if c.asking && c.askSentTo == cn && !c.answered {
-		c.answer, c.answered = append([]byte(nil), line...), true
-		c.changed()
+		d.took(c, cn, append([]byte(nil), line...))
 		return
 	}
 	if c.task != nil {
@@ -479,6 +557,7 @@ func (d *daemon) dispatch(c *client, line []byte) {
 	t := &task{sessionID: newSessionID(), text: text, owner: c, status: "queued"}
 	c.task = t
 	d.queue = append(d.queue, t)
+	d.traceEvent("dispatched", c.conn, field{"sessionId", t.sessionID}, field{"task", text})
 	if c.conn != nil {
 		c.conn.send(d.encode(encodeEvent("queued", field{"sessionId", t.sessionID}, field{"position", d.position(t)})))
 	}
@@ -582,10 +661,14 @@ func (d *daemon) play(ctx context.Context, t *task) bool {
 	// Top-level steps are played one at a time so that the step a task waits at can be saved
 	// and a restarted daemon resumes there.
 	for i := t.step; i < len(st.Steps) && !cancelled && failed == nil; i++ {
-		if st.Steps[i].Approval != nil || st.Steps[i].Question != nil {
+		if i != t.step {
+			// A new step: the answers saved were the last step's. Saved at a prompt step, so a
+			// restart resumes there rather than replaying the steps before it.
 			d.mu.Lock()
-			t.step = i
-			d.persist()
+			t.step, t.answers, t.replayed = i, nil, 0
+			if st.Steps[i].Approval != nil || st.Steps[i].Question != nil || st.Steps[i].Big != nil {
+				d.persist()
+			}
 			d.mu.Unlock()
 		}
 		out, err := pl.Play(tctx, st.Steps[i:i+1])
@@ -686,7 +769,8 @@ func (d *daemon) finish(t *task, res []byte) {
 			d.deliver(c.conn, r)
 		}
 	case c.conn != nil:
-		c.conn.send(res) // nobody could collect it later
+		// Nobody could collect it later: not saved.
+		c.conn.enqueue(outItem{b: res, result: &savedResult{Owner: c.key, SessionID: t.sessionID, Event: res}})
 	default:
 		delete(d.clients, c.key)
 	}
@@ -706,7 +790,19 @@ func (d *daemon) finish(t *task, res []byte) {
 func (d *daemon) ask(ctx context.Context, t *task, req []byte) ([]byte, error) {
 	c := t.owner
 	d.mu.Lock()
-	c.asking, c.askReq, c.askSentTo, c.answered, c.answer = true, req, nil, false, nil
+	id := fmt.Sprintf("%s/%d/%d", t.sessionID, t.step, t.replayed)
+	if t.replayed < len(t.answers) {
+		// Answered before a restart: the saved answer, not asked again.
+		ans := t.answers[t.replayed]
+		t.replayed++
+		d.traceEvent("replayed", nil, field{"prompt", id}, field{"line", ans})
+		d.mu.Unlock()
+		if string(ans) == "null" {
+			return nil, io.EOF
+		}
+		return ans, nil
+	}
+	c.asking, c.askID, c.askReq, c.askSentTo, c.answered, c.answer = true, id, req, nil, false, nil
 	defer func() {
 		d.mu.Lock()
 		c.asking, c.askReq, c.askSentTo, c.answered, c.answer = false, nil, nil, false, nil
@@ -721,6 +817,7 @@ func (d *daemon) ask(ctx context.Context, t *task, req []byte) ([]byte, error) {
 		}
 		switch {
 		case c.conn == nil && c.anonymous:
+			d.took(c, nil, nil)
 			d.mu.Unlock()
 			return nil, io.EOF
 		case c.conn == nil:
@@ -728,6 +825,7 @@ func (d *daemon) ask(ctx context.Context, t *task, req []byte) ([]byte, error) {
 				deadline = time.Now().Add(d.opts.grace)
 			}
 			if !time.Now().Before(deadline) {
+				d.took(c, nil, nil)
 				d.mu.Unlock()
 				return nil, io.EOF // nobody to ask: the unattended policy denies
 			}
@@ -739,15 +837,20 @@ func (d *daemon) ask(ctx context.Context, t *task, req []byte) ([]byte, error) {
 		ch := c.notify
 		d.mu.Unlock()
 		var timer <-chan time.Time
+		var tm *time.Timer
 		if !deadline.IsZero() {
-			tm := time.NewTimer(time.Until(deadline))
+			tm = time.NewTimer(time.Until(deadline))
 			timer = tm.C
-			defer tm.Stop()
 		}
 		select {
 		case <-ch:
 		case <-timer:
 		case <-ctx.Done():
+		}
+		if tm != nil {
+			tm.Stop()
+		}
+		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		d.mu.Lock()
@@ -778,4 +881,23 @@ func (d *daemon) record(cn *conn, line []byte) {
 		o.Set("text", string(line))
 	}
 	d.rec.Write(append(o.Bytes(), '\n'))
+}
+
+// traceEvent appends one line to the trace file (--trace): the time, what happened, this
+// run of the daemon, the connection (its number, client id and transport; null for none),
+// then fields. Called with d.mu held.
+func (d *daemon) traceEvent(what string, cn *conn, fields ...field) {
+	if d.trace == nil {
+		return
+	}
+	var seq, id, kind any
+	if cn != nil {
+		seq, kind = cn.seq, cn.kind
+		if cn.client != nil && cn.client.id != nil {
+			id = *cn.client.id
+		}
+	}
+	all := append([]field{{"t", time.Now().UTC().Format(time.RFC3339Nano)}, {"event", what}, {"run", d.runID},
+		{"conn", seq}, {"client", id}, {"transport", kind}}, fields...)
+	d.trace.Write(append(encodeObject(all...), '\n'))
 }

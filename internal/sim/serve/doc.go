@@ -34,5 +34,11 @@ package serve
 //	  (and a stderr line); replacing a stuck connection,
 //	  new clients and SIGTERM go on while one is stuck
 //	a task's events are paced to the clients that read  flood.txtar, TestStuckReaderIsDisconnected
-//	a result stays saved until written to its client    TestStuckReaderIsDisconnected, pending_results.txtar
+//	a result stays saved until written to its client    TestKilledTwentyTimesEachApprovalAnsweredOnce,
+//	  (sent again rather than lost after SIGKILL)       pending_results.txtar
+//	an answered prompt is saved before it is recorded:  TestKilledTwentyTimesEachApprovalAnsweredOnce
+//	  never asked again after a restart (SIGKILL too);
+//	  the one pending at the kill asked once more
+//	--trace: connections, prompts asked / answered /    TestKilledTwentyTimesEachApprovalAnsweredOnce,
+//	  replayed, results delivered, per connection       TestTrace
 //	no goroutine or open file left per connection       TestNoLeakPerConnection

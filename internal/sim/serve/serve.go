@@ -44,6 +44,7 @@ type options struct {
 	autoObjectives    []objective
 	a2a               bool
 	sendQueue         int
+	trace             string
 	writeTimeout      time.Duration
 }
 
@@ -83,6 +84,7 @@ func Flags() []cli.Flag {
 		&cli.StringFlag{Name: "ready-file", Usage: "write {\"pid\",\"socket\",\"url\"} to `FILE` once listening"},
 		&cli.StringFlag{Name: "scenario", Usage: "play the serve tasks of scenario `FILE` (as fr-sim --scenario)"},
 		&cli.StringFlag{Name: "record", Usage: "append every line clients send to `FILE` as JSONL (as fr-sim --record)"},
+		&cli.StringFlag{Name: "trace", Usage: "append what the daemon does with each client to `FILE` as JSONL: connections, prompts asked and answered, results delivered (see TRACE)"},
 		&cli.StringFlag{Name: "faults", Usage: "add the faults in `LIST` (as fr-sim --faults)"},
 		&cli.IntFlag{Name: "drop-after-approval", Usage: "fault: drop the connection right after sending the `N`th approval_request"},
 		&cli.StringSliceFlag{Name: "auto-objective", Usage: "dispatch the task of objective `ID:TASK` by itself (auto_dispatched) once the first client is attached; repeatable"},
@@ -149,7 +151,32 @@ connection that goes away is sent after the client's next hello.
 
 SIGINT or SIGTERM stops the daemon cleanly and keeps its state (unfinished tasks, results
 not yet collected) in the state directory with the pidfile serve.pid; the next start resumes
-the tasks (task_resumed) and hands each client its results after its hello.
+the tasks (task_resumed) and hands each client its results after its hello. Progress is
+saved when a prompt is answered, before the answer goes to the record: a restarted daemon
+(even after SIGKILL) never asks an answered approval or question again, and asks the one
+pending when it died once more, right after its client's hello. A result stays saved until
+it is written to its client: a daemon killed in the moment between the two sends it again
+rather than lose it. A socket file or pidfile a killed daemon left behind does not stop the
+next start: a socket nobody listens on is replaced.
+
+TRACE
+   --trace FILE appends one JSON object a line, in the order things happen, for tests that
+   check who was asked what and who answered:
+      {"t","event","run","conn","client","transport", ...}
+   run tells the daemon's runs apart (conn numbers start again at 1 in each); conn, client
+   and transport are null when no connection is involved. The events and their fields:
+      connected     readOnly                    a connection attached (after its hello)
+      read          line                        a line the connection sent (as --record)
+      dispatched    sessionId, task             a line became a task
+      asked         prompt, queued, line        a prompt (approval_request, question) queued
+      answered      prompt, line                the line taken as its answer
+      unanswered    prompt, line: null          nobody to ask: denied as unattended
+      replayed      prompt, line                answered before a restart: not asked again
+      delivered     sessionId, owner            a result written to the connection
+      disconnected  reason (slow, dropped)      the daemon cut the connection
+      closed                                    the connection ended
+   prompt is SESSIONID/STEP/N (the task's top-level step, the Nth prompt in it), the same
+   across restarts: each prompt id is answered (or replayed) once.
 
 EXIT STATUS
    0    stopped by SIGINT or SIGTERM
@@ -199,6 +226,7 @@ func App(s cmdutil.Streams) *cli.App {
 			dropAfterApproval: c.Int("drop-after-approval"),
 			a2a:               c.Bool("a2a"),
 			sendQueue:         c.Int("send-queue"),
+			trace:             c.String("trace"),
 			writeTimeout:      c.Duration("write-timeout"),
 		}
 		if o.sendQueue <= 0 {
@@ -318,6 +346,14 @@ func serve(ctx context.Context, s cmdutil.Streams, o options) error {
 		defer f.Close()
 		d.rec = f
 	}
+	if o.trace != "" {
+		f, err := os.OpenFile(o.trace, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return cmdutil.Usagef("cannot open the trace file: %v", err)
+		}
+		defer f.Close()
+		d.trace = f
+	}
 	ctx, die := context.WithCancel(ctx)
 	defer die()
 	d.die = die
@@ -328,6 +364,13 @@ func serve(ctx context.Context, s cmdutil.Streams, o options) error {
 	ln, err := listenSocket(o.socket)
 	if err != nil {
 		return err
+	}
+	// The socket is ours, so no other daemon writes this state: a temporary file a killed
+	// one left behind mid-save is dropped.
+	if left, _ := filepath.Glob(filepath.Join(o.stateDir, "."+stateFile+".*")); len(left) > 0 {
+		for _, f := range left {
+			os.Remove(f)
+		}
 	}
 	defer func() {
 		if !d.crashing() {

@@ -24,6 +24,9 @@ type savedTask struct {
 	Anonymous bool    `json:"anonymous"`
 	Status    string  `json:"status"` // queued or running
 	Step      int     `json:"step"`   // the step to resume from
+	// Answers are the answers the prompts of that step were given, in order (null: nobody
+	// answered): a restarted daemon gives them back instead of asking again.
+	Answers []json.RawMessage `json:"answers,omitempty"`
 }
 
 type savedResult struct {

@@ -225,9 +225,9 @@ func (c *conn) pace(stop <-chan struct{}) {
 func (c *conn) writeDeadline() time.Time { return time.Now().Add(c.writeTimeout) }
 
 // writeLoop writes what is queued, in batches of what waits, until the connection is closed
-// and its queue written, its reader ends, or a write fails. written is called with every
-// batch written whole.
-func (c *conn) writeLoop(write func([]outItem) error, written func([]outItem)) {
+// and its queue written, its reader ends, or a write fails. sent is called with every batch
+// written, and the write's error.
+func (c *conn) writeLoop(write func([]outItem) error, sent func([]outItem, error)) {
 	for {
 		c.mu.Lock()
 		batch := c.q
@@ -251,6 +251,7 @@ func (c *conn) writeLoop(write func([]outItem) error, written func([]outItem)) {
 		default:
 		}
 		err := write(batch)
+		sent(batch, err)
 		n := 0
 		for _, it := range batch {
 			n += len(it.b)
@@ -265,7 +266,6 @@ func (c *conn) writeLoop(write func([]outItem) error, written func([]outItem)) {
 			}
 			return
 		}
-		written(batch)
 	}
 }
 
@@ -370,7 +370,7 @@ func (d *daemon) handleSocket(ctx context.Context, nc net.Conn) {
 			}
 		}
 		return lw.EndBatch()
-	}, d.written)
+	}, func(b []outItem, err error) { d.sent(cn, b, err) })
 	cn.shut()
 	nc.Close()
 	<-readerDone
@@ -566,7 +566,7 @@ func (d *daemon) handleWS(ctx context.Context, ws *websocket.Conn, raw net.Conn,
 			cn.wrote()
 		}
 		return nil
-	}, d.written)
+	}, func(b []outItem, err error) { d.sent(cn, b, err) })
 	cn.shut()
 	switch cn.how() {
 	case closeReplaced:
