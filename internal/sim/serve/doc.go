@@ -1,7 +1,7 @@
 package serve
 
 // What of the protocol page's serve transport this package emulates, and the test that
-// checks each item (serve_test.go here; the scripts in internal/attach/testdata/script drive
+// checks each item (*_test.go here; the scripts in internal/attach/testdata/script drive
 // it with fr-attach):
 //
 //	Unix socket at the path fuseraft attach derives     TestSocketPathTooLong, socket_derived.txtar
@@ -41,4 +41,6 @@ package serve
 //	  the one pending at the kill asked once more
 //	--trace: connections, prompts asked / answered /    TestKilledTwentyTimesEachApprovalAnsweredOnce,
 //	  replayed, results delivered, per connection       TestTrace
+//	a socket file, pidfile or half-written state a      TestRestartAfterSIGKILL, TestCrashFaultKeepsState
+//	  killed daemon left does not stop the next start
 //	no goroutine or open file left per connection       TestNoLeakPerConnection
