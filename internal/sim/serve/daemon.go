@@ -28,8 +28,8 @@ type daemon struct {
 	conns    map[*conn]struct{}
 	queue    []*task // waiting to run, in order
 	running  *task
-	results  []savedResult // uncollected
-	done     []doneTask    // finished, for the MCP tools (mcp.go)
+	results  []*savedResult // uncollected: kept until written to their client's connection
+	done     []doneTask     // finished, for the MCP tools (mcp.go)
 	wake     chan struct{}
 	connSeq  int
 	runID    string // tells this run's anonymous connections from an earlier run's
@@ -40,6 +40,7 @@ type daemon struct {
 	ownerSeq int  // numbers the clients of tasks nobody sent
 	stateDir string
 	rec      io.Writer // the record file (written under mu)
+	trace    io.Writer // the trace file (written under mu)
 
 	sc       *scenario.Scenario
 	pace     float64
@@ -63,6 +64,7 @@ type client struct {
 
 	// the approval being asked
 	asking    bool
+	askID     string // the prompt's id in the trace: sessionId/step/n
 	askReq    []byte
 	askSentTo *conn
 	answered  bool
@@ -79,8 +81,10 @@ type task struct {
 	sessionID   string
 	text        string
 	owner       *client
-	status      string // queued, running
-	step        int
+	status      string            // queued, running
+	step        int               // the top-level step being played
+	answers     []json.RawMessage // the answers its prompts were given so far (null: unattended)
+	replayed    int               // how many of answers this run has given back to the player
 	resumed     bool
 	cancel      context.CancelFunc
 	interrupted bool
@@ -137,7 +141,7 @@ func (d *daemon) restore() error {
 	for _, st := range st.Tasks {
 		c := d.clientFor(st.Owner, st.ClientID, st.Anonymous)
 		t := &task{sessionID: st.SessionID, text: st.Task, owner: c, status: "queued", step: st.Step,
-			resumed: st.Status == "running"}
+			answers: st.Answers, resumed: st.Status == "running"}
 		c.task = t
 		d.queue = append(d.queue, t)
 	}
@@ -155,11 +159,11 @@ func (d *daemon) restore() error {
 func (d *daemon) persist() {
 	st := savedState{Tasks: []savedTask{}, Results: d.results}
 	if st.Results == nil {
-		st.Results = []savedResult{}
+		st.Results = []*savedResult{}
 	}
 	add := func(t *task, status string) {
 		st.Tasks = append(st.Tasks, savedTask{SessionID: t.sessionID, Task: t.text, Owner: t.owner.key,
-			ClientID: t.owner.id, Anonymous: t.owner.anonymous, Status: status, Step: t.step})
+			ClientID: t.owner.id, Anonymous: t.owner.anonymous, Status: status, Step: t.step, Answers: t.answers})
 	}
 	if d.running != nil {
 		add(d.running, "running")
@@ -198,7 +202,7 @@ func (d *daemon) hello(c *client, readOnly bool) []byte {
 	}
 	pending := []string{}
 	for _, r := range d.results {
-		if r.Owner == c.key {
+		if r.Owner == c.key && r.queuedOn == nil {
 			pending = append(pending, r.SessionID)
 		}
 	}
@@ -242,34 +246,33 @@ func (d *daemon) attach(cn *conn, key string, id *string, anonymous bool) {
 	c := d.clientFor(key, id, anonymous)
 	cn.client = c
 	d.conns[cn] = struct{}{}
+	id0 := "-"
+	if id != nil {
+		id0 = *id
+	}
+	cn.label = fmt.Sprintf("connection %d (%s, client %s)", cn.seq, cn.kind, id0)
 	if old := c.conn; old != nil {
-		old.send(d.encode(encodeEvent("error", field{"text", "a newer connection with this client id replaced this one"})))
-		old.closeAfterFlush(closeReplaced)
+		old.closeAfter(closeReplaced, d.encode(encodeEvent("error", field{"text", "a newer connection with this client id replaced this one"})))
 		delete(d.conns, old)
+		for _, r := range old.takeResults() {
+			r.queuedOn = nil // the newer connection gets them
+		}
 	}
 	c.conn = cn
 	c.buffered = nil
 	cn.send(d.encode(d.hello(c, cn.readOnly)))
-	kept := d.results[:0]
-	delivered := false
 	for _, r := range d.results {
-		if r.Owner == c.key {
-			cn.send(r.Event)
-			delivered = true
-			continue
+		if r.Owner == c.key && r.queuedOn == nil {
+			d.deliver(cn, r)
 		}
-		kept = append(kept, r)
 	}
-	d.results = kept
 	for _, ev := range c.missed {
 		cn.send(ev)
 	}
 	c.missed = nil
+	d.traceEvent("connected", cn, field{"readOnly", cn.readOnly})
 	if c.asking && !c.answered {
 		d.sendAsk(c)
-	}
-	if delivered {
-		d.persist()
 	}
 	c.changed()
 	if !d.autoDone && len(d.opts.autoObjectives) > 0 {
@@ -312,6 +315,18 @@ func (d *daemon) detach(cn *conn) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	delete(d.conns, cn)
+	d.traceEvent("closed", cn)
+	// Results it was given but did not write go to the client's current connection, or wait
+	// for its next one.
+	for _, r := range d.results {
+		if r.queuedOn != cn {
+			continue
+		}
+		r.queuedOn = nil
+		if oc := d.clients[r.Owner]; oc != nil && oc.conn != nil && oc.conn != cn {
+			d.deliver(oc.conn, r)
+		}
+	}
 	c := cn.client
 	if c == nil || c.conn != cn {
 		return
@@ -324,11 +339,95 @@ func (d *daemon) detach(cn *conn) {
 	c.changed()
 }
 
+// deliver queues result r for cn; it stays saved until written. Called with d.mu held.
+func (d *daemon) deliver(cn *conn, r *savedResult) {
+	if cn.enqueue(outItem{b: r.Event, result: r}) {
+		r.queuedOn = cn
+	}
+}
+
+// sent is told by a connection's writer what it wrote, and whether the write failed. A
+// result written is collected: no longer saved (then traced as delivered). One not written is
+// queued for its client's current connection, or waits for its next one. A daemon killed
+// between the write and the save sends the result again after the client's next hello: a
+// result is never lost, and sent twice only then.
+func (d *daemon) sent(cn *conn, batch []outItem, err error) {
+	if !hasResult(batch) {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err != nil {
+		for _, it := range batch {
+			r := it.result
+			if r == nil || r.queuedOn != cn {
+				continue
+			}
+			r.queuedOn = nil
+			if c := d.clients[r.Owner]; c != nil && c.conn != nil && c.conn != cn {
+				d.deliver(c.conn, r)
+			}
+		}
+		return
+	}
+	n := len(d.results)
+	kept := d.results[:0]
+	for _, r := range d.results {
+		if !inBatch(batch, r) {
+			kept = append(kept, r)
+		}
+	}
+	for i := len(kept); i < len(d.results); i++ {
+		d.results[i] = nil
+	}
+	d.results = kept
+	if len(kept) != n {
+		d.persist()
+	}
+	for _, it := range batch {
+		if r := it.result; r != nil {
+			d.traceEvent("delivered", cn, field{"sessionId", r.SessionID}, field{"owner", r.ClientID})
+		}
+	}
+}
+
+func hasResult(batch []outItem) bool {
+	for _, it := range batch {
+		if it.result != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func inBatch(batch []outItem, r *savedResult) bool {
+	for _, it := range batch {
+		if it.result == r {
+			return true
+		}
+	}
+	return false
+}
+
+// slow disconnects a connection whose client does not read, with reason as its last line
+// and on stderr.
+func (d *daemon) slow(cn *conn, reason string) {
+	d.mu.Lock()
+	if _, live := d.conns[cn]; !live || cn.dropped {
+		d.mu.Unlock()
+		return
+	}
+	d.disconnect(cn, closeSlow, d.encode(encodeEvent("error", field{"text", reason + "; disconnected"})))
+	d.mu.Unlock()
+	d.warn("%s: %s; disconnected", cn.label, reason)
+}
+
 // sendAsk sends the pending approval to the client's connection. Called with d.mu held.
 func (d *daemon) sendAsk(c *client) {
 	cn := c.conn
 	c.askSentTo = cn
-	cn.send(c.askReq)
+	queued := cn.send(c.askReq)
+	d.traceEvent("asked", cn, field{"prompt", c.askID}, field{"queued", queued}, field{"line", rawLine(c.askReq)})
 	d.asked++
 	if d.opts.dropAfterApproval > 0 && d.asked == d.opts.dropAfterApproval {
 		d.drop(cn)
@@ -336,20 +435,67 @@ func (d *daemon) sendAsk(c *client) {
 	}
 	if len(c.buffered) > 0 {
 		// A line read while the task ran is the answer, whatever it says.
-		c.answer, c.answered = c.buffered[0], true
+		ans := c.buffered[0]
 		c.buffered = c.buffered[1:]
+		d.took(c, cn, ans)
 	}
 }
 
+// took gives c's pending prompt its answer (nil: nobody answered, a denial) and saves it
+// before anything else, so that a restarted daemon never asks it again. Called with d.mu
+// held.
+func (d *daemon) took(c *client, cn *conn, ans []byte) {
+	c.answer, c.answered = ans, true
+	if t := c.task; t != nil {
+		saved := json.RawMessage("null")
+		if ans != nil {
+			saved = json.RawMessage(compactJSON(ans))
+		}
+		t.answers = append(t.answers, saved)
+		t.replayed = len(t.answers)
+		d.persist()
+	}
+	if ans == nil {
+		d.traceEvent("unanswered", nil, field{"prompt", c.askID}, field{"line", nil})
+	} else {
+		d.traceEvent("answered", cn, field{"prompt", c.askID}, field{"line", rawLine(ans)})
+	}
+	c.changed()
+}
+
+// compactJSON is a JSON line compacted, or anything else as a JSON string.
+func compactJSON(b []byte) []byte {
+	var buf bytes.Buffer
+	if json.Valid(b) && json.Compact(&buf, b) == nil {
+		return buf.Bytes()
+	}
+	s, _ := json.Marshal(string(b))
+	return s
+}
+
+// rawLine is a line for the trace: JSON as it is (compacted), anything else a string.
+func rawLine(b []byte) json.RawMessage { return json.RawMessage(compactJSON(b)) }
+
 // drop closes cn after what it was sent, as if the network dropped it: from here on it is
 // gone for the daemon, and nothing it sends any more is read. Called with d.mu held.
-func (d *daemon) drop(cn *conn) {
+func (d *daemon) drop(cn *conn) { d.disconnect(cn, closeDropped, nil) }
+
+// disconnect closes cn after what it was queued and last (when not nil): from here on it is
+// gone for the daemon, and nothing it sends any more is read. Called with d.mu held.
+func (d *daemon) disconnect(cn *conn, how int, last []byte) {
+	d.traceEvent("disconnected", cn, field{"reason", map[int]string{closeDropped: "dropped", closeSlow: "slow"}[how]})
 	cn.dropped = true
-	cn.closeAfterFlush(closeDropped)
+	cn.closeAfter(how, last)
 	delete(d.conns, cn)
+	for _, r := range cn.takeResults() {
+		r.queuedOn = nil // kept for the client's next connection
+	}
 	if c := cn.client; c != nil && c.conn == cn {
 		c.conn = nil
 		c.buffered = nil
+		if c.anonymous && c.task == nil {
+			delete(d.clients, c.key)
+		}
 		c.changed()
 	}
 }
@@ -361,7 +507,9 @@ func (d *daemon) line(cn *conn, line []byte) {
 	if cn.dropped {
 		return
 	}
-	d.record(cn, line)
+	d.traceEvent("read", cn, field{"line", rawLine(line)})
+	// Recorded once handled: an answer is saved in the state before it is in the record.
+	defer d.record(cn, line)
 	c := cn.client
 	if c == nil || c.conn != cn {
 		return // replaced: the older connection's input no longer counts
@@ -379,8 +527,7 @@ func (d *daemon) line(cn *conn, line []byte) {
 		return
 	}
 	if c.asking && c.askSentTo == cn && !c.answered {
-		c.answer, c.answered = append([]byte(nil), line...), true
-		c.changed()
+		d.took(c, cn, append([]byte(nil), line...))
 		return
 	}
 	if c.task != nil {
@@ -419,6 +566,7 @@ func (d *daemon) dispatch(c *client, line []byte) {
 	t := &task{sessionID: newSessionID(), text: text, owner: c, status: "queued"}
 	c.task = t
 	d.queue = append(d.queue, t)
+	d.traceEvent("dispatched", c.conn, field{"sessionId", t.sessionID}, field{"task", text})
 	if c.conn != nil {
 		c.conn.send(d.encode(encodeEvent("queued", field{"sessionId", t.sessionID}, field{"position", d.position(t)})))
 	}
@@ -426,8 +574,9 @@ func (d *daemon) dispatch(c *client, line []byte) {
 	d.kick()
 }
 
-// broadcast sends a progress event to every connection.
-func (d *daemon) broadcast(ev []byte) {
+// broadcast sends a progress event to every connection. Sending never blocks; with stop not
+// nil (a task's events) it then paces the task to its readers (see conn.pace).
+func (d *daemon) broadcast(ev []byte, stop <-chan struct{}) {
 	d.mu.Lock()
 	conns := make([]*conn, 0, len(d.conns))
 	for cn := range d.conns {
@@ -436,6 +585,12 @@ func (d *daemon) broadcast(ev []byte) {
 	d.mu.Unlock()
 	for _, cn := range conns {
 		cn.send(ev)
+	}
+	if stop == nil {
+		return
+	}
+	for _, cn := range conns {
+		cn.pace(stop)
 	}
 }
 
@@ -486,7 +641,7 @@ func (d *daemon) play(ctx context.Context, t *task) bool {
 			t.owner.missed = append(t.owner.missed, ev)
 		}
 		d.mu.Unlock()
-		d.broadcast(ev)
+		d.broadcast(ev, nil)
 	} else {
 		d.mu.Unlock()
 	}
@@ -497,7 +652,7 @@ func (d *daemon) play(ctx context.Context, t *task) bool {
 		return true
 	}
 	faults := d.sc.Faults
-	pl := &scenario.Player{Peer: &taskPeer{d: d, t: t}, Faults: faults, Pace: d.pace, NoDelays: d.noDelays}
+	pl := &scenario.Player{Peer: &taskPeer{d: d, t: t, stop: tctx.Done()}, Faults: faults, Pace: d.pace, NoDelays: d.noDelays}
 	var failed *string
 	cancelled := false
 	if faults.Flood > 0 && t.step == 0 {
@@ -515,10 +670,14 @@ func (d *daemon) play(ctx context.Context, t *task) bool {
 	// Top-level steps are played one at a time so that the step a task waits at can be saved
 	// and a restarted daemon resumes there.
 	for i := t.step; i < len(st.Steps) && !cancelled && failed == nil; i++ {
-		if st.Steps[i].Approval != nil || st.Steps[i].Question != nil {
+		if i != t.step {
+			// A new step: the answers saved were the last step's. Saved at a prompt step, so a
+			// restart resumes there rather than replaying the steps before it.
 			d.mu.Lock()
-			t.step = i
-			d.persist()
+			t.step, t.answers, t.replayed = i, nil, 0
+			if st.Steps[i].Approval != nil || st.Steps[i].Question != nil || st.Steps[i].Big != nil {
+				d.persist()
+			}
 			d.mu.Unlock()
 		}
 		out, err := pl.Play(tctx, st.Steps[i:i+1])
@@ -580,12 +739,13 @@ func (d *daemon) crashed(c *scenario.Crash) {
 // taskPeer is a task's client as the scenario player sees it: events are broadcast, prompts
 // go to the client that dispatched the task.
 type taskPeer struct {
-	d *daemon
-	t *task
+	d    *daemon
+	t    *task
+	stop <-chan struct{}
 }
 
 func (p *taskPeer) Emit(line []byte) error {
-	p.d.broadcast(line)
+	p.d.broadcast(line, p.stop)
 	return nil
 }
 
@@ -611,11 +771,17 @@ func (d *daemon) finish(t *task, res []byte) {
 	d.running = nil
 	c.task = nil
 	d.remember(t, res)
-	if c.conn != nil {
-		c.conn.send(res)
-	} else if !c.anonymous {
-		d.results = append(d.results, savedResult{Owner: c.key, ClientID: c.id, SessionID: t.sessionID, Event: res})
-	} else {
+	switch {
+	case !c.anonymous:
+		r := &savedResult{Owner: c.key, ClientID: c.id, SessionID: t.sessionID, Event: res}
+		d.results = append(d.results, r)
+		if c.conn != nil {
+			d.deliver(c.conn, r)
+		}
+	case c.conn != nil:
+		// Nobody could collect it later: not saved.
+		c.conn.enqueue(outItem{b: res, result: &savedResult{Owner: c.key, SessionID: t.sessionID, Event: res}})
+	default:
 		delete(d.clients, c.key)
 	}
 	if len(c.buffered) > 0 && c.conn != nil {
@@ -634,7 +800,19 @@ func (d *daemon) finish(t *task, res []byte) {
 func (d *daemon) ask(ctx context.Context, t *task, req []byte) ([]byte, error) {
 	c := t.owner
 	d.mu.Lock()
-	c.asking, c.askReq, c.askSentTo, c.answered, c.answer = true, req, nil, false, nil
+	id := fmt.Sprintf("%s/%d/%d", t.sessionID, t.step, t.replayed)
+	if t.replayed < len(t.answers) {
+		// Answered before a restart: the saved answer, not asked again.
+		ans := t.answers[t.replayed]
+		t.replayed++
+		d.traceEvent("replayed", nil, field{"prompt", id}, field{"line", ans})
+		d.mu.Unlock()
+		if string(ans) == "null" {
+			return nil, io.EOF
+		}
+		return ans, nil
+	}
+	c.asking, c.askID, c.askReq, c.askSentTo, c.answered, c.answer = true, id, req, nil, false, nil
 	defer func() {
 		d.mu.Lock()
 		c.asking, c.askReq, c.askSentTo, c.answered, c.answer = false, nil, nil, false, nil
@@ -649,16 +827,21 @@ func (d *daemon) ask(ctx context.Context, t *task, req []byte) ([]byte, error) {
 		}
 		switch {
 		case c.conn == nil && c.anonymous:
+			// Nobody attends it: the unattended policy answers (a denial, or with
+			// --unattended-policy allow an approval of the daemon's own tasks).
+			ans := d.unattended(c, req)
+			d.took(c, nil, ans)
 			d.mu.Unlock()
-			if d.opts.unattendedAllow && c.ownerless {
-				return []byte(`{"type":"approval_response","approved":true}`), nil
+			if ans == nil {
+				return nil, io.EOF
 			}
-			return nil, io.EOF
+			return ans, nil
 		case c.conn == nil:
 			if deadline.IsZero() {
 				deadline = time.Now().Add(d.opts.grace)
 			}
 			if !time.Now().Before(deadline) {
+				d.took(c, nil, nil)
 				d.mu.Unlock()
 				return nil, io.EOF // nobody to ask: the unattended policy denies
 			}
@@ -670,15 +853,20 @@ func (d *daemon) ask(ctx context.Context, t *task, req []byte) ([]byte, error) {
 		ch := c.notify
 		d.mu.Unlock()
 		var timer <-chan time.Time
+		var tm *time.Timer
 		if !deadline.IsZero() {
-			tm := time.NewTimer(time.Until(deadline))
+			tm = time.NewTimer(time.Until(deadline))
 			timer = tm.C
-			defer tm.Stop()
 		}
 		select {
 		case <-ch:
 		case <-timer:
 		case <-ctx.Done():
+		}
+		if tm != nil {
+			tm.Stop()
+		}
+		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		d.mu.Lock()
@@ -709,4 +897,23 @@ func (d *daemon) record(cn *conn, line []byte) {
 		o.Set("text", string(line))
 	}
 	d.rec.Write(append(o.Bytes(), '\n'))
+}
+
+// traceEvent appends one line to the trace file (--trace): the time, what happened, this
+// run of the daemon, the connection (its number, client id and transport; null for none),
+// then fields. Called with d.mu held.
+func (d *daemon) traceEvent(what string, cn *conn, fields ...field) {
+	if d.trace == nil {
+		return
+	}
+	var seq, id, kind any
+	if cn != nil {
+		seq, kind = cn.seq, cn.kind
+		if cn.client != nil && cn.client.id != nil {
+			id = *cn.client.id
+		}
+	}
+	all := append([]field{{"t", time.Now().UTC().Format(time.RFC3339Nano)}, {"event", what}, {"run", d.runID},
+		{"conn", seq}, {"client", id}, {"transport", kind}}, fields...)
+	d.trace.Write(append(encodeObject(all...), '\n'))
 }

@@ -1,7 +1,7 @@
 package serve
 
 // What of the protocol page's serve transport this package emulates, and the test that
-// checks each item (serve_test.go here; the scripts in internal/attach/testdata/script drive
+// checks each item (*_test.go here; the scripts in internal/attach/testdata/script drive
 // it with fr-attach):
 //
 //	Unix socket at the path fuseraft attach derives     TestSocketPathTooLong, socket_derived.txtar
@@ -28,3 +28,19 @@ package serve
 //	faults: dotnet, version, crash, hangup,             TestDotnetFault, version.txtar, TestCrashFaultKeepsState,
 //	  --drop-after-approval, flood                      TestHangupStep, drop_mid_approval.txtar
 //	the input record (FRSIM_RECORD)                     TestStrayLineIsADenial, held_task.txtar
+//	sending never blocks: a queue per connection of     TestStuckReaderIsDisconnected,
+//	  --send-queue bytes, a --write-timeout per write;   TestWriteTimeoutClosesAStuckClient,
+//	  a slow client is disconnected with an error event  TestStuckClientDoesNotWedgeTheDaemon
+//	  (and a stderr line); replacing a stuck connection,
+//	  new clients and SIGTERM go on while one is stuck
+//	a task's events are paced to the clients that read  flood.txtar, TestStuckReaderIsDisconnected
+//	a result stays saved until written to its client    TestKilledTwentyTimesEachApprovalAnsweredOnce,
+//	  (sent again rather than lost after SIGKILL)       pending_results.txtar
+//	an answered prompt is saved before it is recorded:  TestKilledTwentyTimesEachApprovalAnsweredOnce
+//	  never asked again after a restart (SIGKILL too);
+//	  the one pending at the kill asked once more
+//	--trace: connections, prompts asked / answered /    TestKilledTwentyTimesEachApprovalAnsweredOnce,
+//	  replayed, results delivered, per connection       TestTrace
+//	a socket file, pidfile or half-written state a      TestRestartAfterSIGKILL, TestCrashFaultKeepsState
+//	  killed daemon left does not stop the next start
+//	no goroutine or open file left per connection       TestNoLeakPerConnection

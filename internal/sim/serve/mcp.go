@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/pkg/wire"
 )
 
 // The daemon's MCP tools, as fuseraft serve exposes them at /mcp of its HTTP port (see
@@ -211,3 +212,16 @@ func (d *daemon) mcpHandler(toks tokens) http.Handler {
 }
 
 type readOnlyKey struct{}
+
+// unattended is the unattended policy's answer to a prompt of a task nobody attends: nil (a
+// denial, a question skipped), or with --unattended-policy allow an approval, for the
+// daemon's own tasks (dispatch_task, objectives, A2A calls) only.
+func (d *daemon) unattended(c *client, req []byte) []byte {
+	if !d.opts.unattendedAllow || !c.ownerless {
+		return nil
+	}
+	if t, _ := wire.TopLevelString(req, "type"); t != wire.TypeApproval {
+		return nil
+	}
+	return wire.ApprovalResponse(true)
+}

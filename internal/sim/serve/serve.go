@@ -44,7 +44,16 @@ type options struct {
 	autoObjectives    []objective
 	a2a               bool
 	unattendedAllow   bool
+	sendQueue         int
+	trace             string
+	writeTimeout      time.Duration
 }
+
+// Defaults of the per-connection bounds.
+const (
+	defaultSendQueue    = 64 << 20
+	defaultWriteTimeout = 10 * time.Second
+)
 
 // objective is one --auto-objective: a task the daemon dispatches by itself.
 type objective struct{ id, task string }
@@ -76,10 +85,13 @@ func Flags() []cli.Flag {
 		&cli.StringFlag{Name: "ready-file", Usage: "write {\"pid\",\"socket\",\"url\"} to `FILE` once listening"},
 		&cli.StringFlag{Name: "scenario", Usage: "play the serve tasks of scenario `FILE` (as fr-sim --scenario)"},
 		&cli.StringFlag{Name: "record", Usage: "append every line clients send to `FILE` as JSONL (as fr-sim --record)"},
+		&cli.StringFlag{Name: "trace", Usage: "append what the daemon does with each client to `FILE` as JSONL: connections, prompts asked and answered, results delivered (see TRACE)"},
 		&cli.StringFlag{Name: "faults", Usage: "add the faults in `LIST` (as fr-sim --faults)"},
 		&cli.IntFlag{Name: "drop-after-approval", Usage: "fault: drop the connection right after sending the `N`th approval_request"},
 		&cli.StringSliceFlag{Name: "auto-objective", Usage: "dispatch the task of objective `ID:TASK` by itself (auto_dispatched) once the first client is attached; repeatable"},
 		&cli.StringFlag{Name: "unattended-policy", Value: "deny", Usage: "decide the approvals of tasks nobody attends (dispatch_task, objectives, A2A calls): `POLICY` deny or allow"},
+		&cli.IntFlag{Name: "send-queue", Value: defaultSendQueue, Usage: "disconnect a client that lets more than `BYTES` of events wait for it (default 64 MiB)", DefaultText: "67108864"},
+		&cli.DurationFlag{Name: "write-timeout", Value: defaultWriteTimeout, Usage: "disconnect a client when a write to it makes no progress for `DUR`"},
 		&cli.BoolFlag{Name: "a2a", Usage: "host A2A calls at POST /a2a/AGENT on the --port server, each announced with a2a_call and played as a task"},
 	}
 }
@@ -138,9 +150,44 @@ Client ids are scoped per token; a newer connection with the same id closes the 
 --reconnect-grace for it and asks again right after its next hello; nobody within the grace,
 or a client without an id, is a denial.
 
+Sending never blocks the daemon. What waits for a client is queued per connection and
+written by that connection's own writer, each write with a deadline. A task's events go as
+fast as its readers read, but a connection that makes no progress for a second holds no task
+back. A client that lets more than --send-queue bytes (64 MiB) wait for it, or whose writes
+make no progress for --write-timeout (10s), is disconnected: an error event saying why is
+the last line queued for it (WebSocket close status 1008), and a line on stderr names the
+connection. A single event longer than --send-queue is still sent when nothing else waits.
+A result stays saved until it is written to its client's connection: one queued for a
+connection that goes away is sent after the client's next hello.
+
 SIGINT or SIGTERM stops the daemon cleanly and keeps its state (unfinished tasks, results
 not yet collected) in the state directory with the pidfile serve.pid; the next start resumes
-the tasks (task_resumed) and hands each client its results after its hello.
+the tasks (task_resumed) and hands each client its results after its hello. Progress is
+saved when a prompt is answered, before the answer goes to the record: a restarted daemon
+(even after SIGKILL) never asks an answered approval or question again, and asks the one
+pending when it died once more, right after its client's hello. A result stays saved until
+it is written to its client: a daemon killed in the moment between the two sends it again
+rather than lose it. A socket file or pidfile a killed daemon left behind does not stop the
+next start: a socket nobody listens on is replaced.
+
+TRACE
+   --trace FILE appends one JSON object a line, in the order things happen, for tests that
+   check who was asked what and who answered:
+      {"t","event","run","conn","client","transport", ...}
+   run tells the daemon's runs apart (conn numbers start again at 1 in each); conn, client
+   and transport are null when no connection is involved. The events and their fields:
+      connected     readOnly                    a connection attached (after its hello)
+      read          line                        a line the connection sent (as --record)
+      dispatched    sessionId, task             a line became a task
+      asked         prompt, queued, line        a prompt (approval_request, question) queued
+      answered      prompt, line                the line taken as its answer
+      unanswered    prompt, line: null          nobody to ask: denied as unattended
+      replayed      prompt, line                answered before a restart: not asked again
+      delivered     sessionId, owner            a result written to the connection
+      disconnected  reason (slow, dropped)      the daemon cut the connection
+      closed                                    the connection ended
+   prompt is SESSIONID/STEP/N (the task's top-level step, the Nth prompt in it), the same
+   across restarts: each prompt id is answered (or replayed) once.
 
 EXIT STATUS
    0    stopped by SIGINT or SIGTERM
@@ -190,6 +237,15 @@ func App(s cmdutil.Streams) *cli.App {
 			dropAfterApproval: c.Int("drop-after-approval"),
 			a2a:               c.Bool("a2a"),
 			unattendedAllow:   c.String("unattended-policy") == "allow",
+			sendQueue:         c.Int("send-queue"),
+			trace:             c.String("trace"),
+			writeTimeout:      c.Duration("write-timeout"),
+		}
+		if o.sendQueue <= 0 {
+			return cmdutil.Usagef("--send-queue must be at least 1 byte")
+		}
+		if o.writeTimeout <= 0 {
+			return cmdutil.Usagef("--write-timeout must be more than 0")
 		}
 		var err error
 		if o.autoObjectives, err = parseObjectives(c.StringSlice("auto-objective")); err != nil {
@@ -307,6 +363,14 @@ func serve(ctx context.Context, s cmdutil.Streams, o options) error {
 		defer f.Close()
 		d.rec = f
 	}
+	if o.trace != "" {
+		f, err := os.OpenFile(o.trace, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return cmdutil.Usagef("cannot open the trace file: %v", err)
+		}
+		defer f.Close()
+		d.trace = f
+	}
 	ctx, die := context.WithCancel(ctx)
 	defer die()
 	d.die = die
@@ -317,6 +381,13 @@ func serve(ctx context.Context, s cmdutil.Streams, o options) error {
 	ln, err := listenSocket(o.socket)
 	if err != nil {
 		return err
+	}
+	// The socket is ours, so no other daemon writes this state: a temporary file a killed
+	// one left behind mid-save is dropped.
+	if left, _ := filepath.Glob(filepath.Join(o.stateDir, "."+stateFile+".*")); len(left) > 0 {
+		for _, f := range left {
+			os.Remove(f)
+		}
 	}
 	defer func() {
 		if !d.crashing() {
@@ -332,7 +403,7 @@ func serve(ctx context.Context, s cmdutil.Streams, o options) error {
 			return fmt.Errorf("cannot listen on 127.0.0.1:%d: %v", o.port, err)
 		}
 		url = "ws://" + wln.Addr().String() + "/attach"
-		srv = &http.Server{Handler: d.wsHandler(ctx, toks), ReadHeaderTimeout: 10 * time.Second}
+		srv = &http.Server{Handler: d.wsHandler(ctx, toks), ReadHeaderTimeout: 10 * time.Second, ConnContext: withRawConn}
 		go srv.Serve(wln)
 	}
 	pidfile := filepath.Join(o.stateDir, "serve.pid")

@@ -12,8 +12,8 @@ import (
 // one first) and results their clients have not collected yet. It is written to stateFile in
 // the state directory after every change, atomically.
 type savedState struct {
-	Tasks   []savedTask   `json:"tasks"`
-	Results []savedResult `json:"results"`
+	Tasks   []savedTask    `json:"tasks"`
+	Results []*savedResult `json:"results"`
 }
 
 type savedTask struct {
@@ -24,6 +24,9 @@ type savedTask struct {
 	Anonymous bool    `json:"anonymous"`
 	Status    string  `json:"status"` // queued or running
 	Step      int     `json:"step"`   // the step to resume from
+	// Answers are the answers the prompts of that step were given, in order (null: nobody
+	// answered): a restarted daemon gives them back instead of asking again.
+	Answers []json.RawMessage `json:"answers,omitempty"`
 }
 
 type savedResult struct {
@@ -31,6 +34,8 @@ type savedResult struct {
 	ClientID  *string         `json:"clientId"`
 	SessionID string          `json:"sessionId"`
 	Event     json.RawMessage `json:"event"`
+
+	queuedOn *conn // the connection it is queued on, not yet written
 }
 
 const stateFile = "serve-state.json"
