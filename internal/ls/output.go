@@ -19,6 +19,7 @@ import (
 
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/internal/render"
+	"github.com/fuseraft/fr/internal/termsafe"
 )
 
 // kv is one top-level field of an item, its value kept as fuseraft wrote it.
@@ -220,7 +221,7 @@ func tableCell(v value, now time.Time) (string, style) {
 				return relative(t, now), plain
 			}
 		}
-		return render.Sanitize(x), plain
+		return termsafe.Line(x), plain
 	case json.Number:
 		if v.key == "sizeBytes" {
 			if n, err := x.Int64(); err == nil {
@@ -242,11 +243,11 @@ func tableCell(v value, now time.Time) (string, style) {
 			}
 			parts = append(parts, fmt.Sprint(e))
 		}
-		return render.Sanitize(strings.Join(parts, ", ")), plain
+		return termsafe.Line(strings.Join(parts, ", ")), plain
 	}
 	var b bytes.Buffer
 	_ = json.Compact(&b, v.raw)
-	return render.Sanitize(b.String()), plain
+	return termsafe.Line(b.String()), plain
 }
 
 func humanSize(n int64) string {
@@ -476,7 +477,7 @@ func (p *printer) add(r *record) error {
 		}
 		if c.show != nil && p.fields == nil {
 			if s, ok := c.show(v); ok {
-				row[i] = cellOut{text: render.Sanitize(s)}
+				row[i] = cellOut{text: termsafe.Line(s)}
 				continue
 			}
 		}
