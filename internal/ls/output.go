@@ -123,6 +123,8 @@ type value struct {
 }
 
 func decodeValue(key string, raw []byte, present bool) value {
+	// White space around a value is not part of it (a cell of "0\n" is 0, not two lines).
+	raw = bytes.Trim(raw, " \t\r\n")
 	v := value{key: key, raw: raw, present: present}
 	if !present || len(raw) == 0 {
 		return v
