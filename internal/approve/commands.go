@@ -13,6 +13,7 @@ import (
 
 	"github.com/fuseraft/fr/internal/approve/policy"
 	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/termsafe"
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
@@ -118,7 +119,7 @@ func check(c *cli.Context, s cmdutil.Streams) error {
 			if len(files) > 1 {
 				loc = row.File + ":" + loc
 			}
-			_, err := fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", loc, row.Decision, Sanitize(by), Sanitize(what))
+			_, err := fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", loc, row.Decision, termsafe.Line(by), termsafe.Line(what))
 			return err
 		}
 		return w.WriteLine(marshal(row))
