@@ -130,7 +130,8 @@ func CodeOf(err error) int {
 
 // Report is the one place that turns a command's error into stderr lines and an exit code.
 // The message and hints are shown through termsafe, always: stderr is a terminal or a log,
-// and either may render escape sequences an error quotes from outside. A broken pipe on stdout is a quiet, successful end: the reader had enough.
+// and either may render escape sequences an error quotes from outside. A broken pipe on
+// stdout is a quiet, successful end: the reader had enough.
 func Report(prog string, stderr io.Writer, err error) int {
 	if err == nil || wire.IsBrokenPipe(err) {
 		return ExitOK
