@@ -19,6 +19,7 @@ import (
 
 	"github.com/fuseraft/fr/internal/approve/policy"
 	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/termsafe"
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
@@ -486,7 +487,7 @@ func (srv *server) approval(ctx context.Context, raw []byte, start time.Time) er
 		if d.Rule != "" {
 			by += " " + d.Rule
 		}
-		fmt.Fprintf(srv.s.Err, "%s: %s %s (%s)\n", prog, rec.Decision, Sanitize(rec.Summary), by)
+		fmt.Fprintf(srv.s.Err, "%s: %s %s (%s)\n", prog, rec.Decision, termsafe.Line(rec.Summary), termsafe.Line(by))
 	}
 	if srv.audit != nil {
 		return srv.audit.append(rec)
@@ -532,7 +533,7 @@ func (srv *server) question(ctx context.Context, raw []byte, start time.Time) er
 		if qd.Rule != "" {
 			by += " " + qd.Rule
 		}
-		fmt.Fprintf(srv.s.Err, "%s: %s %s: %s (%s)\n", prog, rec.Decision, Sanitize(summary), Sanitize(a), by)
+		fmt.Fprintf(srv.s.Err, "%s: %s %s: %s (%s)\n", prog, rec.Decision, termsafe.Line(summary), termsafe.Line(a), termsafe.Line(by))
 	}
 	if srv.audit != nil {
 		return srv.audit.append(rec)

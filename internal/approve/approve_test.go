@@ -10,6 +10,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/termsafe/termsafetest"
 )
 
 func TestMain(m *testing.M) {
@@ -30,7 +31,8 @@ func TestScripts(t *testing.T) {
 			env.Setenv("EXAMPLES", filepath.Join(root, "examples"))
 			// the race detector otherwise sleeps a second at each command's exit
 			env.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
-			return nil
+			return termsafetest.Setup(env)
 		},
+		Cmds: termsafetest.Cmds(),
 	})
 }

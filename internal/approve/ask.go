@@ -10,14 +10,13 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/fuseraft/fr/internal/approve/policy"
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/internal/render"
+	"github.com/fuseraft/fr/internal/termsafe"
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
@@ -166,22 +165,22 @@ func (a *ttyAsker) Approve(ctx context.Context, req *wire.ApprovalRequest, d pol
 	a.discard()
 	color := a.useColor()
 	var b strings.Builder
-	head := "approval: " + Sanitize(req.Summary())
+	head := "approval: " + termsafe.Line(req.Summary())
 	if color {
 		head = "\x1b[1;33m" + head + "\x1b[0m"
 	}
 	b.WriteString("\n" + head + "\n")
 	why := "policy: " + d.Verdict.String()
 	if d.Rule != "" {
-		why += " (rule " + d.Rule + ")"
+		why += " (rule " + termsafe.Line(d.Rule) + ")"
 	} else {
-		why += " (" + d.Decider + ")"
+		why += " (" + termsafe.Line(d.Decider) + ")"
 	}
 	if d.Part != "" && d.Part != strings.TrimSpace(req.Command) {
-		why += ", for " + Sanitize(d.Part)
+		why += ", for " + termsafe.Line(d.Part)
 	}
 	if d.Reason != "" && d.Decider != policy.ByRule {
-		why += ": " + Sanitize(d.Reason)
+		why += ": " + termsafe.Line(d.Reason)
 	}
 	b.WriteString(why + "\n")
 	switch {
@@ -195,14 +194,14 @@ func (a *ttyAsker) Approve(ctx context.Context, req *wire.ApprovalRequest, d pol
 		}
 	case req.Kind == wire.KindShellCommand && strings.ContainsAny(req.Command, "\n"):
 		for _, l := range strings.Split(req.Command, "\n") {
-			b.WriteString("  | " + Sanitize(l) + "\n")
+			b.WriteString("  | " + termsafe.Line(l) + "\n")
 		}
 	case !wire.KnownKind(req.Kind):
 		raw := string(req.Raw)
 		if len(raw) > 4000 {
 			raw = raw[:4000] + "… (cut)"
 		}
-		b.WriteString("  " + Sanitize(raw) + "\n")
+		b.WriteString("  " + termsafe.Line(raw) + "\n")
 	}
 	b.WriteString("allow? [y/N] ")
 	if _, err := io.WriteString(a.f, b.String()); err != nil {
@@ -225,13 +224,13 @@ func (a *ttyAsker) Question(ctx context.Context, q *wire.Question) (*string, str
 	}
 	a.discard()
 	var b strings.Builder
-	head := "question: " + Sanitize(q.Question)
+	head := "question: " + termsafe.Line(q.Question)
 	if a.useColor() {
 		head = "\x1b[1;36m" + head + "\x1b[0m"
 	}
 	b.WriteString("\n" + head + "\n")
 	for i, o := range q.Options {
-		fmt.Fprintf(&b, "  %d) %s\n", i+1, Sanitize(o))
+		fmt.Fprintf(&b, "  %d) %s\n", i+1, termsafe.Line(o))
 	}
 	switch {
 	case len(q.Options) > 0 && q.AllowOther:
@@ -261,49 +260,4 @@ func (a *ttyAsker) Question(ctx context.Context, q *wire.Question) (*string, str
 		}
 		fmt.Fprintf(a.f, "pick 1-%d, or press enter to skip: ", len(q.Options))
 	}
-}
-
-// Sanitize makes s safe to print on one terminal line: control characters (escape sequences
-// that could hide or rewrite what is shown) and line ends become visible escapes.
-func Sanitize(s string) string {
-	return sanitize(s, false)
-}
-
-func sanitize(s string, multiline bool) string {
-	clean := true
-	for _, r := range s {
-		if unsafeRune(r, multiline) {
-			clean = false
-			break
-		}
-	}
-	if clean && utf8.ValidString(s) {
-		return s
-	}
-	var b strings.Builder
-	for i, r := range s {
-		switch {
-		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r == '\n' && !multiline:
-			b.WriteString(`\n`)
-		case unsafeRune(r, multiline):
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-func unsafeRune(r rune, multiline bool) bool {
-	if multiline && (r == '\n' || r == '\t') {
-		return false
-	}
-	// bidirectional overrides can make text read differently from what runs
-	if r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069 {
-		return true
-	}
-	return unicode.IsControl(r)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fuseraft/fr/internal/approve/policy"
 	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/termsafe"
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
@@ -118,7 +119,7 @@ func check(c *cli.Context, s cmdutil.Streams) error {
 			if len(files) > 1 {
 				loc = row.File + ":" + loc
 			}
-			_, err := fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", loc, row.Decision, Sanitize(by), Sanitize(what))
+			_, err := fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", loc, row.Decision, termsafe.Line(by), termsafe.Line(what))
 			return err
 		}
 		return w.WriteLine(marshal(row))
@@ -261,19 +262,19 @@ func testCommand(s cmdutil.Streams) *cli.Command {
 					got := runTest(dec, t)
 					if got != "" {
 						bad++
-						fmt.Fprintf(w, "%s:%d: FAIL %s: %s\n", f, t.Line, t.Name, got)
+						fmt.Fprintf(w, "%s:%d: FAIL %s: %s\n", termsafe.Line(f), t.Line, termsafe.Line(t.Name), termsafe.Text(got))
 					} else if c.Bool("verbose") {
-						fmt.Fprintf(w, "%s:%d: ok %s\n", f, t.Line, t.Name)
+						fmt.Fprintf(w, "%s:%d: ok %s\n", termsafe.Line(f), t.Line, termsafe.Line(t.Name))
 					}
 				}
 				switch {
 				case n == 0:
-					fmt.Fprintf(w, "?    %s: no tests\n", f)
+					fmt.Fprintf(w, "?    %s: no tests\n", termsafe.Line(f))
 				case bad > 0:
 					failed = true
-					fmt.Fprintf(w, "FAIL %s: %d of %d tests failed\n", f, bad, n)
+					fmt.Fprintf(w, "FAIL %s: %d of %d tests failed\n", termsafe.Line(f), bad, n)
 				default:
-					fmt.Fprintf(w, "ok   %s: %d tests\n", f, n)
+					fmt.Fprintf(w, "ok   %s: %d tests\n", termsafe.Line(f), n)
 				}
 			}
 			if err := w.Flush(); err != nil {
@@ -366,9 +367,9 @@ func lintCommand(s cmdutil.Streams) *cli.Command {
 				for _, x := range policy.Lint(p) {
 					found = true
 					if x.Line > 0 {
-						fmt.Fprintf(w, "%s:%d: %s\n", f, x.Line, x.Msg)
+						fmt.Fprintf(w, "%s:%d: %s\n", termsafe.Line(f), x.Line, termsafe.Text(x.Msg))
 					} else {
-						fmt.Fprintf(w, "%s: %s\n", f, x.Msg)
+						fmt.Fprintf(w, "%s: %s\n", termsafe.Line(f), termsafe.Text(x.Msg))
 					}
 				}
 			}

@@ -208,9 +208,10 @@ func TestTerminalAsk(t *testing.T) {
 	}
 
 	// an escape sequence in the command is shown, not obeyed
-	s.send(`{"type":"approval_request","kind":"shell_command","command":"echo hi\u001b[2K\rls"}`)
+	// (as is a bidirectional mark or override that would make it read differently)
+	s.send(`{"type":"approval_request","kind":"shell_command","command":"echo hi\u001b[2K\rls \u200e\u061c\u202ex"}`)
 	s.screen.waitFor(t, "allow? [y/N] ", 3)
-	if scr := s.screen.String(); !strings.Contains(scr, `echo hi\x1b[2K\rls`) || strings.Contains(scr, "\x1b[2K") {
+	if scr := s.screen.String(); !strings.Contains(scr, "echo hi␛[2K␍ls \uFFFD\uFFFD\uFFFDx") || strings.Contains(scr, "\x1b[2K") || strings.ContainsAny(scr, "\u200e\u061c\u202e") {
 		t.Errorf("escape sequence reached the terminal:\n%q", scr)
 	}
 	s.typeLine("YES")

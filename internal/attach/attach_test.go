@@ -20,6 +20,7 @@ import (
 	"github.com/fuseraft/fr/internal/attach"
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/internal/sim"
+	"github.com/fuseraft/fr/internal/termsafe/termsafetest"
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
@@ -76,9 +77,10 @@ func TestScripts(t *testing.T) {
 				return err
 			}
 			env.Setenv("FRSIM_SCENARIO", env.WorkDir+"/serve.yaml")
-			return nil
+			return termsafetest.Setup(env)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"termsafe":   termsafetest.Cmds()["termsafe"],
 			"waitfile":   cmdWaitFile,
 			"readyenv":   cmdReadyEnv,
 			"mkfifo":     cmdMkfifo,

@@ -67,7 +67,7 @@ func interactive(ctx context.Context, a *attacher, in io.Reader) error {
 	restore()
 	a.s.Err = stderr
 	if u.detached || cmdutil.CodeOf(err) == cmdutil.ExitInterrupted {
-		fmt.Fprintf(stderr, "%s: %s\n", prog, u.detachMessage())
+		cmdutil.Sayf(stderr, prog, "%s", u.detachMessage())
 	}
 	return err
 }

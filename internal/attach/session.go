@@ -186,7 +186,7 @@ func (a *attacher) run(ctx context.Context, in io.Reader) error {
 			}
 			attempt++
 			wait := backoff(attempt, a.o.maxBackoff, rand.Int64N)
-			fmt.Fprintf(a.s.Err, "%s: reconnecting to %s in %s (attempt %d): %v\n", prog, a.o.target,
+			cmdutil.Sayf(a.s.Err, prog, "reconnecting to %s in %s (attempt %d): %v", a.o.target,
 				wait.Round(time.Millisecond), attempt, lost)
 			if !a.outClosed {
 				a.out.Flush()
@@ -693,7 +693,7 @@ func (a *attacher) finished() *errStop {
 	}
 	if len(a.failed) > 0 {
 		for _, f := range a.failed[:len(a.failed)-1] {
-			fmt.Fprintf(a.s.Err, "%s: error: %s\n", prog, f)
+			cmdutil.Sayf(a.s.Err, prog, "error: %s", f)
 		}
 		return &errStop{cmdutil.Errorf(cmdutil.ExitFailed, "%s", a.failed[len(a.failed)-1])}
 	}

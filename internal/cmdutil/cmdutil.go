@@ -18,6 +18,7 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
 
+	"github.com/fuseraft/fr/internal/termsafe"
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
@@ -128,7 +129,9 @@ func CodeOf(err error) int {
 }
 
 // Report is the one place that turns a command's error into stderr lines and an exit code.
-// A broken pipe on stdout is a quiet, successful end: the reader had enough.
+// The message and hints are shown through termsafe, always: stderr is a terminal or a log,
+// and either may render escape sequences an error quotes from outside. A broken pipe on
+// stdout is a quiet, successful end: the reader had enough.
 func Report(prog string, stderr io.Writer, err error) int {
 	if err == nil || wire.IsBrokenPipe(err) {
 		return ExitOK
@@ -138,11 +141,10 @@ func Report(prog string, stderr io.Writer, err error) int {
 	if errors.As(err, &e) && e.Quiet {
 		return code
 	}
-	msg := err.Error()
-	fmt.Fprintf(stderr, "%s: error: %s\n", prog, msg)
+	fmt.Fprintf(stderr, "%s: error: %s\n", prog, termsafe.Text(err.Error()))
 	if errors.As(err, &e) {
 		for _, h := range e.Hints {
-			fmt.Fprintf(stderr, "%s: hint: %s\n", prog, h)
+			fmt.Fprintf(stderr, "%s: hint: %s\n", prog, termsafe.Text(h))
 		}
 	}
 	return code
@@ -150,7 +152,14 @@ func Report(prog string, stderr io.Writer, err error) int {
 
 // Warnf prints "prog: warning: ..." on stderr.
 func Warnf(stderr io.Writer, prog, format string, args ...any) {
-	fmt.Fprintf(stderr, "%s: warning: %s\n", prog, fmt.Sprintf(format, args...))
+	Sayf(stderr, prog, "warning: "+format, args...)
+}
+
+// Sayf prints "prog: ..." on stderr. Like Report's and Warnf's, the line is shown through
+// termsafe whatever it quotes, whether stderr is a terminal or a log: escape sequences in a
+// CI log are rendered too.
+func Sayf(stderr io.Writer, prog, format string, args ...any) {
+	fmt.Fprintf(stderr, "%s: %s\n", prog, termsafe.Text(fmt.Sprintf(format, args...)))
 }
 
 // FindFuseraft resolves the fuseraft binary: the --fuseraft flag, else $FUSERAFT_BIN, else

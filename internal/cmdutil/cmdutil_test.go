@@ -37,6 +37,11 @@ func TestReport(t *testing.T) {
 		{"hint on a plain error keeps its code", WithHint(&wire.ProtocolError{Msg: "bad"}, "h"), 3, "fr-x: error: bad\nfr-x: hint: h\n"},
 		{"quiet exit", Exit(4), 4, ""},
 		{"wrapped code", fmt.Errorf("ctx: %w", Errorf(ExitRefused, "401")), 4, "fr-x: error: ctx: 401\n"},
+		{"escape sequences it quotes are shown, not sent", Usagef("bad line %s", "\x1b]0;PWNED\x07\x1b[2Jhi\u202e\x9b"), 2,
+			"fr-x: error: bad line ␛]0;PWNED␇␛[2Jhi\uFFFD\uFFFD\n"},
+		{"a multi-line message keeps its lines", Usagef("bad expression\n    .a | \x1b[2J\n         ^"), 2,
+			"fr-x: error: bad expression\n    .a | ␛[2J\n         ^\n"},
+		{"hints too", WithHint(errors.New("x"), "see \x1bP1$r\x1b\\"), 1, "fr-x: error: x\nfr-x: hint: see ␛P1$r␛\\\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -180,6 +185,16 @@ func TestWarnf(t *testing.T) {
 	var buf bytes.Buffer
 	Warnf(&buf, "fr-x", "skipped %d lines", 3)
 	if buf.String() != "fr-x: warning: skipped 3 lines\n" {
+		t.Errorf("%q", buf.String())
+	}
+	buf.Reset()
+	Warnf(&buf, "fr-x", "skipped %q", "\x1b[2K\u200e")
+	if buf.String() != "fr-x: warning: skipped \"\\x1b[2K\\u200e\"\n" {
+		t.Errorf("%q", buf.String())
+	}
+	buf.Reset()
+	Warnf(&buf, "fr-x", "skipped %s", "\x1b[2K\u200e\xff")
+	if buf.String() != "fr-x: warning: skipped ␛[2K\uFFFD\uFFFD\n" {
 		t.Errorf("%q", buf.String())
 	}
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/internal/render"
+	"github.com/fuseraft/fr/internal/termsafe"
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
@@ -420,7 +421,7 @@ func (o *lsRun) onItem(raw []byte) error {
 	var ce *cmdutil.Error
 	if err != nil && !errors.As(err, &ce) && !wire.IsBrokenPipe(err) && o.out.Err() == nil {
 		o.jqFailed++
-		fmt.Fprintf(o.s.Err, "%s: error: --jq: %v\n", prog, err)
+		cmdutil.Sayf(o.s.Err, prog, "error: --jq: %v", err)
 		return nil
 	}
 	return err
@@ -506,7 +507,11 @@ func (o *lsRun) fromFuseraft(args []string) error {
 		return err
 	}
 	cmd := exec.Command(bin, args...)
-	cmd.Stderr = o.s.Err
+	// fuseraft's stderr is passed through termsafe: it may quote what it read.
+	childErr := termsafe.NewWriter(o.s.Err)
+	defer childErr.Flush()
+	cmd.Stderr = childErr
+	cmd.WaitDelay = time.Second
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return err

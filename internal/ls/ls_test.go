@@ -18,6 +18,7 @@ import (
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/internal/render"
 	"github.com/fuseraft/fr/internal/sim"
+	"github.com/fuseraft/fr/internal/termsafe/termsafetest"
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
@@ -49,8 +50,10 @@ func TestScripts(t *testing.T) {
 		Setup: func(e *testscript.Env) error {
 			// Under -race every command would otherwise wait a second before it exits.
 			e.Setenv("GORACE", "atexit_sleep_ms=0")
-			return nil
-		}})
+			return termsafetest.Setup(e)
+		},
+		Cmds: termsafetest.Cmds(),
+	})
 }
 
 // resourceArgs are fr-ls command lines for every resource, with what fuseraft's own answer to

@@ -19,6 +19,7 @@ import (
 
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/internal/render"
+	"github.com/fuseraft/fr/internal/termsafe"
 )
 
 // kv is one top-level field of an item, its value kept as fuseraft wrote it.
@@ -122,6 +123,8 @@ type value struct {
 }
 
 func decodeValue(key string, raw []byte, present bool) value {
+	// White space around a value is not part of it (a cell of "0\n" is 0, not two lines).
+	raw = bytes.Trim(raw, " \t\r\n")
 	v := value{key: key, raw: raw, present: present}
 	if !present || len(raw) == 0 {
 		return v
@@ -220,7 +223,7 @@ func tableCell(v value, now time.Time) (string, style) {
 				return relative(t, now), plain
 			}
 		}
-		return render.Sanitize(x), plain
+		return termsafe.Line(x), plain
 	case json.Number:
 		if v.key == "sizeBytes" {
 			if n, err := x.Int64(); err == nil {
@@ -242,11 +245,11 @@ func tableCell(v value, now time.Time) (string, style) {
 			}
 			parts = append(parts, fmt.Sprint(e))
 		}
-		return render.Sanitize(strings.Join(parts, ", ")), plain
+		return termsafe.Line(strings.Join(parts, ", ")), plain
 	}
 	var b bytes.Buffer
 	_ = json.Compact(&b, v.raw)
-	return render.Sanitize(b.String()), plain
+	return termsafe.Line(b.String()), plain
 }
 
 func humanSize(n int64) string {
@@ -476,7 +479,7 @@ func (p *printer) add(r *record) error {
 		}
 		if c.show != nil && p.fields == nil {
 			if s, ok := c.show(v); ok {
-				row[i] = cellOut{text: render.Sanitize(s)}
+				row[i] = cellOut{text: termsafe.Line(s)}
 				continue
 			}
 		}

@@ -614,6 +614,8 @@ func FuzzParseCookbook(f *testing.F) {
 		if err != nil {
 			return
 		}
+		// Lines are read as a text file's lines: a CRLF line end is a line end, not part of it.
+		doc = strings.ReplaceAll(doc, "\r\n", "\n")
 		for n, r := range recipes {
 			if r.N != n || !strings.Contains(doc, ". "+r.Title) {
 				t.Errorf("recipe %d: title %q is not in the input", n, r.Title)

@@ -3,6 +3,8 @@ package render
 import (
 	"fmt"
 	"strings"
+
+	"github.com/fuseraft/fr/internal/termsafe"
 )
 
 // DiffOptions configure UnifiedDiff.
@@ -98,7 +100,7 @@ func DiffStat(old, new string) (added, removed int) {
 }
 
 func diffNames(path string) (a, b string) {
-	p := Sanitize(path)
+	p := termsafe.Line(path)
 	if p == "" {
 		p = "file"
 	}
@@ -532,7 +534,7 @@ func (d *diffWriter) content(kind lineKind, l string) {
 	if long {
 		text = text[:limit]
 	}
-	d.lineCut(kind, prefix+sanitize(text, true), long)
+	d.lineCut(kind, prefix+termsafe.Text(text), long)
 	if !nl {
 		d.line(lineNote, `\ No newline at end of file`)
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fuseraft/fr/internal/termsafe"
 )
 
 func TestUnifiedDiff(t *testing.T) {
@@ -361,7 +363,7 @@ func FuzzUnifiedDiff(f *testing.F) {
 			return
 		}
 		// Apply back when content is plain (sanitizing and tab expansion change the text).
-		if strings.ContainsAny(old+new, "\t\r") || sanitize(old, true) != old || sanitize(new, true) != new || strings.Contains(old+new, "…") {
+		if strings.ContainsAny(old+new, "\t\r") || termsafe.Text(old) != old || termsafe.Text(new) != new || strings.Contains(old+new, "…") {
 			return
 		}
 		if got := applyUnified(t, old, d); got != new {

@@ -6,6 +6,8 @@ import (
 	"math"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/fuseraft/fr/internal/termsafe"
 )
 
 // obj reads an event's fields leniently. A missing or null field reads as its zero value (the
@@ -130,7 +132,7 @@ func compactJSON(raw []byte, limit int) string {
 				switch {
 				case r == '"':
 					b.WriteString(`\"`)
-				case r >= 0x20 && r != '\\' && r != 0x7f && !(r >= 0x80 && r < 0xa0) && !isBidiControl(r):
+				case r >= 0x20 && r != '\\' && !termsafe.Unsafe(r):
 					b.WriteRune(r)
 				default:
 					b.Write(raw[i : i+n])

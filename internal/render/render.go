@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fuseraft/fr/internal/termsafe"
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
@@ -235,7 +236,7 @@ func (r *Renderer) stream(kind streamKind, text string) {
 			r.paint(dim, ts)
 		}
 	}
-	text = sanitize(text, true)
+	text = termsafe.Text(text)
 	for text != "" {
 		seg, rest, nl := strings.Cut(text, "\n")
 		if r.atStart && (seg != "" || nl) {
@@ -309,7 +310,7 @@ func (r *Renderer) neutral(typ string, raw []byte) {
 	if name == "" {
 		name = "event"
 	}
-	r.line(sp(dim, "· "), sp(dim, name+" "), sp(dim, Sanitize(compactJSON(raw, r.width*4+64))))
+	r.line(sp(dim, "· "), sp(dim, name+" "), sp(dim, termsafe.Line(compactJSON(raw, r.width*4+64))))
 }
 
 type handler func(r *Renderer, o *obj) func()
@@ -483,7 +484,7 @@ func (r *Renderer) turnStart(o *obj) func() {
 	text := o.str("text")
 	return func() {
 		if strings.TrimSpace(text) != "" {
-			r.block([]span{sp(boldCyan, "› ")}, "  ", bold, sanitize(text, true))
+			r.block([]span{sp(boldCyan, "› ")}, "  ", bold, termsafe.Text(text))
 		}
 	}
 }
@@ -514,7 +515,7 @@ func (r *Renderer) toolCall(o *obj) func() {
 		case strings.TrimSpace(summary) != "":
 			spans = append(spans, sp(plain, " "+oneLine(summary)))
 		case hasArgs:
-			spans = append(spans, sp(dim, " "+Sanitize(compactJSON(args, r.width*4+64))))
+			spans = append(spans, sp(dim, " "+termsafe.Line(compactJSON(args, r.width*4+64))))
 		}
 		if hasArgs && len(args) > 1024 {
 			spans = append(spans, sp(dim, " ("+sizeString(len(args))+" args)"))
@@ -563,7 +564,7 @@ func preview(s string) string {
 	}
 	for l := range strings.SplitSeq(s, "\n") {
 		if t := strings.TrimSpace(l); t != "" {
-			return Sanitize(t)
+			return termsafe.Line(t)
 		}
 	}
 	return ""
@@ -832,7 +833,7 @@ func (r *Renderer) text(o *obj) func() {
 		}
 		// Pre-rendered Markdown may carry colour codes of its own: drop those, show any other
 		// escape.
-		r.block(nil, "", plain, sanitize(stripSGR(text), true))
+		r.block(nil, "", plain, termsafe.Text(stripSGR(text)))
 	}
 }
 
@@ -847,7 +848,7 @@ func (r *Renderer) message(o *obj) func() {
 		case "error":
 			mark, label, s, ts = "✗ ", "error: ", boldRed, red
 		}
-		r.block([]span{sp(s, mark), sp(s, label)}, "  ", ts, sanitize(strings.TrimSpace(text), true))
+		r.block([]span{sp(s, mark), sp(s, label)}, "  ", ts, termsafe.Text(strings.TrimSpace(text)))
 	}
 }
 
@@ -918,7 +919,7 @@ func (r *Renderer) agentMessage(o *obj) func() {
 			r.line(sp(cyan, "⟲ "), sp(dim, fmt.Sprintf("%s: compaction summary (%s)", oneLine(agent), sizeString(len(content)))))
 			return
 		case role == "user" || agent == "Human":
-			r.block([]span{sp(boldCyan, "› "), sp(bold, oneLine(agent)+": ")}, "  ", plain, sanitize(strings.TrimSpace(content), true))
+			r.block([]span{sp(boldCyan, "› "), sp(bold, oneLine(agent)+": ")}, "  ", plain, termsafe.Text(strings.TrimSpace(content)))
 			return
 		}
 		meta := []string{fmt.Sprintf("turn %d", turn)}
@@ -945,7 +946,7 @@ func (r *Renderer) agentMessage(o *obj) func() {
 			r.line(spans...)
 		}
 		if strings.TrimSpace(content) != "" {
-			r.block(nil, "", plain, sanitize(strings.TrimSpace(content), true))
+			r.block(nil, "", plain, termsafe.Text(strings.TrimSpace(content)))
 		}
 	}
 }
@@ -986,7 +987,7 @@ func (r *Renderer) result(o *obj) func() {
 			}
 			r.line(spans...)
 			if hasErr && strings.TrimSpace(errMsg) != "" {
-				r.block([]span{sp(red, "  ")}, "  ", red, sanitize(strings.TrimSpace(errMsg), true))
+				r.block([]span{sp(red, "  ")}, "  ", red, termsafe.Text(strings.TrimSpace(errMsg)))
 			}
 		}
 	}
@@ -1006,14 +1007,14 @@ func (r *Renderer) result(o *obj) func() {
 		}
 		r.line(spans...)
 		if hasErr && strings.TrimSpace(errMsg) != "" {
-			r.block([]span{sp(red, "  ")}, "  ", red, sanitize(strings.TrimSpace(errMsg), true))
+			r.block([]span{sp(red, "  ")}, "  ", red, termsafe.Text(strings.TrimSpace(errMsg)))
 		}
 		if hasLast && strings.TrimSpace(last) != "" {
 			first := []span{sp(plain, "  ")}
 			if lastAgent != "" {
 				first = append(first, sp(boldMag, oneLine(lastAgent)+": "))
 			}
-			r.block(first, "  ", plain, sanitize(strings.TrimSpace(last), true))
+			r.block(first, "  ", plain, termsafe.Text(strings.TrimSpace(last)))
 		}
 	}
 }
@@ -1085,7 +1086,7 @@ func (r *Renderer) approvalRequest(o *obj) func() {
 		head := func(what string, rest ...span) {
 			r.line(append([]span{bar, sp(boldYel, "approve? "), sp(bold, what)}, rest...)...)
 		}
-		raw := func() { r.line(bar, sp(dim, Sanitize(compactJSON(o.raw, r.width*4+64)))) }
+		raw := func() { r.line(bar, sp(dim, termsafe.Line(compactJSON(o.raw, r.width*4+64)))) }
 		if err != nil {
 			head("malformed request", sp(dim, " (deny it)"))
 			raw()
@@ -1128,7 +1129,7 @@ func (r *Renderer) approvalRequest(o *obj) func() {
 // promptBody prints the body of a prompt (a command, a detail) under the bar, every line of
 // it, the first after prefix.
 func (r *Renderer) promptBody(bar span, prefix, text string) {
-	text = strings.TrimRight(sanitize(text, true), "\n")
+	text = strings.TrimRight(termsafe.Text(text), "\n")
 	indent := strings.Repeat(" ", StringWidth(prefix))
 	for i, l := range strings.Split(text, "\n") {
 		p := indent
@@ -1174,12 +1175,12 @@ func (r *Renderer) question(o *obj) func() {
 		return func() {
 			bar := sp(boldYel, "┃ ")
 			r.line(bar, sp(boldYel, "question: "), sp(bold, "malformed"), sp(dim, " (skip it)"))
-			r.line(bar, sp(dim, Sanitize(compactJSON(o.raw, r.width*4+64))))
+			r.line(bar, sp(dim, termsafe.Line(compactJSON(o.raw, r.width*4+64))))
 		}
 	}
 	return func() {
 		bar := sp(boldYel, "┃ ")
-		r.block([]span{bar, sp(boldYel, "question: ")}, "", bold, sanitize(strings.TrimSpace(q), true))
+		r.block([]span{bar, sp(boldYel, "question: ")}, "", bold, termsafe.Text(strings.TrimSpace(q)))
 		for i, opt := range options {
 			r.line(bar, sp(cyan, fmt.Sprintf("  %d) ", i+1)), sp(plain, oneLine(opt)))
 		}
@@ -1199,7 +1200,7 @@ func (r *Renderer) userInput(o *obj) func() {
 		if images > 0 {
 			first = append(first, sp(dim, fmt.Sprintf("[%d %s] ", images, plural(images, "image", "images"))))
 		}
-		r.block(first, "  ", bold, sanitize(strings.TrimSpace(text), true))
+		r.block(first, "  ", bold, termsafe.Text(strings.TrimSpace(text)))
 	}
 }
 

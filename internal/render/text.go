@@ -3,94 +3,13 @@ package render
 import (
 	"strings"
 	"unicode"
-	"unicode/utf8"
+
+	"github.com/fuseraft/fr/internal/termsafe"
 )
 
 // Strings from the stream are untrusted: tool output, file contents and model text may carry
 // ANSI escape sequences or other control characters meant to drive the terminal. Every string
-// is sanitized before it is written: controls become visible Control Pictures (ESC shows as ␛),
-// C1 controls and invalid UTF-8 become U+FFFD, and bidirectional overrides (which can make
-// text read differently from what it is) are dropped.
-
-// Sanitize makes s safe to print on a terminal as a single line: every control character,
-// newlines and tabs included, is shown as a visible symbol.
-func Sanitize(s string) string { return sanitize(s, false) }
-
-// sanitize replaces control characters. With keepLayout, newlines and tabs are kept (for
-// streamed text and diff bodies, where they are layout, not commands); \r is dropped before a
-// newline (CRLF) and shown elsewhere.
-func sanitize(s string, keepLayout bool) string {
-	if isClean(s, keepLayout) {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s) + 8)
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size <= 1:
-			b.WriteRune(utf8.RuneError)
-		case keepLayout && (r == '\n' || r == '\t'):
-			b.WriteRune(r)
-		case keepLayout && r == '\r' && i+1 < len(s) && s[i+1] == '\n':
-			// CRLF line end: the \n follows.
-		case !keepLayout && r == '\t':
-			b.WriteByte(' ')
-		case r < 0x20:
-			b.WriteRune(0x2400 + r)
-		case r == 0x7f:
-			b.WriteRune('␡')
-		case r >= 0x80 && r < 0xa0:
-			b.WriteRune(utf8.RuneError)
-		case isBidiControl(r):
-			// dropped
-		default:
-			b.WriteString(s[i : i+size])
-		}
-		i += size
-	}
-	return b.String()
-}
-
-func isClean(s string, keepLayout bool) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x80 {
-			return cleanSlow(s[i:], keepLayout)
-		}
-		if c < 0x20 || c == 0x7f {
-			if keepLayout && (c == '\n' || c == '\t') {
-				continue
-			}
-			return false
-		}
-	}
-	return true
-}
-
-func cleanSlow(s string, keepLayout bool) bool {
-	for i, r := range s {
-		if r == utf8.RuneError {
-			if _, size := utf8.DecodeRuneInString(s[i:]); size <= 1 {
-				return false
-			}
-		}
-		if r < 0x20 || r == 0x7f {
-			if keepLayout && (r == '\n' || r == '\t') {
-				continue
-			}
-			return false
-		}
-		if (r >= 0x80 && r < 0xa0) || isBidiControl(r) {
-			return false
-		}
-	}
-	return true
-}
-
-func isBidiControl(r rune) bool {
-	return (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f || r == 0x061c
-}
+// is shown through internal/termsafe before it is written (ESC shows as ␛).
 
 // runeWidth is the number of terminal columns r takes: 0 for combining marks and zero-width
 // characters, 2 for East Asian wide and fullwidth characters and most emoji, else 1.
@@ -192,7 +111,7 @@ func oneLine(s string) string {
 	if strings.ContainsAny(s, "\n\r\t") {
 		s = strings.Join(strings.Fields(s), " ")
 	}
-	return Sanitize(s)
+	return termsafe.Line(s)
 }
 
 // stripSGR removes colour and style sequences (ESC [ digits ; m) from s; any other escape is

@@ -9,7 +9,6 @@ package sim
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -336,7 +335,7 @@ func embeddedCommand(s cmdutil.Streams, name, what, checkUsage string, doc func(
 				failed := false
 				for _, p := range c.Args().Slice() {
 					if err := load(p); err != nil {
-						fmt.Fprintf(s.Err, "%s: error: %v\n", prog, err)
+						cmdutil.Sayf(s.Err, prog, "error: %v", err)
 						failed = true
 					}
 				}

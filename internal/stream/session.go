@@ -21,6 +21,7 @@ import (
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/internal/liveio"
 	"github.com/fuseraft/fr/internal/render"
+	"github.com/fuseraft/fr/internal/termsafe"
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
@@ -170,12 +171,10 @@ func runSession(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error
 		return err
 	}
 	cmd.Stdin, cmd.Stdout = stdinR, stdoutW
-	if f, ok := s.Err.(*os.File); ok {
-		cmd.Stderr = f
-	} else {
-		cmd.Stderr = ss.errw
-		cmd.WaitDelay = time.Second
-	}
+	// fuseraft's stderr is relayed through termsafe: it may quote tool output.
+	childErr := termsafe.NewWriter(ss.errw)
+	cmd.Stderr = childErr
+	cmd.WaitDelay = time.Second
 	err = cmd.Start()
 	stdinR.Close()
 	stdoutW.Close()
@@ -189,6 +188,7 @@ func runSession(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error
 	exited := make(chan error, 1)
 	go func() {
 		err := cmd.Wait()
+		_ = childErr.Flush()
 		ss.procMu.Lock()
 		ss.reaped = true
 		ss.procMu.Unlock()
@@ -511,7 +511,7 @@ func (ss *session) readEvents(r io.ReadCloser, st *stdoutState, protoBad, outBro
 		ev, ok := l.Event()
 		if !ok {
 			if len(bytes.TrimSpace(b)) > 0 {
-				ss.errw.Write(append(append([]byte{}, b...), '\n'))
+				_, _ = io.WriteString(ss.errw, termsafe.Text(string(b))+"\n")
 			}
 			continue
 		}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/internal/sim"
+	"github.com/fuseraft/fr/internal/termsafe/termsafetest"
 )
 
 func TestMain(m *testing.M) {
@@ -35,9 +36,11 @@ func TestScripts(t *testing.T) {
 		Dir: "testdata/script",
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("FUSERAFT_BIN", "")
-			return nil
+			return termsafetest.Setup(e)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"termsafe": termsafetest.Cmds()["termsafe"],
+			"unescape": termsafetest.Cmds()["unescape"],
 			"waitfor":  cmdWaitFor,
 			"signal":   cmdSignal,
 			"gone":     cmdGone,
