@@ -83,7 +83,16 @@ EXAMPLES
 
 // App returns fr-filter's command definition. Flags are parsed by fr-filter itself (jq style:
 // anywhere on the line, -rc bundles, --arg NAME VALUE); this list describes them.
-func App(s cmdutil.Streams) *cli.App {
+func App(s cmdutil.Streams) *cli.App { return app(s, config{}) }
+
+// config is what a caller other than the command line may change.
+type config struct {
+	// jqLayout indents output by 2 unless -c, --tab or --indent is given, as jq does (for
+	// running jq's and gojq's test suites).
+	jqLayout bool
+}
+
+func app(s cmdutil.Streams, cfg config) *cli.App {
 	app := cmdutil.NewApp(s, prog, "run a jq filter over a fuseraft event stream")
 	app.UsageText = "fr-filter [FLAGS] [FILTER] [FILE...]\n" +
 		"fr-filter [FLAGS] FILTER --args STRING...\n" +
@@ -95,6 +104,9 @@ func App(s cmdutil.Streams) *cli.App {
 	app.Flags = flagDocs()
 	app.Action = func(c *cli.Context) error {
 		opts, err := parseArgs(c.Args().Slice())
+		if err == nil && cfg.jqLayout && opts.indent < 0 && !opts.compact && !opts.tab {
+			opts.indent = 2
+		}
 		if err != nil {
 			return err
 		}

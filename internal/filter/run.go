@@ -49,6 +49,11 @@ type runner struct {
 	lineNo  int64
 	gen     int64 // counts lines handed to the filter (input/inputs move it)
 	dec     jsonscan.Decoder
+	// Input that is not one JSON value a line: values cut from such lines wait in queue;
+	// lines read ahead for a value that turned out not to be JSON wait in back.
+	queue []piece
+	back  []piece
+	multi bool // the current value spans lines (so its bytes are compacted when passed on)
 	stopErr error // a fatal error met while reading (for input/inputs)
 	// writeErr is the first failed flush (a closed pipe); writes return theirs directly.
 	writeErr error
@@ -183,6 +188,12 @@ func (e *errFatal) Unwrap() error { return e.err }
 
 // readLine returns the next line of the inputs, opening files in turn. io.EOF at the end.
 func (r *runner) readLine() ([]byte, error) {
+	if len(r.back) > 0 {
+		p := r.back[0]
+		r.back = r.back[1:]
+		r.lineNo = p.line
+		return p.b, nil
+	}
 	for {
 		if r.rd == nil {
 			if r.fileIdx >= len(r.files) {
@@ -246,14 +257,20 @@ func (r *runner) flush() {
 // --strict, which checks every line.
 func (r *runner) next(pre []string) ([]byte, jsonscan.Shape, error) {
 	for {
+		var err error
 		if r.writeErr != nil {
 			return nil, jsonscan.Shape{}, &errFatal{r.writeErr}
 		}
 		if err := r.ctx.Err(); err != nil {
 			return nil, jsonscan.Shape{}, &errFatal{cmdutil.Errorf(cmdutil.ExitInterrupted, "interrupted")}
 		}
-		line, err := r.readLine()
-		if err != nil {
+		var line []byte
+		r.multi = false
+		if len(r.queue) > 0 {
+			p := r.queue[0]
+			r.queue = r.queue[1:]
+			line, r.lineNo, r.multi = p.b, p.line, p.multi
+		} else if line, err = r.readLine(); err != nil {
 			return nil, jsonscan.Shape{}, err
 		}
 		if r.o.seq {
@@ -271,6 +288,9 @@ func (r *runner) next(pre []string) ([]byte, jsonscan.Shape, error) {
 		if !sh.Valid {
 			if len(trimSpace(line)) == 0 {
 				continue // an empty line is nothing, not noise
+			}
+			if r.split(line) {
+				continue
 			}
 			if r.o.strict {
 				return nil, sh, &errFatal{cmdutil.Errorf(exitRuntime, "%s is not JSON: %s", r.where(), preview(line))}
@@ -294,6 +314,84 @@ func (r *runner) next(pre []string) ([]byte, jsonscan.Shape, error) {
 		}
 		return line, sh, nil
 	}
+}
+
+// piece is a value cut from the input, or a line read ahead, with the number of its (last) line.
+type piece struct {
+	b     []byte
+	line  int64
+	multi bool
+}
+
+// split reads a line that is not one JSON value as jq reads its input: a sequence of values,
+// the last of which may go on over the following lines (pretty-printed JSON). When that works,
+// the values are queued and split returns true. When it does not (the line is not JSON, or the
+// value it starts is not), split returns false, and the lines read after the first are given
+// back to be read again: only the first line is noise, and a JSON line after it is not lost.
+func (r *runner) split(first []byte) bool {
+	buf := append(make([]byte, 0, len(first)+64), first...)
+	lines := []piece{{b: buf, line: r.lineNo}}
+	firstNo := r.lineNo
+	var vals []piece
+	start := 0 // where the value being read started
+	for i := r.skipSep(buf, 0); i < len(buf); i = r.skipSep(buf, i) {
+		end, ok := jsonscan.ValueEnd(buf, i)
+		if ok {
+			v := buf[i:end]
+			vals = append(vals, piece{b: v, line: lines[len(lines)-1].line, multi: bytes.IndexByte(v, '\n') >= 0})
+			i, start = end, end
+			continue
+		}
+		if end < len(buf) {
+			// Not JSON: give back the lines after the first.
+			r.lineNo = firstNo
+			if len(lines) > 1 {
+				r.back = append(lines[1:len(lines):len(lines)], r.back...)
+			}
+			return false
+		}
+		line, no, more := r.more()
+		if !more {
+			r.lineNo = firstNo
+			if len(lines) > 1 {
+				r.back = append(lines[1:len(lines):len(lines)], r.back...)
+			}
+			return false
+		}
+		buf = append(buf, '\n')
+		off := len(buf)
+		buf = append(buf, line...)
+		lines = append(lines, piece{b: buf[off:], line: no})
+		i = start
+	}
+	r.queue = append(r.queue, vals...)
+	return true
+}
+
+// more reads one more line for split, from the lines given back or the current input (not
+// the next file: a value does not go on into another file). The bytes are copied by the caller.
+func (r *runner) more() ([]byte, int64, bool) {
+	if len(r.back) > 0 {
+		p := r.back[0]
+		r.back = r.back[1:]
+		return p.b, p.line, true
+	}
+	if r.rd == nil {
+		return nil, 0, false
+	}
+	line, err := r.rd.ReadLine()
+	if err != nil {
+		return nil, 0, false
+	}
+	return line, r.rd.LineNumber(), true
+}
+
+// skipSep skips JSON whitespace between values, and the RS that starts each under --seq.
+func (r *runner) skipSep(b []byte, i int) int {
+	for i < len(b) && (jsonscan.IsSpace(b[i]) || b[i] == 0x1e && r.o.seq) {
+		i++
+	}
+	return i
 }
 
 func (r *runner) typeIn(sh *jsonscan.Shape) bool {
@@ -550,6 +648,15 @@ func (r *runner) emitRaw(line []byte, sh *jsonscan.Shape) error {
 	if r.enc.indent >= 0 {
 		return r.emitIndented(line)
 	}
+	if r.multi || r.o.compact {
+		r.out = appendCompact(r.out[:0], line)
+		r.out = r.appendEnd(r.out)
+		_, err := r.w.Write(r.out)
+		if cap(r.out) > 1<<20 {
+			r.out = nil
+		}
+		return err
+	}
 	if len(line) > 4096 {
 		r.w.Write(line)
 		return r.endValue()
@@ -577,6 +684,27 @@ func (r *runner) endValue() error {
 	}
 	_, err := r.w.Write(b)
 	return err
+}
+
+// appendCompact appends the valid JSON b without the whitespace between its tokens; keys keep
+// their order and strings their escapes.
+func appendCompact(dst, b []byte) []byte {
+	start := 0
+	for i := 0; i < len(b); {
+		switch c := b[i]; {
+		case c == '"':
+			i = jsonscan.SkipString(b, i)
+		case jsonscan.IsSpace(c):
+			dst = append(dst, b[start:i]...)
+			for i < len(b) && jsonscan.IsSpace(b[i]) {
+				i++
+			}
+			start = i
+		default:
+			i++
+		}
+	}
+	return append(dst, b[start:]...)
 }
 
 // emitIndented writes a line as it was read, indented for --tab or --indent as jq indents
