@@ -46,14 +46,17 @@ type runner struct {
 	rd      *wire.Reader
 	closer  io.Closer
 	name    string // "" for standard input
+	fname   string // for input_filename: the current input's name, "<stdin>", or "" after the end
+	events  []any  // --stream: events still to hand out
+	stream  *gojq.Code
 	lineNo  int64
 	gen     int64 // counts lines handed to the filter (input/inputs move it)
 	dec     jsonscan.Decoder
 	// Input that is not one JSON value a line: values cut from such lines wait in queue;
 	// lines read ahead for a value that turned out not to be JSON wait in back.
-	queue []piece
-	back  []piece
-	multi bool // the current value spans lines (so its bytes are compacted when passed on)
+	queue   []piece
+	back    []piece
+	multi   bool  // the current value spans lines (so its bytes are compacted when passed on)
 	stopErr error // a fatal error met while reading (for input/inputs)
 	// writeErr is the first failed flush (a closed pipe); writes return theirs directly.
 	writeErr error
@@ -93,7 +96,7 @@ func run(ctx context.Context, s cmdutil.Streams, o *options) error {
 			r.types[t] = true
 		}
 	}
-	if o.nullInput || o.slurp {
+	if o.nullInput || o.slurp || o.rawInput || o.stream {
 		r.prefilter, r.identity = nil, false
 	}
 	switch {
@@ -197,6 +200,7 @@ func (r *runner) readLine() ([]byte, error) {
 	for {
 		if r.rd == nil {
 			if r.fileIdx >= len(r.files) {
+				r.fname = ""
 				return nil, io.EOF
 			}
 			name := r.files[r.fileIdx]
@@ -215,7 +219,11 @@ func (r *runner) readLine() ([]byte, error) {
 				r.name = "<stdin>"
 			}
 			r.lineNo = 0
-			r.rd = wire.NewReader(src, wire.ReaderOptions{BeforeRead: r.flush})
+			r.fname = r.name
+			if name == "-" {
+				r.fname = "<stdin>"
+			}
+			r.rd = wire.NewReader(src, wire.ReaderOptions{BeforeRead: r.flush, KeepCR: r.o.rawInput})
 		}
 		line, err := r.rd.ReadLine()
 		if err == nil {
@@ -272,6 +280,9 @@ func (r *runner) next(pre []string) ([]byte, jsonscan.Shape, error) {
 			line, r.lineNo, r.multi = p.b, p.line, p.multi
 		} else if line, err = r.readLine(); err != nil {
 			return nil, jsonscan.Shape{}, err
+		}
+		if r.o.rawInput {
+			return line, jsonscan.Shape{}, nil
 		}
 		if r.o.seq {
 			for len(line) > 0 && line[0] == 0x1e {
@@ -459,8 +470,13 @@ func (r *runner) checkVersion(line []byte, sh *jsonscan.Shape) error {
 
 func has(m map[string]any, k string) bool { _, ok := m[k]; return ok }
 
-// Next implements gojq's input iterator: input and inputs read the following lines.
+// Next implements gojq's input iterator: input and inputs read the following values.
 func (r *runner) Next() (any, bool) {
+	if len(r.events) > 0 {
+		v := r.events[0]
+		r.events = r.events[1:]
+		return v, true
+	}
 	line, _, err := r.next(nil)
 	if err != nil {
 		if err != io.EOF {
@@ -469,7 +485,36 @@ func (r *runner) Next() (any, bool) {
 		return nil, false
 	}
 	r.gen++
-	return r.dec.Decode(line), true
+	v := r.value(line)
+	if r.o.stream {
+		r.events = r.streamEvents(v)
+		return r.Next()
+	}
+	return v, true
+}
+
+// value is the input value a line (or a value cut from one) stands for.
+func (r *runner) value(line []byte) any {
+	if r.o.rawInput {
+		return string(line)
+	}
+	return r.dec.Decode(line)
+}
+
+// streamEvents turns a value into the events --stream reads it as (tostream).
+func (r *runner) streamEvents(v any) []any {
+	if r.stream == nil {
+		q, _ := gojq.Parse("tostream")
+		r.stream, _ = gojq.Compile(q)
+	}
+	var evs []any
+	for it := r.stream.Run(v); ; {
+		ev, ok := it.Next()
+		if !ok {
+			return evs
+		}
+		evs = append(evs, ev)
+	}
 }
 
 func (r *runner) loop() error {
@@ -478,6 +523,9 @@ func (r *runner) loop() error {
 			return err
 		}
 		return r.stopErr
+	}
+	if r.o.slurp && r.o.rawInput {
+		return r.slurpRaw()
 	}
 	if r.o.slurp {
 		all := []any{}
@@ -494,6 +542,19 @@ func (r *runner) loop() error {
 		return r.eval(all, nil, nil)
 	}
 	for {
+		if r.o.stream {
+			v, ok := r.Next()
+			if !ok {
+				return r.stopErr
+			}
+			if err := r.eval(v, nil, nil); err != nil {
+				return err
+			}
+			if r.stopErr != nil {
+				return r.stopErr
+			}
+			continue
+		}
 		line, sh, err := r.next(r.prefilter)
 		if err == io.EOF {
 			return r.stopErr
@@ -510,7 +571,10 @@ func (r *runner) loop() error {
 			r.lastFalsy = false
 			continue
 		}
-		v := r.dec.Decode(line)
+		v := r.value(line)
+		if r.o.rawInput {
+			line = nil
+		}
 		if err := r.eval(v, line, &sh); err != nil {
 			return err
 		}
@@ -518,6 +582,29 @@ func (r *runner) loop() error {
 			return r.stopErr
 		}
 	}
+}
+
+// slurpRaw runs the filter once on the whole input as one string (-R -s).
+func (r *runner) slurpRaw() error {
+	var all []byte
+	for _, name := range r.files {
+		var data []byte
+		var err error
+		if name == "-" {
+			data, err = io.ReadAll(r.s.In)
+			r.fname = "<stdin>"
+		} else {
+			data, err = os.ReadFile(name)
+			r.fname = name
+		}
+		if err != nil {
+			cmdutil.Report(prog, r.s.Err, err)
+			r.ioFailed = true
+			continue
+		}
+		all = append(all, data...)
+	}
+	return r.eval(string(all), nil, nil)
 }
 
 func firstByte(b []byte) byte {
@@ -566,6 +653,10 @@ func (r *runner) eval(v any, line []byte, sh *jsonscan.Shape) error {
 				return err
 			}
 		} else if err := r.emitValue(out); err != nil {
+			var nul *nulError
+			if errors.As(err, &nul) {
+				return r.evalError(err, ctx)
+			}
 			return err
 		}
 		r.outputs++
@@ -744,6 +835,9 @@ func (r *runner) emitValue(v any) error {
 		b = append(b, 0x1e)
 	}
 	if s, ok := v.(string); ok && (r.o.raw || r.o.join || r.o.raw0) {
+		if r.o.raw0 && strings.IndexByte(s, 0) >= 0 {
+			return &nulError{s}
+		}
 		if len(s) > 4096 {
 			if len(b) > 0 {
 				r.w.Write(b)
@@ -762,6 +856,13 @@ func (r *runner) emitValue(v any) error {
 		r.out = nil // don't keep a huge buffer after one huge value
 	}
 	return err
+}
+
+// nulError is a string with a NUL in it, which --raw-output0 cannot write.
+type nulError struct{ s string }
+
+func (e *nulError) Error() string {
+	return "cannot output a string containing NUL character: " + strconv.Quote(e.s)
 }
 
 // gojq functions that need the command's streams.
@@ -785,11 +886,13 @@ func (r *runner) funcStderr(v any, _ []any) any {
 	return v
 }
 
+// funcInputFilename is input_filename as gojq gives it: the file the current input came from,
+// "<stdin>" for standard input (null with -n and no files), and null after the last input.
 func (r *runner) funcInputFilename(any, []any) any {
-	if r.name == "" || r.name == "<stdin>" {
+	if r.fname == "" || r.o.nullInput && len(r.o.files) == 0 {
 		return nil
 	}
-	return r.name
+	return r.fname
 }
 
 func (r *runner) funcInputLineNumber(any, []any) any {
