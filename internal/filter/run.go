@@ -33,6 +33,7 @@ type runner struct {
 	w   *wire.Writer
 	ren *render.Renderer
 	enc encoder
+	fmt *formatter // -C or -a: output is rewritten token by token
 	out []byte // output scratch
 
 	types     map[string]bool // --type
@@ -108,6 +109,22 @@ func run(ctx context.Context, s cmdutil.Streams, o *options) error {
 		r.enc = encoder{indent: -1}
 	}
 	r.rawLines = !o.sortKeys
+	if !o.pretty {
+		color := false
+		switch o.colorFlag {
+		case "always":
+			color = true
+		case "":
+			color = o.color == "always" || o.color == "auto" && cmdutil.UseColor("auto", s.Env, cmdutil.IsTerminal(s.Out))
+		}
+		if color || o.ascii {
+			cols, ok := parseColors(s.Env("JQ_COLORS"))
+			if !ok && color {
+				cmdutil.Warnf(s.Err, prog, "Failed to set $JQ_COLORS (%q): using the default colours", s.Env("JQ_COLORS"))
+			}
+			r.fmt = newFormatter(r.enc.indent, r.enc.tab, o.ascii, color, cols)
+		}
+	}
 	r.w = wire.NewWriter(s.Out)
 	if o.pretty {
 		r.ren = render.New(r.w, render.Options{
@@ -736,10 +753,13 @@ func (r *runner) emitRaw(line []byte, sh *jsonscan.Shape) error {
 	if r.o.seq {
 		r.w.Write([]byte{0x1e})
 	}
+	if r.fmt != nil {
+		return r.emitFormatted(r.out[:0], line)
+	}
 	if r.enc.indent >= 0 {
 		return r.emitIndented(line)
 	}
-	if r.multi || r.o.compact {
+	if r.multi || r.o.compact || r.o.indent == 0 {
 		r.out = appendCompact(r.out[:0], line)
 		r.out = r.appendEnd(r.out)
 		_, err := r.w.Write(r.out)
@@ -774,6 +794,18 @@ func (r *runner) endValue() error {
 		return r.w.Err()
 	}
 	_, err := r.w.Write(b)
+	return err
+}
+
+// emitFormatted writes the JSON value js after b (an RS or nothing) through the formatter.
+func (r *runner) emitFormatted(b, js []byte) error {
+	b = r.fmt.format(b, js)
+	b = r.appendEnd(b)
+	r.out = b
+	_, err := r.w.Write(b)
+	if cap(r.out) > 1<<20 {
+		r.out = nil
+	}
 	return err
 }
 
@@ -845,7 +877,13 @@ func (r *runner) emitValue(v any) error {
 			r.w.Write(unsafe.Slice(unsafe.StringData(s), len(s)))
 			return r.endValue()
 		}
-		b = append(b, s...)
+		if r.fmt != nil && r.fmt.ascii {
+			b = appendASCII(b, appendString(nil, s)) // as jq: -a writes strings quoted, even with -r
+		} else {
+			b = append(b, s...)
+		}
+	} else if r.fmt != nil {
+		return r.emitFormatted(b, r.enc.encodeCompact(nil, v))
 	} else {
 		b = r.enc.encode(b, v)
 	}
