@@ -34,7 +34,7 @@ type runner struct {
 	ren *render.Renderer
 	enc encoder
 	fmt *formatter // -C or -a: output is rewritten token by token
-	out []byte // output scratch
+	out []byte     // output scratch
 
 	types     map[string]bool // --type
 	prefilter []string        // from select(.type == "X" ...)
