@@ -142,6 +142,9 @@ func parseArgs(args []string) (*options, error) {
 		for _, name := range names {
 			n, ok := flagKind[name]
 			if !ok || (len(name) == 1) != !strings.HasPrefix(a, "--") {
+				if !strings.HasPrefix(a, "--") {
+					return nil, usageErr("unknown flag `%s'", name)
+				}
 				return nil, usageErr("unknown flag `%s'", flagName(name, a))
 			}
 			if n == 0 && inline != nil && strings.HasPrefix(a, "--") {
@@ -177,9 +180,8 @@ func parseArgs(args []string) (*options, error) {
 	default:
 		return nil, usageErr("--color %s: use auto, always or never", quoteArg(o.color))
 	}
-	if o.nullInput && o.slurp {
-		// jq reads -n -s as -n; say so rather than guess.
-		return nil, usageErr("-n and -s cannot be combined (with -n, use [inputs] to collect the lines)")
+	if o.rawInput {
+		o.stream = false // as gojq: raw lines have no structure to stream
 	}
 	if o.timestamps && !o.pretty {
 		return nil, usageErr("--timestamps goes with --pretty: JSON output carries no time")

@@ -42,17 +42,19 @@ type runner struct {
 	rawLines  bool            // objects passed on unchanged may be written as their bytes
 
 	// input
-	files   []string
-	fileIdx int
-	rd      *wire.Reader
-	closer  io.Closer
-	name    string // "" for standard input
-	fname   string // for input_filename: the current input's name, "<stdin>", or "" after the end
-	events  []any  // --stream: events still to hand out
-	stream  *gojq.Code
-	lineNo  int64
-	gen     int64 // counts lines handed to the filter (input/inputs move it)
-	dec     jsonscan.Decoder
+	files    []string
+	fileIdx  int
+	rd       *wire.Reader
+	closer   io.Closer
+	name     string // "" for standard input
+	fname    string // for input_filename: the current input's name, "<stdin>", or "" after the end
+	lastName string
+	slurped  bool  // -n -s: input has read the slurped input
+	events   []any // --stream: events still to hand out
+	stream   *gojq.Code
+	lineNo   int64
+	gen      int64 // counts lines handed to the filter (input/inputs move it)
+	dec      jsonscan.Decoder
 	// Input that is not one JSON value a line: values cut from such lines wait in queue;
 	// lines read ahead for a value that turned out not to be JSON wait in back.
 	queue   []piece
@@ -240,6 +242,7 @@ func (r *runner) readLine() ([]byte, error) {
 			if name == "-" {
 				r.fname = "<stdin>"
 			}
+			r.lastName = r.fname
 			r.rd = wire.NewReader(src, wire.ReaderOptions{BeforeRead: r.flush, KeepCR: r.o.rawInput})
 		}
 		line, err := r.rd.ReadLine()
@@ -489,6 +492,35 @@ func has(m map[string]any, k string) bool { _, ok := m[k]; return ok }
 
 // Next implements gojq's input iterator: input and inputs read the following values.
 func (r *runner) Next() (any, bool) {
+	if r.o.nullInput && r.o.slurp {
+		// -n -s: input reads the whole input, slurped, once.
+		if r.slurped {
+			return nil, false
+		}
+		r.slurped = true
+		if r.o.rawInput {
+			s, err := r.readRaw()
+			if err != nil {
+				r.stopErr = err
+				return nil, false
+			}
+			return s, true
+		}
+		all := []any{}
+		for {
+			v, ok := r.nextOne()
+			if !ok {
+				break
+			}
+			all = append(all, v)
+		}
+		return all, true
+	}
+	return r.nextOne()
+}
+
+// nextOne returns the next input value.
+func (r *runner) nextOne() (any, bool) {
 	if len(r.events) > 0 {
 		v := r.events[0]
 		r.events = r.events[1:]
@@ -502,12 +534,11 @@ func (r *runner) Next() (any, bool) {
 		return nil, false
 	}
 	r.gen++
-	v := r.value(line)
 	if r.o.stream {
-		r.events = r.streamEvents(v)
-		return r.Next()
+		r.events = r.streamEvents(line)
+		return r.nextOne()
 	}
-	return v, true
+	return r.value(line), true
 }
 
 // value is the input value a line (or a value cut from one) stands for.
@@ -518,20 +549,54 @@ func (r *runner) value(line []byte) any {
 	return r.dec.Decode(line)
 }
 
-// streamEvents turns a value into the events --stream reads it as (tostream).
-func (r *runner) streamEvents(v any) []any {
-	if r.stream == nil {
-		q, _ := gojq.Parse("tostream")
-		r.stream, _ = gojq.Compile(q)
+// streamEvents turns a JSON value into the events --stream reads it as ([path, leaf] and
+// [path] after a container's last element), in the order of the input, as jq streams it.
+func (r *runner) streamEvents(b []byte) []any {
+	evs, _ := r.streamValue(b, 0, nil, nil)
+	return evs
+}
+
+func (r *runner) streamValue(b []byte, i int, path, evs []any) ([]any, int) {
+	i = jsonscan.SkipSpace(b, i)
+	if i >= len(b) {
+		return evs, i
 	}
-	var evs []any
-	for it := r.stream.Run(v); ; {
-		ev, ok := it.Next()
-		if !ok {
-			return evs
+	at := func(more ...any) []any { return append(append(make([]any, 0, len(path)+1), path...), more...) }
+	open := b[i]
+	if open != '[' && open != '{' {
+		end := jsonscan.SkipValue(b, i)
+		return append(evs, []any{at(), r.dec.Decode(b[i:end])}), end
+	}
+	close := byte(']')
+	if open == '{' {
+		close = '}'
+	}
+	i = jsonscan.SkipSpace(b, i+1)
+	if i < len(b) && b[i] == close {
+		var empty any = []any{}
+		if open == '{' {
+			empty = map[string]any{}
 		}
-		evs = append(evs, ev)
+		return append(evs, []any{at(), empty}), i + 1
 	}
+	var last any
+	for n := 0; i < len(b); n++ {
+		last = n
+		if open == '{' {
+			end := jsonscan.SkipString(b, i)
+			k, _ := jsonscan.Unquote(b[i:end])
+			last = k
+			i = jsonscan.SkipSpace(b, end) + 1 // ':'
+		}
+		evs, i = r.streamValue(b, i, at(last), evs)
+		i = jsonscan.SkipSpace(b, i)
+		if i >= len(b) || b[i] == close {
+			i++
+			break
+		}
+		i = jsonscan.SkipSpace(b, i+1) // ','
+	}
+	return append(evs, []any{at(last)}), i
 }
 
 func (r *runner) loop() error {
@@ -547,7 +612,7 @@ func (r *runner) loop() error {
 	if r.o.slurp {
 		all := []any{}
 		for {
-			v, ok := r.Next()
+			v, ok := r.nextOne()
 			if !ok {
 				break
 			}
@@ -556,6 +621,7 @@ func (r *runner) loop() error {
 		if r.stopErr != nil {
 			return r.stopErr
 		}
+		r.fname = r.lastName // as jq and gojq: the last input's name
 		return r.eval(all, nil, nil)
 	}
 	for {
@@ -603,6 +669,15 @@ func (r *runner) loop() error {
 
 // slurpRaw runs the filter once on the whole input as one string (-R -s).
 func (r *runner) slurpRaw() error {
+	s, err := r.readRaw()
+	if err != nil {
+		return err
+	}
+	return r.eval(s, nil, nil)
+}
+
+// readRaw reads the whole input as one string.
+func (r *runner) readRaw() (string, error) {
 	var all []byte
 	for _, name := range r.files {
 		var data []byte
@@ -621,7 +696,7 @@ func (r *runner) slurpRaw() error {
 		}
 		all = append(all, data...)
 	}
-	return r.eval(string(all), nil, nil)
+	return string(all), nil
 }
 
 func firstByte(b []byte) byte {
