@@ -14,7 +14,7 @@ complete -c fr-ls -f -n 'not __fish_seen_subcommand_from sessions session repl-s
 complete -c fr-ls -f -n 'not __fish_seen_subcommand_from sessions session repl-sessions memory memory-agents context schedules plugins models configs validate templates -' -a - -d 'one envelope from stdin (the --json output of any fuseraft command, init included)'
 complete -c fr-ls -l format -x -a 'jsonl json tsv table' -d 'output FORMAT: jsonl, json, tsv or table (default: table on a terminal, else jsonl)'
 complete -c fr-ls -l fields -r -d 'comma-separated FIELDS to show, in order (keys of jsonl and json items too)'
-complete -c fr-ls -l jq -r -d 'run the jq program EXPR on each item and print its outputs'
+complete -c fr-ls -l jq -r -d 'run the jq program EXPR on each item and print its outputs (strings raw in jsonl)'
 complete -c fr-ls -l fuseraft -r -d 'the fuseraft binary at PATH (else $FUSERAFT_BIN, else fuseraft on PATH)'
 complete -c fr-ls -l any-version -d 'go on, with a warning, when fuseraft speaks an unsupported protocolVersion'
 complete -c fr-ls -l color -x -a 'auto always never' -d 'colour in tables: WHEN is auto, always or never'

@@ -15,6 +15,11 @@ import (
 // options is a parsed command line.
 type options struct {
 	help, version bool
+	fromFile      bool // -f: the first argument names the file holding the filter
+
+	rawInput, stream, streamErrors, ascii bool
+	colorFlag                             string // "", "always" (-C) or "never" (-M)
+	libPaths                              []string
 
 	query     string
 	haveQuery bool
@@ -49,7 +54,9 @@ var flagKind = map[string]int{
 	"raw-output": 0, "r": 0, "join-output": 0, "j": 0, "raw-output0": 0,
 	"compact-output": 0, "c": 0, "tab": 0, "indent": 1, "sort-keys": 0, "S": 0, "seq": 0,
 	"exit-status": 0, "e": 0, "null-input": 0, "n": 0, "slurp": 0, "s": 0,
-	"from-file": 1, "f": 1,
+	"from-file": 0, "f": 0,
+	"raw-input": 0, "R": 0, "color-output": 0, "C": 0, "monochrome-output": 0, "M": 0,
+	"ascii-output": 0, "a": 0, "library-path": 1, "L": 1, "stream": 0, "stream-errors": 0,
 	"arg": 2, "argjson": 2, "slurpfile": 2, "rawfile": 2,
 	"args": 0, "jsonargs": 0,
 	"env": 0, "strict": 0, "timeout": 1, "pretty": 0, "p": 0, "color": 1, "timestamps": 0,
@@ -105,29 +112,51 @@ func parseArgs(args []string) (*options, error) {
 			}
 			names = []string{name}
 		} else {
-			// -rc is -r -c; a flag that takes a value must come last (-f FILE).
-			for _, c := range a[1:] {
+			// -rc is -r -c. As in jq, an argument with something other than letters before
+			// any flag that takes a value is the filter (-. or -1[0]); a flag that takes a
+			// value takes the rest of the argument when there is any (-Ldir), else the next.
+			filter := false
+			for k := 1; k < len(a); k++ {
+				c := a[k]
+				if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+					filter = true
+					break
+				}
+				if flagKind[string(c)] > 0 {
+					if k+1 < len(a) {
+						v := strings.TrimPrefix(a[k+1:], "=")
+						inline = &v
+					}
+					names = append(names, string(c))
+					break
+				}
 				names = append(names, string(c))
 			}
+			if filter {
+				if err := positional(a); err != nil {
+					return nil, err
+				}
+				continue
+			}
 		}
-		for j, name := range names {
+		for _, name := range names {
 			n, ok := flagKind[name]
 			if !ok || (len(name) == 1) != !strings.HasPrefix(a, "--") {
-				return nil, usageErr("unknown flag %s", flagName(name, a))
+				if !strings.HasPrefix(a, "--") {
+					return nil, usageErr("unknown flag `%s'", name)
+				}
+				return nil, usageErr("unknown flag `%s'", flagName(name, a))
 			}
-			if n > 0 && j != len(names)-1 {
-				return nil, usageErr("flag -%s takes a value and must come last in %s", name, a)
-			}
-			if n == 0 && inline != nil {
-				return nil, usageErr("flag --%s takes no value", name)
+			if n == 0 && inline != nil && strings.HasPrefix(a, "--") {
+				return nil, usageErr("boolean flag `--%s' cannot have an argument", name)
 			}
 			var vals []string
-			if inline != nil {
+			if inline != nil && n > 0 {
 				vals = append(vals, *inline)
 			}
 			for len(vals) < n {
 				if i+1 >= len(args) {
-					return nil, usageErr("flag %s needs %s", flagName(name, a), valueWords(n))
+					return nil, usageErr("expected %s for flag `%s'", valueWords(n), flagName(name, a))
 				}
 				i++
 				vals = append(vals, args[i])
@@ -137,6 +166,12 @@ func parseArgs(args []string) (*options, error) {
 			}
 		}
 	}
+	if o.fromFile {
+		if !o.haveQuery {
+			return nil, usageErr("expected a query file for flag `-f'")
+		}
+		o.queryFile, o.query, o.haveQuery = o.query, "", false
+	}
 	if o.indent > 7 {
 		return nil, usageErr("--indent %d: at most 7 spaces", o.indent)
 	}
@@ -145,9 +180,8 @@ func parseArgs(args []string) (*options, error) {
 	default:
 		return nil, usageErr("--color %s: use auto, always or never", quoteArg(o.color))
 	}
-	if o.nullInput && o.slurp {
-		// jq reads -n -s as -n; say so rather than guess.
-		return nil, usageErr("-n and -s cannot be combined (with -n, use [inputs] to collect the lines)")
+	if o.rawInput {
+		o.stream = false // as gojq: raw lines have no structure to stream
 	}
 	if o.timestamps && !o.pretty {
 		return nil, usageErr("--timestamps goes with --pretty: JSON output carries no time")
@@ -173,9 +207,9 @@ func flagName(name, arg string) string {
 
 func valueWords(n int) string {
 	if n == 2 {
-		return "a name and a value"
+		return "2 arguments"
 	}
-	return "a value"
+	return "argument"
 }
 
 func quoteArg(s string) string { return strconv.Quote(s) }
@@ -183,6 +217,11 @@ func quoteArg(s string) string { return strconv.Quote(s) }
 func (o *options) addVar(name string, v any) error {
 	if !validVarName(name) {
 		return usageErr("%s is not a valid variable name", quoteArg(name))
+	}
+	for _, n := range o.varNames {
+		if n[1:] == name {
+			return nil // as in jq, the first --arg of a name wins
+		}
 	}
 	o.varNames = append(o.varNames, "$"+name)
 	o.varValues = append(o.varValues, v)
@@ -205,9 +244,10 @@ func validVarName(s string) bool {
 func (o *options) set(name string, vals []string, mode *string) error {
 	switch name {
 	case "help", "h":
-		o.help = true
+		// The first of --help and --version counts, as in jq.
+		o.help = o.help || !o.version
 	case "version", "V", "v":
-		o.version = true
+		o.version = o.version || !o.help
 	case "type", "t":
 		for _, t := range strings.Split(vals[0], ",") {
 			if t = strings.TrimSpace(t); t != "" {
@@ -244,12 +284,21 @@ func (o *options) set(name string, vals []string, mode *string) error {
 	case "slurp", "s":
 		o.slurp = true
 	case "from-file", "f":
-		o.queryFile = vals[0]
-		if o.haveQuery {
-			// The argument taken as the filter was the first input file.
-			o.files = append([]string{o.query}, o.files...)
-			o.query, o.haveQuery = "", false
-		}
+		o.fromFile = true
+	case "raw-input", "R":
+		o.rawInput = true
+	case "color-output", "C":
+		o.colorFlag = "always"
+	case "monochrome-output", "M":
+		o.colorFlag = "never"
+	case "ascii-output", "a":
+		o.ascii = true
+	case "library-path", "L":
+		o.libPaths = append(o.libPaths, vals[0])
+	case "stream":
+		o.stream = true
+	case "stream-errors":
+		o.stream, o.streamErrors = true, true
 	case "arg":
 		return o.addVar(vals[0], vals[1])
 	case "argjson":

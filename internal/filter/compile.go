@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
@@ -150,7 +151,12 @@ func compile(o *options, query, fname string, r *runner) (*gojq.Code, error) {
 		environ = r.environ
 	}
 	names := append(append([]string{}, o.varNames...), "$ARGS")
+	paths := o.libPaths
+	if len(paths) == 0 {
+		paths = defaultLibPaths
+	}
 	code, err := gojq.Compile(q,
+		gojq.WithModuleLoader(gojq.NewModuleLoader(paths)),
 		gojq.WithEnvironLoader(environ),
 		gojq.WithVariables(names),
 		gojq.WithFunction("debug", 0, 0, r.funcDebug),
@@ -164,7 +170,32 @@ func compile(o *options, query, fname string, r *runner) (*gojq.Code, error) {
 	}
 	r.prefilter = typePrefilter(q)
 	r.identity = isIdentity(q)
+	if hasInitModule(paths) {
+		r.prefilter = nil // ~/.jq may define its own select
+	}
 	return code, nil
+}
+
+// defaultLibPaths are where import and include look without -L, as in jq. A file ~/.jq is
+// read before the filter.
+var defaultLibPaths = []string{"~/.jq", "$ORIGIN/../lib/jq", "$ORIGIN/../lib"}
+
+func hasInitModule(paths []string) bool {
+	for _, p := range paths {
+		if p == "~/.jq" || filepath.Base(p) == ".jq" {
+			if strings.HasPrefix(p, "~/") {
+				home, err := os.UserHomeDir()
+				if err != nil {
+					continue
+				}
+				p = filepath.Join(home, p[2:])
+			}
+			if st, err := os.Stat(p); err == nil && !st.IsDir() {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // isIdentity reports whether the filter is '.' (so every line is passed on as it is).

@@ -45,6 +45,17 @@ have their keys sorted, as gojq sorts them: -S is implied for them, and only lin
 unchanged keep fuseraft's order. A filter that starts with select(.type == "X" ...) is only
 run on lines of type X; the others are dropped unread.
 
+jq's command line works as in jq: -R reads lines as strings; --stream reads [path, leaf]
+events; -L DIR and ~/.jq serve import and include; -C and -M force colour on or off (on by
+default on a terminal, in jq's colours: JQ_COLORS, NO_COLOR); -a escapes non-ASCII; a filter
+may start with a dash (fr-filter -.). Input is read as jq reads it: several values on a line,
+pretty-printed JSON over several lines, --seq records. Where fr-filter differs from jq on
+purpose: a line that is not JSON is skipped, not an error (and when a line opens a value that
+turns out not to be JSON, only that line is skipped and the lines after it are read again);
+output is compact unless --indent, --tab or -C ask otherwise; --stream-errors is --stream
+(lines that are not JSON are skipped, so there is no error to stream); messages name the line
+of a runtime error.
+
 The environment is not visible to filters ($ENV, env) unless --env is given.
 --pretty renders the events for a person instead of printing JSON, as fr-stream does on a
 terminal; values that are not events are printed as JSON lines.
@@ -61,7 +72,10 @@ EXIT STATUS
   halt_error sets its own status. A closed standard output ends fr-filter quietly with 0.
 
 ENVIRONMENT
-  NO_COLOR, TERM   with --pretty, colour is off when NO_COLOR is set or TERM is dumb
+  JQ_COLORS        colours of JSON output, as in jq 1.7: null:false:true:numbers:strings:
+                   arrays:objects:object keys (default 0;90:0;39:0;39:0;39:0;32:1;39:1;39:34;1)
+  NO_COLOR, TERM   colour is off by default when NO_COLOR is set or TERM is dumb
+  HOME             ~/.jq: a file is read before the filter; a directory holds modules
   COLUMNS          with --pretty, the width when standard output is not a terminal
   Other variables are visible to filters only with --env.
 
@@ -83,7 +97,16 @@ EXAMPLES
 
 // App returns fr-filter's command definition. Flags are parsed by fr-filter itself (jq style:
 // anywhere on the line, -rc bundles, --arg NAME VALUE); this list describes them.
-func App(s cmdutil.Streams) *cli.App {
+func App(s cmdutil.Streams) *cli.App { return app(s, config{}) }
+
+// config is what a caller other than the command line may change.
+type config struct {
+	// jqLayout indents output by 2 unless -c, --tab or --indent is given, as jq does (for
+	// running jq's and gojq's test suites).
+	jqLayout bool
+}
+
+func app(s cmdutil.Streams, cfg config) *cli.App {
 	app := cmdutil.NewApp(s, prog, "run a jq filter over a fuseraft event stream")
 	app.UsageText = "fr-filter [FLAGS] [FILTER] [FILE...]\n" +
 		"fr-filter [FLAGS] FILTER --args STRING...\n" +
@@ -95,6 +118,9 @@ func App(s cmdutil.Streams) *cli.App {
 	app.Flags = flagDocs()
 	app.Action = func(c *cli.Context) error {
 		opts, err := parseArgs(c.Args().Slice())
+		if err == nil && cfg.jqLayout && opts.indent < 0 && !opts.compact && !opts.tab {
+			opts.indent = 2
+		}
 		if err != nil {
 			return err
 		}
@@ -136,7 +162,7 @@ func flagDocs() []cli.Flag {
 		b("raw-output", "r", "print strings raw, without quotes"),
 		b("join-output", "j", "like -r, with no newline after each value"),
 		b("raw-output0", "", "like -r, with a NUL after each value"),
-		b("compact-output", "c", "compact output, one value a line (the default)"),
+		b("compact-output", "c", "compact output, one value a line (the default; given, lines passed on are compacted too)"),
 		b("tab", "", "pretty-print with a tab for each level"),
 		v("indent", "", "pretty-print with `N` spaces for each level (0-7; 0 is compact)"),
 		b("sort-keys", "S", "sort the keys of every object, also of lines passed on unchanged"),
@@ -144,7 +170,14 @@ func flagDocs() []cli.Flag {
 		b("exit-status", "e", "exit 1 when the last value is false or null, 4 when there is none"),
 		b("null-input", "n", "run the filter once with null as input; read lines with input and inputs"),
 		b("slurp", "s", "read every line into one array and run the filter once on it (holds the whole input in memory)"),
-		v("from-file", "f", "read the filter from `FILE`"),
+		b("from-file", "f", "read the filter from the file the first argument names"),
+		b("raw-input", "R", "read each line as a string, not as JSON (with -s, the whole input as one string)"),
+		b("stream", "", "read each value as [path, leaf] events, in the order of the input"),
+		b("stream-errors", "", "as --stream (lines that are not JSON are skipped, so there is no error to stream)"),
+		v("library-path", "L", "search `DIR` for modules (import, include); repeatable; default ~/.jq, $ORIGIN/../lib/jq, $ORIGIN/../lib"),
+		b("color-output", "C", "colour JSON output, as jq does (JQ_COLORS), even when not on a terminal"),
+		b("monochrome-output", "M", "no colour"),
+		b("ascii-output", "a", "escape every character past ASCII as \\uXXXX"),
 		v("arg", "", "NAME VALUE: set $NAME to the string VALUE (repeatable)"),
 		v("argjson", "", "NAME JSON: set $NAME to the JSON value (repeatable)"),
 		v("slurpfile", "", "NAME FILE: set $NAME to an array of the JSON values in FILE"),
@@ -155,7 +188,7 @@ func flagDocs() []cli.Flag {
 		b("strict", "", "a line that is not JSON is an error (exit 5) instead of being skipped"),
 		v("timeout", "", "stop evaluating a line after `DUR` (e.g. 2s) and report it as an error on that line"),
 		b("pretty", "p", "render events for a person, as fr-stream does on a terminal"),
-		v("color", "", "with --pretty, colour: `WHEN` is auto, always or never (default auto)"),
+		v("color", "", "colour: `WHEN` is auto, always or never (default auto; -C and -M win)"),
 		b("timestamps", "", "with --pretty, start lines with the time their event was read"),
 		b("any-version", "", "go on (with a warning) when fuseraft speaks an unsupported protocolVersion"),
 		b("unbuffered", "", "accepted for jq compatibility: output is always written as it is ready"),

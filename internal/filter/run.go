@@ -33,7 +33,8 @@ type runner struct {
 	w   *wire.Writer
 	ren *render.Renderer
 	enc encoder
-	out []byte // output scratch
+	fmt *formatter // -C or -a: output is rewritten token by token
+	out []byte     // output scratch
 
 	types     map[string]bool // --type
 	prefilter []string        // from select(.type == "X" ...)
@@ -41,14 +42,24 @@ type runner struct {
 	rawLines  bool            // objects passed on unchanged may be written as their bytes
 
 	// input
-	files   []string
-	fileIdx int
-	rd      *wire.Reader
-	closer  io.Closer
-	name    string // "" for standard input
-	lineNo  int64
-	gen     int64 // counts lines handed to the filter (input/inputs move it)
-	dec     jsonscan.Decoder
+	files    []string
+	fileIdx  int
+	rd       *wire.Reader
+	closer   io.Closer
+	name     string // "" for standard input
+	fname    string // for input_filename: the current input's name, "<stdin>", or "" after the end
+	lastName string
+	slurped  bool  // -n -s: input has read the slurped input
+	events   []any // --stream: events still to hand out
+	stream   *gojq.Code
+	lineNo   int64
+	gen      int64 // counts lines handed to the filter (input/inputs move it)
+	dec      jsonscan.Decoder
+	// Input that is not one JSON value a line: values cut from such lines wait in queue;
+	// lines read ahead for a value that turned out not to be JSON wait in back.
+	queue   []piece
+	back    []piece
+	multi   bool  // the current value spans lines (so its bytes are compacted when passed on)
 	stopErr error // a fatal error met while reading (for input/inputs)
 	// writeErr is the first failed flush (a closed pipe); writes return theirs directly.
 	writeErr error
@@ -88,7 +99,7 @@ func run(ctx context.Context, s cmdutil.Streams, o *options) error {
 			r.types[t] = true
 		}
 	}
-	if o.nullInput || o.slurp {
+	if o.nullInput || o.slurp || o.rawInput || o.stream {
 		r.prefilter, r.identity = nil, false
 	}
 	switch {
@@ -100,6 +111,22 @@ func run(ctx context.Context, s cmdutil.Streams, o *options) error {
 		r.enc = encoder{indent: -1}
 	}
 	r.rawLines = !o.sortKeys
+	if !o.pretty {
+		color := false
+		switch o.colorFlag {
+		case "always":
+			color = true
+		case "":
+			color = o.color == "always" || o.color == "auto" && cmdutil.UseColor("auto", s.Env, cmdutil.IsTerminal(s.Out))
+		}
+		if color || o.ascii {
+			cols, ok := parseColors(s.Env("JQ_COLORS"))
+			if !ok && color {
+				cmdutil.Warnf(s.Err, prog, "Failed to set $JQ_COLORS (%q): using the default colours", s.Env("JQ_COLORS"))
+			}
+			r.fmt = newFormatter(r.enc.indent, r.enc.tab, o.ascii, color, cols)
+		}
+	}
 	r.w = wire.NewWriter(s.Out)
 	if o.pretty {
 		r.ren = render.New(r.w, render.Options{
@@ -183,9 +210,16 @@ func (e *errFatal) Unwrap() error { return e.err }
 
 // readLine returns the next line of the inputs, opening files in turn. io.EOF at the end.
 func (r *runner) readLine() ([]byte, error) {
+	if len(r.back) > 0 {
+		p := r.back[0]
+		r.back = r.back[1:]
+		r.lineNo = p.line
+		return p.b, nil
+	}
 	for {
 		if r.rd == nil {
 			if r.fileIdx >= len(r.files) {
+				r.fname = ""
 				return nil, io.EOF
 			}
 			name := r.files[r.fileIdx]
@@ -204,7 +238,12 @@ func (r *runner) readLine() ([]byte, error) {
 				r.name = "<stdin>"
 			}
 			r.lineNo = 0
-			r.rd = wire.NewReader(src, wire.ReaderOptions{BeforeRead: r.flush})
+			r.fname = r.name
+			if name == "-" {
+				r.fname = "<stdin>"
+			}
+			r.lastName = r.fname
+			r.rd = wire.NewReader(src, wire.ReaderOptions{BeforeRead: r.flush, KeepCR: r.o.rawInput})
 		}
 		line, err := r.rd.ReadLine()
 		if err == nil {
@@ -246,15 +285,24 @@ func (r *runner) flush() {
 // --strict, which checks every line.
 func (r *runner) next(pre []string) ([]byte, jsonscan.Shape, error) {
 	for {
+		var err error
 		if r.writeErr != nil {
 			return nil, jsonscan.Shape{}, &errFatal{r.writeErr}
 		}
 		if err := r.ctx.Err(); err != nil {
 			return nil, jsonscan.Shape{}, &errFatal{cmdutil.Errorf(cmdutil.ExitInterrupted, "interrupted")}
 		}
-		line, err := r.readLine()
-		if err != nil {
+		var line []byte
+		r.multi = false
+		if len(r.queue) > 0 {
+			p := r.queue[0]
+			r.queue = r.queue[1:]
+			line, r.lineNo, r.multi = p.b, p.line, p.multi
+		} else if line, err = r.readLine(); err != nil {
 			return nil, jsonscan.Shape{}, err
+		}
+		if r.o.rawInput {
+			return line, jsonscan.Shape{}, nil
 		}
 		if r.o.seq {
 			for len(line) > 0 && line[0] == 0x1e {
@@ -271,6 +319,9 @@ func (r *runner) next(pre []string) ([]byte, jsonscan.Shape, error) {
 		if !sh.Valid {
 			if len(trimSpace(line)) == 0 {
 				continue // an empty line is nothing, not noise
+			}
+			if r.split(line) {
+				continue
 			}
 			if r.o.strict {
 				return nil, sh, &errFatal{cmdutil.Errorf(exitRuntime, "%s is not JSON: %s", r.where(), preview(line))}
@@ -294,6 +345,84 @@ func (r *runner) next(pre []string) ([]byte, jsonscan.Shape, error) {
 		}
 		return line, sh, nil
 	}
+}
+
+// piece is a value cut from the input, or a line read ahead, with the number of its (last) line.
+type piece struct {
+	b     []byte
+	line  int64
+	multi bool
+}
+
+// split reads a line that is not one JSON value as jq reads its input: a sequence of values,
+// the last of which may go on over the following lines (pretty-printed JSON). When that works,
+// the values are queued and split returns true. When it does not (the line is not JSON, or the
+// value it starts is not), split returns false, and the lines read after the first are given
+// back to be read again: only the first line is noise, and a JSON line after it is not lost.
+func (r *runner) split(first []byte) bool {
+	buf := append(make([]byte, 0, len(first)+64), first...)
+	lines := []piece{{b: buf, line: r.lineNo}}
+	firstNo := r.lineNo
+	var vals []piece
+	start := 0 // where the value being read started
+	for i := r.skipSep(buf, 0); i < len(buf); i = r.skipSep(buf, i) {
+		end, ok := jsonscan.ValueEnd(buf, i)
+		if ok {
+			v := buf[i:end]
+			vals = append(vals, piece{b: v, line: lines[len(lines)-1].line, multi: bytes.IndexByte(v, '\n') >= 0})
+			i, start = end, end
+			continue
+		}
+		if end < len(buf) {
+			// Not JSON: give back the lines after the first.
+			r.lineNo = firstNo
+			if len(lines) > 1 {
+				r.back = append(lines[1:len(lines):len(lines)], r.back...)
+			}
+			return false
+		}
+		line, no, more := r.more()
+		if !more {
+			r.lineNo = firstNo
+			if len(lines) > 1 {
+				r.back = append(lines[1:len(lines):len(lines)], r.back...)
+			}
+			return false
+		}
+		buf = append(buf, '\n')
+		off := len(buf)
+		buf = append(buf, line...)
+		lines = append(lines, piece{b: buf[off:], line: no})
+		i = start
+	}
+	r.queue = append(r.queue, vals...)
+	return true
+}
+
+// more reads one more line for split, from the lines given back or the current input (not
+// the next file: a value does not go on into another file). The bytes are copied by the caller.
+func (r *runner) more() ([]byte, int64, bool) {
+	if len(r.back) > 0 {
+		p := r.back[0]
+		r.back = r.back[1:]
+		return p.b, p.line, true
+	}
+	if r.rd == nil {
+		return nil, 0, false
+	}
+	line, err := r.rd.ReadLine()
+	if err != nil {
+		return nil, 0, false
+	}
+	return line, r.rd.LineNumber(), true
+}
+
+// skipSep skips JSON whitespace between values, and the RS that starts each under --seq.
+func (r *runner) skipSep(b []byte, i int) int {
+	for i < len(b) && (jsonscan.IsSpace(b[i]) || b[i] == 0x1e && r.o.seq) {
+		i++
+	}
+	return i
 }
 
 func (r *runner) typeIn(sh *jsonscan.Shape) bool {
@@ -361,8 +490,42 @@ func (r *runner) checkVersion(line []byte, sh *jsonscan.Shape) error {
 
 func has(m map[string]any, k string) bool { _, ok := m[k]; return ok }
 
-// Next implements gojq's input iterator: input and inputs read the following lines.
+// Next implements gojq's input iterator: input and inputs read the following values.
 func (r *runner) Next() (any, bool) {
+	if r.o.nullInput && r.o.slurp {
+		// -n -s: input reads the whole input, slurped, once.
+		if r.slurped {
+			return nil, false
+		}
+		r.slurped = true
+		if r.o.rawInput {
+			s, err := r.readRaw()
+			if err != nil {
+				r.stopErr = err
+				return nil, false
+			}
+			return s, true
+		}
+		all := []any{}
+		for {
+			v, ok := r.nextOne()
+			if !ok {
+				break
+			}
+			all = append(all, v)
+		}
+		return all, true
+	}
+	return r.nextOne()
+}
+
+// nextOne returns the next input value.
+func (r *runner) nextOne() (any, bool) {
+	if len(r.events) > 0 {
+		v := r.events[0]
+		r.events = r.events[1:]
+		return v, true
+	}
 	line, _, err := r.next(nil)
 	if err != nil {
 		if err != io.EOF {
@@ -371,7 +534,69 @@ func (r *runner) Next() (any, bool) {
 		return nil, false
 	}
 	r.gen++
-	return r.dec.Decode(line), true
+	if r.o.stream {
+		r.events = r.streamEvents(line)
+		return r.nextOne()
+	}
+	return r.value(line), true
+}
+
+// value is the input value a line (or a value cut from one) stands for.
+func (r *runner) value(line []byte) any {
+	if r.o.rawInput {
+		return string(line)
+	}
+	return r.dec.Decode(line)
+}
+
+// streamEvents turns a JSON value into the events --stream reads it as ([path, leaf] and
+// [path] after a container's last element), in the order of the input, as jq streams it.
+func (r *runner) streamEvents(b []byte) []any {
+	evs, _ := r.streamValue(b, 0, nil, nil)
+	return evs
+}
+
+func (r *runner) streamValue(b []byte, i int, path, evs []any) ([]any, int) {
+	i = jsonscan.SkipSpace(b, i)
+	if i >= len(b) {
+		return evs, i
+	}
+	at := func(more ...any) []any { return append(append(make([]any, 0, len(path)+1), path...), more...) }
+	open := b[i]
+	if open != '[' && open != '{' {
+		end := jsonscan.SkipValue(b, i)
+		return append(evs, []any{at(), r.dec.Decode(b[i:end])}), end
+	}
+	close := byte(']')
+	if open == '{' {
+		close = '}'
+	}
+	i = jsonscan.SkipSpace(b, i+1)
+	if i < len(b) && b[i] == close {
+		var empty any = []any{}
+		if open == '{' {
+			empty = map[string]any{}
+		}
+		return append(evs, []any{at(), empty}), i + 1
+	}
+	var last any
+	for n := 0; i < len(b); n++ {
+		last = n
+		if open == '{' {
+			end := jsonscan.SkipString(b, i)
+			k, _ := jsonscan.Unquote(b[i:end])
+			last = k
+			i = jsonscan.SkipSpace(b, end) + 1 // ':'
+		}
+		evs, i = r.streamValue(b, i, at(last), evs)
+		i = jsonscan.SkipSpace(b, i)
+		if i >= len(b) || b[i] == close {
+			i++
+			break
+		}
+		i = jsonscan.SkipSpace(b, i+1) // ','
+	}
+	return append(evs, []any{at(last)}), i
 }
 
 func (r *runner) loop() error {
@@ -381,10 +606,13 @@ func (r *runner) loop() error {
 		}
 		return r.stopErr
 	}
+	if r.o.slurp && r.o.rawInput {
+		return r.slurpRaw()
+	}
 	if r.o.slurp {
 		all := []any{}
 		for {
-			v, ok := r.Next()
+			v, ok := r.nextOne()
 			if !ok {
 				break
 			}
@@ -393,9 +621,23 @@ func (r *runner) loop() error {
 		if r.stopErr != nil {
 			return r.stopErr
 		}
+		r.fname = r.lastName // as jq and gojq: the last input's name
 		return r.eval(all, nil, nil)
 	}
 	for {
+		if r.o.stream {
+			v, ok := r.Next()
+			if !ok {
+				return r.stopErr
+			}
+			if err := r.eval(v, nil, nil); err != nil {
+				return err
+			}
+			if r.stopErr != nil {
+				return r.stopErr
+			}
+			continue
+		}
 		line, sh, err := r.next(r.prefilter)
 		if err == io.EOF {
 			return r.stopErr
@@ -412,7 +654,10 @@ func (r *runner) loop() error {
 			r.lastFalsy = false
 			continue
 		}
-		v := r.dec.Decode(line)
+		v := r.value(line)
+		if r.o.rawInput {
+			line = nil
+		}
 		if err := r.eval(v, line, &sh); err != nil {
 			return err
 		}
@@ -420,6 +665,38 @@ func (r *runner) loop() error {
 			return r.stopErr
 		}
 	}
+}
+
+// slurpRaw runs the filter once on the whole input as one string (-R -s).
+func (r *runner) slurpRaw() error {
+	s, err := r.readRaw()
+	if err != nil {
+		return err
+	}
+	return r.eval(s, nil, nil)
+}
+
+// readRaw reads the whole input as one string.
+func (r *runner) readRaw() (string, error) {
+	var all []byte
+	for _, name := range r.files {
+		var data []byte
+		var err error
+		if name == "-" {
+			data, err = io.ReadAll(r.s.In)
+			r.fname = "<stdin>"
+		} else {
+			data, err = os.ReadFile(name)
+			r.fname = name
+		}
+		if err != nil {
+			cmdutil.Report(prog, r.s.Err, err)
+			r.ioFailed = true
+			continue
+		}
+		all = append(all, data...)
+	}
+	return string(all), nil
 }
 
 func firstByte(b []byte) byte {
@@ -468,6 +745,10 @@ func (r *runner) eval(v any, line []byte, sh *jsonscan.Shape) error {
 				return err
 			}
 		} else if err := r.emitValue(out); err != nil {
+			var nul *nulError
+			if errors.As(err, &nul) {
+				return r.evalError(err, ctx)
+			}
 			return err
 		}
 		r.outputs++
@@ -547,8 +828,20 @@ func (r *runner) emitRaw(line []byte, sh *jsonscan.Shape) error {
 	if r.o.seq {
 		r.w.Write([]byte{0x1e})
 	}
+	if r.fmt != nil {
+		return r.emitFormatted(r.out[:0], line)
+	}
 	if r.enc.indent >= 0 {
 		return r.emitIndented(line)
+	}
+	if r.multi || r.o.compact || r.o.indent == 0 {
+		r.out = appendCompact(r.out[:0], line)
+		r.out = r.appendEnd(r.out)
+		_, err := r.w.Write(r.out)
+		if cap(r.out) > 1<<20 {
+			r.out = nil
+		}
+		return err
 	}
 	if len(line) > 4096 {
 		r.w.Write(line)
@@ -577,6 +870,39 @@ func (r *runner) endValue() error {
 	}
 	_, err := r.w.Write(b)
 	return err
+}
+
+// emitFormatted writes the JSON value js after b (an RS or nothing) through the formatter.
+func (r *runner) emitFormatted(b, js []byte) error {
+	b = r.fmt.format(b, js)
+	b = r.appendEnd(b)
+	r.out = b
+	_, err := r.w.Write(b)
+	if cap(r.out) > 1<<20 {
+		r.out = nil
+	}
+	return err
+}
+
+// appendCompact appends the valid JSON b without the whitespace between its tokens; keys keep
+// their order and strings their escapes.
+func appendCompact(dst, b []byte) []byte {
+	start := 0
+	for i := 0; i < len(b); {
+		switch c := b[i]; {
+		case c == '"':
+			i = jsonscan.SkipString(b, i)
+		case jsonscan.IsSpace(c):
+			dst = append(dst, b[start:i]...)
+			for i < len(b) && jsonscan.IsSpace(b[i]) {
+				i++
+			}
+			start = i
+		default:
+			i++
+		}
+	}
+	return append(dst, b[start:]...)
 }
 
 // emitIndented writes a line as it was read, indented for --tab or --indent as jq indents
@@ -616,6 +942,9 @@ func (r *runner) emitValue(v any) error {
 		b = append(b, 0x1e)
 	}
 	if s, ok := v.(string); ok && (r.o.raw || r.o.join || r.o.raw0) {
+		if r.o.raw0 && strings.IndexByte(s, 0) >= 0 {
+			return &nulError{s}
+		}
 		if len(s) > 4096 {
 			if len(b) > 0 {
 				r.w.Write(b)
@@ -623,7 +952,13 @@ func (r *runner) emitValue(v any) error {
 			r.w.Write(unsafe.Slice(unsafe.StringData(s), len(s)))
 			return r.endValue()
 		}
-		b = append(b, s...)
+		if r.fmt != nil && r.fmt.ascii {
+			b = appendASCII(b, appendString(nil, s)) // as jq: -a writes strings quoted, even with -r
+		} else {
+			b = append(b, s...)
+		}
+	} else if r.fmt != nil {
+		return r.emitFormatted(b, r.enc.encodeCompact(nil, v))
 	} else {
 		b = r.enc.encode(b, v)
 	}
@@ -634,6 +969,13 @@ func (r *runner) emitValue(v any) error {
 		r.out = nil // don't keep a huge buffer after one huge value
 	}
 	return err
+}
+
+// nulError is a string with a NUL in it, which --raw-output0 cannot write.
+type nulError struct{ s string }
+
+func (e *nulError) Error() string {
+	return "cannot output a string containing NUL character: " + strconv.Quote(e.s)
 }
 
 // gojq functions that need the command's streams.
@@ -657,11 +999,13 @@ func (r *runner) funcStderr(v any, _ []any) any {
 	return v
 }
 
+// funcInputFilename is input_filename as gojq gives it: the file the current input came from,
+// "<stdin>" for standard input (null with -n and no files), and null after the last input.
 func (r *runner) funcInputFilename(any, []any) any {
-	if r.name == "" || r.name == "<stdin>" {
+	if r.fname == "" || r.o.nullInput && len(r.o.files) == 0 {
 		return nil
 	}
-	return r.name
+	return r.fname
 }
 
 func (r *runner) funcInputLineNumber(any, []any) any {

@@ -52,3 +52,8 @@ func SkipValue(b []byte, i int) int {
 	}
 	return i
 }
+
+// ValueEnd validates the JSON value starting at b[i] (no leading space) and returns the index
+// just past it. When ok is false, end is where the value stops being JSON; end == len(b) means
+// b ends before the value does (it may go on in more input).
+func ValueEnd(b []byte, i int) (end int, ok bool) { return valueEnd(b, i, 0) }

@@ -132,7 +132,8 @@ table, columns fitted to the terminal, long values cut with "…", times relativ
 ago"), colour unless NO_COLOR is set or TERM=dumb (the default on a terminal). Table and tsv
 show a few columns chosen for each resource; --fields picks and orders them, and picks and
 orders the keys of jsonl and json items too. --jq runs a jq program on each item (gojq); its
-outputs are printed instead of the item (objects with their keys sorted).
+outputs are printed instead of the item (objects with their keys sorted; in jsonl a string is
+printed raw, without quotes, as gh --jq prints it, so 'while read id' reads the id).
 
 An empty list prints nothing in jsonl, tsv and table, and [] in json.
 
@@ -170,7 +171,7 @@ func newApp(s cmdutil.Streams, opts *Options) *cli.App {
 	app.Flags = []cli.Flag{
 		&cli.StringFlag{Name: "format", Usage: "output `FORMAT`: jsonl, json, tsv or table (default: table on a terminal, else jsonl)"},
 		&cli.StringFlag{Name: "fields", Usage: "comma-separated `FIELDS` to show, in order (keys of jsonl and json items too)"},
-		&cli.StringFlag{Name: "jq", Usage: "run the jq program `EXPR` on each item and print its outputs"},
+		&cli.StringFlag{Name: "jq", Usage: "run the jq program `EXPR` on each item and print its outputs (strings raw in jsonl)"},
 		&cli.StringFlag{Name: "fuseraft", Usage: "the fuseraft binary at `PATH` (else $FUSERAFT_BIN, else fuseraft on PATH)"},
 		&cli.BoolFlag{Name: "any-version", Usage: "go on, with a warning, when fuseraft speaks an unsupported protocolVersion"},
 		&cli.StringFlag{Name: "color", Value: "auto", Usage: "colour in tables: `WHEN` is auto, always or never"},

@@ -452,6 +452,14 @@ func (p *printer) add(r *record) error {
 		if p.format == "json" && p.count > 1 {
 			p.buf = append(p.buf, ",\n"...)
 		}
+		if p.format == "jsonl" && p.jq && len(b) > 0 && b[0] == '"' {
+			// A string --jq made is printed raw, as gh --jq prints it, so that
+			// "while read id" gets the id itself.
+			var s string
+			if json.Unmarshal(b, &s) == nil {
+				b = []byte(s)
+			}
+		}
 		p.buf = append(p.buf, b...)
 		if p.format == "jsonl" {
 			p.buf = append(p.buf, '\n')

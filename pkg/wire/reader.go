@@ -42,6 +42,8 @@ type ReaderOptions struct {
 	// Pass a Writer's Flush to get output that is live on a slow source and batched on a
 	// fast one.
 	BeforeRead func()
+	// KeepCR keeps a \r before the \n as part of the line (for text read as it is).
+	KeepCR bool
 }
 
 // Reader reads a JSONL stream one line at a time. Unlike bufio.Scanner it has no 64 KiB
@@ -162,7 +164,7 @@ func (r *Reader) ReadLine() ([]byte, error) {
 
 func (r *Reader) finish(line []byte) ([]byte, error) {
 	r.line++
-	if n := len(line); n > 0 && line[n-1] == '\r' {
+	if n := len(line); n > 0 && line[n-1] == '\r' && !r.opts.KeepCR {
 		line = line[:n-1]
 	}
 	if len(line) > r.opts.MaxLine {
