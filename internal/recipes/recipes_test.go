@@ -23,6 +23,7 @@ import (
 	"github.com/fuseraft/fr/internal/approve"
 	"github.com/fuseraft/fr/internal/attach"
 	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/dispatch"
 	"github.com/fuseraft/fr/internal/filter"
 	"github.com/fuseraft/fr/internal/ls"
 	"github.com/fuseraft/fr/internal/sim"
@@ -30,12 +31,13 @@ import (
 )
 
 var commands = map[string]func(context.Context, cmdutil.Streams, []string) int{
-	"fr-ls":      ls.Run,
-	"fr-stream":  stream.Run,
-	"fr-attach":  attach.Run,
-	"fr-approve": approve.Run,
-	"fr-filter":  filter.Run,
-	"fr-sim":     sim.Run,
+	"fr-ls":       ls.Run,
+	"fr-stream":   stream.Run,
+	"fr-attach":   attach.Run,
+	"fr-approve":  approve.Run,
+	"fr-dispatch": dispatch.Run,
+	"fr-filter":   filter.Run,
+	"fr-sim":      sim.Run,
 }
 
 func TestMain(m *testing.M) {
@@ -241,7 +243,7 @@ func TestScripts(t *testing.T) {
 			env.Setenv("GORACE", "atexit_sleep_ms=0")
 			env.Setenv("FR_RECIPES_MARK", filepath.Base(short))
 			for _, k := range []string{"FUSERAFT_BIN", "FUSERAFT_SERVE_TOKEN", "FRSIM_SCENARIO", "FRSIM_FAULTS", "FRSIM_RECORD", "FRSIM_PACE", "NO_COLOR", "TASK", "MAILTO", "CUTOFF",
-				"FR_DEMO_TASK", "FR_DEMO_POLICY", "FR_DEMO_SCENARIO"} {
+				"FR_DEMO_TASK", "FR_DEMO_POLICY", "FR_DEMO_SCENARIO", "FUSERAFT_MCP_URL"} {
 				env.Setenv(k, "")
 			}
 			return nil
