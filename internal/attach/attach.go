@@ -94,7 +94,8 @@ EXIT STATUS
    0    every task succeeded (--exit-on-result), stdout was closed (without --exit-on-result),
         or Ctrl-D on a terminal
    1    a task failed or its outcome was lost, or a newer connection replaced ours
-   2    usage error: bad flag, invalid --client-id, unreadable --token-file or --ca-cert
+   2    usage error: bad flag, an empty --task (an unset $TASK), invalid --client-id,
+        unreadable --token-file or --ca-cert
    3    protocol error: unsupported protocolVersion in hello (see --any-version), no hello
    4    refused: 401 or 403, or a read-only token tried to send a task
    10   no daemon: no socket, connection refused, no hello within 30s, reconnects exhausted
@@ -190,6 +191,11 @@ func parseOptions(c *cli.Context, s cmdutil.Streams) (options, error) {
 		maxBackoff:    c.Duration("max-backoff"),
 		maxReconnects: c.Int("max-reconnects"),
 		anyVersion:    c.Bool("any-version"),
+	}
+	for _, t := range o.tasks {
+		if err := cmdutil.CheckTask("--task", t); err != nil {
+			return o, err
+		}
 	}
 	if o.maxBackoff < 100*time.Millisecond {
 		o.maxBackoff = 100 * time.Millisecond

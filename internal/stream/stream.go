@@ -67,7 +67,7 @@ EXIT STATUS
        finish within --grace of the end of input
   N    run: a run that failed before it started (only a result, sessionId null): its
        exitCode, or 1; its errorMessage on stderr
-  2    usage error
+  2    usage error (an empty TASK, an unset $TASK, too)
   3    fuseraft speaks an unsupported protocolVersion (see --any-version)
   10   fuseraft not found
   130  the session was ended by the user (a second Ctrl-C)
@@ -186,6 +186,9 @@ func newApp(s cmdutil.Streams, extra []string) *cli.App {
 				case c.Args().Len() > 1:
 					return cmdutil.WithHint(cmdutil.Usagef("run takes one TASK, got %d arguments", c.Args().Len()), "quote the task: fr-stream run -c CONFIG \"fix the build\"")
 				default:
+					if err := cmdutil.CheckTask("the task", c.Args().First()); err != nil {
+						return err
+					}
 					o.fuseraftArgs = append(o.fuseraftArgs, "-c", cfg, c.Args().First())
 				}
 				o.fuseraftArgs = append(o.fuseraftArgs, extra...)
