@@ -8,6 +8,7 @@ complete -c fr-attach -l input -r -d 'read input lines from PATH (a file or a na
 complete -c fr-attach -l task -r -d 'dispatch TEXT as a task (repeatable; one at a time, in order)'
 complete -c fr-attach -l exit-on-result -d 'exit once every task of this client has its result: 0 if all succeeded, else 1'
 complete -c fr-attach -l max-backoff -r -d 'wait at most DUR between reconnect attempts'
+complete -c fr-attach -l give-up-after -r -d 'exit 10 once DUR has passed without a connection (0: never; default 5m unless stdin and stdout are both terminals)'
 complete -c fr-attach -l max-reconnects -r -d 'give up after N failed reconnect attempts in a row (-1: never)'
 complete -c fr-attach -l format -x -a 'jsonl pretty' -d 'output FORMAT: jsonl or pretty (default: pretty on a terminal, else jsonl)'
 complete -c fr-attach -l color -x -a 'auto always never' -d 'colour in pretty output: WHEN auto, always or never'

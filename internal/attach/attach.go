@@ -77,7 +77,9 @@ EXIT ON RESULT
 RECONNECTING
    A dropped connection is retried with exponential backoff and full jitter, from 100ms up to
    --max-backoff, at most --max-reconnects times in a row (unlimited by default), one line on
-   stderr each. Over the WebSocket it reconnects with the same client id (a random one is made
+   stderr each. When stdin or stdout is not a terminal (a script, cron, CI) fr-attach gives up
+   once 5 minutes have passed without a connection (--give-up-after DUR; 0 never gives up,
+   the default when both are terminals): exit 10, saying how long it tried. Over the WebSocket it reconnects with the same client id (a random one is made
    when --client-id is not given), so the daemon hands back the task in flight, asks again an
    approval that was pending, and delivers results that finished meanwhile. The Unix socket
    cannot carry a client id: a reconnect there resumes the event stream only, and a task of
@@ -98,7 +100,8 @@ EXIT STATUS
         unreadable --token-file or --ca-cert
    3    protocol error: unsupported protocolVersion in hello (see --any-version), no hello
    4    refused: 401 or 403, or a read-only token tried to send a task
-   10   no daemon: no socket, connection refused, no hello within 30s, reconnects exhausted
+   10   no daemon: no socket, connection refused, no hello within 30s, reconnects exhausted,
+        or no connection for --give-up-after (5m when not on a terminal)
    130  interrupted (Ctrl-C, SIGINT or SIGTERM); the daemon keeps our task
 
 ENVIRONMENT
@@ -137,6 +140,7 @@ func App(s cmdutil.Streams) *cli.App {
 		&cli.StringSliceFlag{Name: "task", Usage: "dispatch `TEXT` as a task (repeatable; one at a time, in order)"},
 		&cli.BoolFlag{Name: "exit-on-result", Usage: "exit once every task of this client has its result: 0 if all succeeded, else 1"},
 		&cli.DurationFlag{Name: "max-backoff", Value: 10 * time.Second, Usage: "wait at most `DUR` between reconnect attempts"},
+		&cli.DurationFlag{Name: "give-up-after", Usage: "exit 10 once `DUR` has passed without a connection (0: never; default 5m unless stdin and stdout are both terminals)"},
 		&cli.IntFlag{Name: "max-reconnects", Value: -1, Usage: "give up after `N` failed reconnect attempts in a row (-1: never)"},
 		&cli.StringFlag{Name: "format", Usage: "output `FORMAT`: jsonl or pretty (default: pretty on a terminal, else jsonl)"},
 		&cli.StringFlag{Name: "color", Value: "auto", Usage: "colour in pretty output: `WHEN` auto, always or never"},
@@ -176,6 +180,7 @@ type options struct {
 	exitOnResult  bool
 	maxBackoff    time.Duration
 	maxReconnects int
+	giveUp        time.Duration // 0: never
 	pretty        bool
 	timestamps    bool
 	color         bool
@@ -197,6 +202,10 @@ func parseOptions(c *cli.Context, s cmdutil.Streams) (options, error) {
 			return o, err
 		}
 	}
+	if c.Duration("give-up-after") < 0 {
+		return o, cmdutil.Usagef("--give-up-after must not be negative (0: never give up)")
+	}
+	o.giveUp = giveUpAfter(c.IsSet("give-up-after"), c.Duration("give-up-after"), cmdutil.IsTerminal(s.In), cmdutil.IsTerminal(s.Out))
 	if o.maxBackoff < 100*time.Millisecond {
 		o.maxBackoff = 100 * time.Millisecond
 	}
@@ -282,6 +291,22 @@ func parseOptions(c *cli.Context, s cmdutil.Streams) (options, error) {
 	}
 	o.color = cmdutil.UseColor(c.String("color"), s.Env, outTTY)
 	return o, nil
+}
+
+// defaultGiveUp is how long fr-attach goes without a connection before it gives up, unless
+// stdin and stdout are both terminals (a person can see it retry and press Ctrl-C).
+const defaultGiveUp = 5 * time.Minute
+
+// giveUpAfter is --give-up-after: the flag when set, else defaultGiveUp when stdin or stdout is
+// not a terminal (a script, cron, CI), else 0 (never).
+func giveUpAfter(set bool, flag time.Duration, inTTY, outTTY bool) time.Duration {
+	switch {
+	case set:
+		return flag
+	case inTTY && outTTY:
+		return 0
+	}
+	return defaultGiveUp
 }
 
 func run(ctx context.Context, s cmdutil.Streams, o options) error {

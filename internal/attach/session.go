@@ -172,7 +172,7 @@ func (a *attacher) run(ctx context.Context, in io.Reader) error {
 		if errors.As(err, &stop) {
 			return stop.err
 		}
-		lost := err
+		lost, lostAt := err, time.Now()
 		// Reconnect with exponential backoff and full jitter.
 		attempt := 0
 		for {
@@ -184,8 +184,18 @@ func (a *attacher) run(ctx context.Context, in io.Reader) error {
 					"lost the connection to %s (%v) and gave up after %d reconnect attempts", a.o.target, lost, attempt),
 					"raise --max-reconnects, or check that 'fuseraft serve' is running")
 			}
+			left := a.o.giveUp - time.Since(lostAt)
+			if a.o.giveUp > 0 && left <= 0 {
+				return cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitUnavailable,
+					"no connection to %s for %s (--give-up-after); gave up after %d reconnect attempts: %v",
+					a.o.target, a.o.giveUp, attempt, lost),
+					"check that 'fuseraft serve' is running, or raise --give-up-after (0: never give up)")
+			}
 			attempt++
 			wait := backoff(attempt, a.o.maxBackoff, rand.Int64N)
+			if a.o.giveUp > 0 && wait > left {
+				wait = left // one last attempt when the time is up
+			}
 			fmt.Fprintf(a.s.Err, "%s: reconnecting to %s in %s (attempt %d): %v\n", prog, a.o.target,
 				wait.Round(time.Millisecond), attempt, lost)
 			if !a.outClosed {
