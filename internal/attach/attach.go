@@ -46,6 +46,8 @@ INPUT
    fr-attach, but from then on nothing can answer a prompt: one pending or still to come is
    denied (a question skipped) with a warning on stderr, as the daemon does with nobody to
    ask, and the task goes on to its result. An --input FIFO never ends, so its prompts wait.
+   Input is bounded: while 1024 inputs wait (tasks behind ours), no more is read, so the
+   writer is held back by the pipe; an input line over 256 MiB is an error (exit 2).
 
 ON A TERMINAL
    With stdin and stdout both terminals and neither --task nor --input, fr-attach is
@@ -97,7 +99,7 @@ EXIT STATUS
         or Ctrl-D on a terminal
    1    a task failed or its outcome was lost, or a newer connection replaced ours
    2    usage error: bad flag, an empty --task (an unset $TASK), invalid --client-id,
-        unreadable --token-file or --ca-cert
+        unreadable --token-file or --ca-cert, an input line over 256 MiB
    3    protocol error: unsupported protocolVersion in hello (see --any-version), no hello
    4    refused: 401 or 403, or a read-only token tried to send a task
    10   no daemon: no socket, connection refused, no hello within 30s, reconnects exhausted,
@@ -147,6 +149,7 @@ func App(s cmdutil.Streams) *cli.App {
 		&cli.BoolFlag{Name: "timestamps", Usage: "in pretty output, start lines with the time their event arrived"},
 		&cli.BoolFlag{Name: "any-version", Usage: "go on (with a warning) when hello has a protocolVersion this build does not support"},
 		&cli.DurationFlag{Name: "ping-interval", Value: 10 * time.Second, Hidden: true},
+		&cli.IntFlag{Name: "max-input-line", Hidden: true},
 	}
 	app.Action = func(c *cli.Context) error {
 		if c.NArg() > 0 {
@@ -181,6 +184,7 @@ type options struct {
 	maxBackoff    time.Duration
 	maxReconnects int
 	giveUp        time.Duration // 0: never
+	maxLine       int           // the longest input line; 0: wire.DefaultMaxLine
 	pretty        bool
 	timestamps    bool
 	color         bool
@@ -196,6 +200,7 @@ func parseOptions(c *cli.Context, s cmdutil.Streams) (options, error) {
 		maxBackoff:    c.Duration("max-backoff"),
 		maxReconnects: c.Int("max-reconnects"),
 		anyVersion:    c.Bool("any-version"),
+		maxLine:       c.Int("max-input-line"),
 	}
 	for _, t := range o.tasks {
 		if err := cmdutil.CheckTask("--task", t); err != nil {

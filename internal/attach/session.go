@@ -14,6 +14,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/liveio"
 	"github.com/fuseraft/fr/internal/render"
 	"github.com/fuseraft/fr/pkg/wire"
 )
@@ -146,9 +147,9 @@ func (a *attacher) run(ctx context.Context, in io.Reader) error {
 		} else if fi.Mode()&os.ModeNamedPipe != 0 {
 			a.inputIsFIFO = true
 		}
-		go readInputPath(ctx, a.o.input, a.inputIsFIFO, inputs)
+		go readInput(ctx, liveio.Source{Path: a.o.input, MaxLine: a.o.maxLine}, inputs)
 	} else if in != nil {
-		go readInput(in, inputs)
+		go readInput(ctx, liveio.Source{Stdin: in, MaxLine: a.o.maxLine}, inputs)
 	} else {
 		a.inputEnded = true
 	}
@@ -251,50 +252,38 @@ func backoff(n int, max time.Duration, randN func(int64) int64) time.Duration {
 	return time.Duration(randN(int64(ceiling) + 1))
 }
 
-// readInput reads input lines from r until its end.
-func readInput(r io.Reader, ch chan<- inputMsg) {
-	lr := wire.NewReader(r, wire.ReaderOptions{})
-	for {
-		line, err := lr.ReadLine()
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				ch <- inputMsg{eof: true}
-			} else {
-				ch <- inputMsg{err: err}
-			}
-			return
+// readInput reads input lines from src (stdin, a file, or a FIFO held open as its writers come
+// and go) until its end. Sending on ch waits while the session holds liveio.MaxHeld inputs,
+// so reading stops there and the writer is held back by the pipe.
+func readInput(ctx context.Context, src liveio.Source, ch chan<- inputMsg) {
+	err := src.Read(ctx, func(line []byte) error {
+		in, ok := wire.ParseInput(line)
+		if !ok {
+			return nil
 		}
-		if in, ok := wire.ParseInput(line); ok {
-			ch <- inputMsg{in: in}
+		select {
+		case ch <- inputMsg{in: in}:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
 		}
+	})
+	if ctx.Err() != nil {
+		return
 	}
-}
-
-// readInputPath reads --input: a FIFO stays open as its writers come and go.
-func readInputPath(ctx context.Context, path string, fifo bool, ch chan<- inputMsg) {
-	for ctx.Err() == nil {
-		f, err := os.Open(path)
-		if err != nil {
-			ch <- inputMsg{err: fmt.Errorf("--input: %w", err)}
-			return
-		}
-		sub := make(chan inputMsg, 64)
-		go readInput(f, sub)
-		for m := range sub {
-			if m.eof {
-				break
-			}
-			ch <- m
-			if m.err != nil {
-				f.Close()
-				return
-			}
-		}
-		f.Close()
-		if !fifo {
-			ch <- inputMsg{eof: true}
-			return
-		}
+	m := inputMsg{eof: true}
+	switch {
+	case wire.IsLineTooLong(err):
+		m = inputMsg{err: cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitUsage, "%v", err),
+			"input lines are tasks and answers; give a long task in a file the agent can read")}
+	case err != nil && src.Path != "":
+		m = inputMsg{err: fmt.Errorf("--input: %w", err)}
+	case err != nil:
+		m = inputMsg{err: err}
+	}
+	select {
+	case ch <- m:
+	case <-ctx.Done():
 	}
 }
 
@@ -333,6 +322,12 @@ func (a *attacher) session(ctx context.Context, l link, inputs <-chan inputMsg) 
 	defer helloTimer.Stop()
 	var replacedMsg string
 	for {
+		// Bounded input: while liveio.MaxHeld inputs wait in the gate, none more is taken,
+		// so the reader stops reading (prompts' answers already taken still go).
+		inputsC := inputs
+		if a.gate.Waiting() >= liveio.MaxHeld {
+			inputsC = nil
+		}
 		select {
 		case <-ctx.Done():
 			return &errStop{cmdutil.Exit(cmdutil.ExitInterrupted)}
@@ -396,7 +391,7 @@ func (a *attacher) session(ctx context.Context, l link, inputs <-chan inputMsg) 
 					return err
 				}
 			}
-		case m := <-inputs:
+		case m := <-inputsC:
 			switch {
 			case m.err != nil:
 				return &errStop{m.err}
