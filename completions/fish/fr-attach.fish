@@ -14,3 +14,4 @@ complete -c fr-attach -l format -x -a 'jsonl pretty' -d 'output FORMAT: jsonl or
 complete -c fr-attach -l color -x -a 'auto always never' -d 'colour in pretty output: WHEN auto, always or never'
 complete -c fr-attach -l timestamps -d 'in pretty output, start lines with the time their event arrived'
 complete -c fr-attach -l any-version -d 'go on (with a warning) when hello has a protocolVersion this build does not support'
+complete -c fr-attach -l output-timeout -r -d 'exit 1 once events fill the output buffer and stdout takes none of them for DUR'

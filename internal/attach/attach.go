@@ -49,6 +49,17 @@ INPUT
    Input is bounded: while 1024 inputs wait (tasks behind ours), no more is read, so the
    writer is held back by the pipe; an input line over 256 MiB is an error (exit 2).
 
+SLOW OUTPUT
+   Events wait for stdout in a buffer of 8 MiB, so a slow reader holds up neither the
+   connection nor its pings, and answers read meanwhile still go out. While the buffer is
+   full the connection is not read (the daemon holds what it sends, and fr-attach's pings do
+   not take that for a dead daemon); nothing is ever dropped. When the buffer has been full
+   and stdout has taken nothing of it for --output-timeout (30s), fr-attach says so on stderr
+   and exits 1: it closes the connection without answering, so a prompt still pending is the
+   daemon's to settle, as with any client that goes away (it asks it again when a client
+   with the same --client-id reconnects). The same wait applies to the last events on the
+   way out.
+
 ON A TERMINAL
    With stdin and stdout both terminals and neither --task nor --input, fr-attach is
    interactive (unless --format jsonl): events are rendered for a person above an input line,
@@ -97,7 +108,8 @@ SECURITY
 EXIT STATUS
    0    every task succeeded (--exit-on-result), stdout was closed (without --exit-on-result),
         or Ctrl-D on a terminal
-   1    a task failed or its outcome was lost, or a newer connection replaced ours
+   1    a task failed or its outcome was lost, a newer connection replaced ours, or stdout
+        took nothing for --output-timeout while the output buffer was full
    2    usage error: bad flag, an empty --task (an unset $TASK), invalid --client-id,
         unreadable --token-file or --ca-cert, an input line over 256 MiB
    3    protocol error: unsupported protocolVersion in hello (see --any-version), no hello
@@ -150,6 +162,8 @@ func App(s cmdutil.Streams) *cli.App {
 		&cli.BoolFlag{Name: "any-version", Usage: "go on (with a warning) when hello has a protocolVersion this build does not support"},
 		&cli.DurationFlag{Name: "ping-interval", Value: 10 * time.Second, Hidden: true},
 		&cli.IntFlag{Name: "max-input-line", Hidden: true},
+		&cli.DurationFlag{Name: "output-timeout", Value: defaultOutTimeout, Usage: "exit 1 once events fill the output buffer and stdout takes none of them for `DUR`"},
+		&cli.IntFlag{Name: "output-buffer", Value: defaultOutBuffer, Hidden: true},
 	}
 	app.Action = func(c *cli.Context) error {
 		if c.NArg() > 0 {
@@ -185,6 +199,8 @@ type options struct {
 	maxReconnects int
 	giveUp        time.Duration // 0: never
 	maxLine       int           // the longest input line; 0: wire.DefaultMaxLine
+	outBuffer     int           // bytes of events that may wait for stdout
+	outTimeout    time.Duration // how long a full output buffer may wait for stdout
 	pretty        bool
 	timestamps    bool
 	color         bool
@@ -201,6 +217,11 @@ func parseOptions(c *cli.Context, s cmdutil.Streams) (options, error) {
 		maxReconnects: c.Int("max-reconnects"),
 		anyVersion:    c.Bool("any-version"),
 		maxLine:       c.Int("max-input-line"),
+		outBuffer:     max(c.Int("output-buffer"), 1),
+		outTimeout:    c.Duration("output-timeout"),
+	}
+	if o.outTimeout <= 0 {
+		return o, cmdutil.Usagef("--output-timeout must be positive")
 	}
 	for _, t := range o.tasks {
 		if err := cmdutil.CheckTask("--task", t); err != nil {
@@ -320,5 +341,6 @@ func run(ctx context.Context, s cmdutil.Streams, o options) error {
 	if o.input == "" && len(o.tasks) == 0 && cmdutil.IsTerminal(s.In) && cmdutil.IsTerminal(s.Out) {
 		return interactive(ctx, a, in)
 	}
+	a.queueOutput()
 	return a.run(ctx, in)
 }

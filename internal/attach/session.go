@@ -49,6 +49,8 @@ type attacher struct {
 	connected      bool   // a hello was ever received
 	lastPrompt     string // a short description of the latest approval_request or question
 	lastPromptType string
+	outq           *outQueue       // between the connection and stdout (not on a terminal)
+	outStalled     <-chan struct{} // closed when output cannot keep up
 	outGone        <-chan struct{} // closed when stdout's reader has gone (a pipe only)
 	outClosed      bool            // stdout's reader has gone; --exit-on-result goes on without it
 
@@ -63,6 +65,35 @@ func newAttacher(s cmdutil.Streams, o options) *attacher {
 		a.rend = render.New(a.out, render.Options{Color: o.color, Timestamps: o.timestamps})
 	}
 	return a
+}
+
+// queueOutput puts an outQueue between the events and stdout, so that a stdout that blocks
+// holds up neither the connection nor its pings.
+func (a *attacher) queueOutput() {
+	a.outq = newOutQueue(a.s.Out, a.o.outBuffer, a.o.outTimeout)
+	a.outStalled = a.outq.stalled
+	a.out = wire.NewWriter(a.outq)
+	if a.rend != nil {
+		a.rend = render.New(a.out, render.Options{Color: a.o.color, Timestamps: a.o.timestamps})
+	}
+}
+
+// stallError is how fr-attach ends when output cannot keep up.
+func (a *attacher) stallError() error {
+	return cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitFailed,
+		"output cannot keep up: stdout took nothing for %s (--output-timeout) with %s of events waiting; stopping",
+		a.o.outTimeout, humanSize(a.o.outBuffer)),
+		"read fr-attach's output faster, or raise --output-timeout; events from here on were not written")
+}
+
+func humanSize(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 func (a *attacher) warnf(format string, args ...any) { cmdutil.Warnf(a.s.Err, prog, format, args...) }
@@ -125,7 +156,31 @@ func (e *errLost) Error() string {
 	return e.err.Error()
 }
 
+// run attaches until the end, then waits for queued events to reach stdout.
 func (a *attacher) run(ctx context.Context, in io.Reader) error {
+	err := a.attach(ctx, in)
+	if a.outq == nil {
+		return err
+	}
+	defer a.outq.close()
+	select {
+	case <-a.outq.stalled:
+		return err
+	default:
+	}
+	if a.outClosed {
+		return err
+	}
+	if left := a.outq.drain(); left > 0 {
+		if err == nil {
+			return a.stallError()
+		}
+		a.warnf("%s of events were not written: stdout took nothing for %s", humanSize(left), a.o.outTimeout)
+	}
+	return err
+}
+
+func (a *attacher) attach(ctx context.Context, in io.Reader) error {
 	gone, stopWatch := watchStdout(a.s.Out)
 	a.outGone = gone
 	defer stopWatch()
@@ -214,6 +269,9 @@ func (a *attacher) run(ctx context.Context, in io.Reader) error {
 						timer.Stop()
 						return nil // nobody reads our output any more: a quiet end
 					}
+				case <-a.outStalled:
+					timer.Stop()
+					return a.stallError()
 				case <-timer.C:
 					waiting = false
 				}
@@ -298,7 +356,26 @@ func (a *attacher) session(ctx context.Context, l link, inputs <-chan inputMsg) 
 	done := make(chan struct{})
 	defer close(done)
 	go func() {
+		h, _ := l.(holder)
 		for {
+			if a.outq != nil && a.outq.full() {
+				// stdout is behind: read no more until it takes some (the pinger knows
+				// a pong may wait behind unread events).
+				if h != nil {
+					h.hold(true)
+				}
+				a.outq.waitRoom(done)
+				if h != nil {
+					h.hold(false)
+				}
+				select {
+				case <-done:
+					return
+				case <-a.outStalled:
+					return
+				default:
+				}
+			}
 			b, err := l.readLine()
 			if err != nil {
 				b = nil
@@ -336,6 +413,8 @@ func (a *attacher) session(ctx context.Context, l link, inputs <-chan inputMsg) 
 			if err := a.stdoutClosed(nil); err != nil {
 				return err
 			}
+		case <-a.outStalled:
+			return &errStop{a.stallError()}
 		case <-helloTimer.C:
 			if helloSeen {
 				break
