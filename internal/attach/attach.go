@@ -46,6 +46,19 @@ INPUT
    fr-attach, but from then on nothing can answer a prompt: one pending or still to come is
    denied (a question skipped) with a warning on stderr, as the daemon does with nobody to
    ask, and the task goes on to its result. An --input FIFO never ends, so its prompts wait.
+   Input is bounded: while 1024 inputs wait (tasks behind ours), no more is read, so the
+   writer is held back by the pipe; an input line over 256 MiB is an error (exit 2).
+
+SLOW OUTPUT
+   Events wait for stdout in a buffer of 8 MiB, so a slow reader holds up neither the
+   connection nor its pings, and answers read meanwhile still go out. While the buffer is
+   full the connection is not read (the daemon holds what it sends, and fr-attach's pings do
+   not take that for a dead daemon); nothing is ever dropped. When the buffer has been full
+   and stdout has taken nothing of it for --output-timeout (30s), fr-attach says so on stderr
+   and exits 1: it closes the connection without answering, so a prompt still pending is the
+   daemon's to settle, as with any client that goes away (it asks it again when a client
+   with the same --client-id reconnects). The same wait applies to the last events on the
+   way out.
 
 ON A TERMINAL
    With stdin and stdout both terminals and neither --task nor --input, fr-attach is
@@ -77,7 +90,9 @@ EXIT ON RESULT
 RECONNECTING
    A dropped connection is retried with exponential backoff and full jitter, from 100ms up to
    --max-backoff, at most --max-reconnects times in a row (unlimited by default), one line on
-   stderr each. Over the WebSocket it reconnects with the same client id (a random one is made
+   stderr each. When stdin or stdout is not a terminal (a script, cron, CI) fr-attach gives up
+   once 5 minutes have passed without a connection (--give-up-after DUR; 0 never gives up,
+   the default when both are terminals): exit 10, saying how long it tried. Over the WebSocket it reconnects with the same client id (a random one is made
    when --client-id is not given), so the daemon hands back the task in flight, asks again an
    approval that was pending, and delivers results that finished meanwhile. The Unix socket
    cannot carry a client id: a reconnect there resumes the event stream only, and a task of
@@ -93,11 +108,14 @@ SECURITY
 EXIT STATUS
    0    every task succeeded (--exit-on-result), stdout was closed (without --exit-on-result),
         or Ctrl-D on a terminal
-   1    a task failed or its outcome was lost, or a newer connection replaced ours
-   2    usage error: bad flag, invalid --client-id, unreadable --token-file or --ca-cert
+   1    a task failed or its outcome was lost, a newer connection replaced ours, or stdout
+        took nothing for --output-timeout while the output buffer was full
+   2    usage error: bad flag, an empty --task (an unset $TASK), invalid --client-id,
+        unreadable --token-file or --ca-cert, an input line over 256 MiB
    3    protocol error: unsupported protocolVersion in hello (see --any-version), no hello
    4    refused: 401 or 403, or a read-only token tried to send a task
-   10   no daemon: no socket, connection refused, no hello within 30s, reconnects exhausted
+   10   no daemon: no socket, connection refused, no hello within 30s, reconnects exhausted,
+        or no connection for --give-up-after (5m when not on a terminal)
    130  interrupted (Ctrl-C, SIGINT or SIGTERM); the daemon keeps our task
 
 ENVIRONMENT
@@ -136,12 +154,16 @@ func App(s cmdutil.Streams) *cli.App {
 		&cli.StringSliceFlag{Name: "task", Usage: "dispatch `TEXT` as a task (repeatable; one at a time, in order)"},
 		&cli.BoolFlag{Name: "exit-on-result", Usage: "exit once every task of this client has its result: 0 if all succeeded, else 1"},
 		&cli.DurationFlag{Name: "max-backoff", Value: 10 * time.Second, Usage: "wait at most `DUR` between reconnect attempts"},
+		&cli.DurationFlag{Name: "give-up-after", Usage: "exit 10 once `DUR` has passed without a connection (0: never; default 5m unless stdin and stdout are both terminals)"},
 		&cli.IntFlag{Name: "max-reconnects", Value: -1, Usage: "give up after `N` failed reconnect attempts in a row (-1: never)"},
 		&cli.StringFlag{Name: "format", Usage: "output `FORMAT`: jsonl or pretty (default: pretty on a terminal, else jsonl)"},
 		&cli.StringFlag{Name: "color", Value: "auto", Usage: "colour in pretty output: `WHEN` auto, always or never"},
 		&cli.BoolFlag{Name: "timestamps", Usage: "in pretty output, start lines with the time their event arrived"},
 		&cli.BoolFlag{Name: "any-version", Usage: "go on (with a warning) when hello has a protocolVersion this build does not support"},
 		&cli.DurationFlag{Name: "ping-interval", Value: 10 * time.Second, Hidden: true},
+		&cli.IntFlag{Name: "max-input-line", Hidden: true},
+		&cli.DurationFlag{Name: "output-timeout", Value: defaultOutTimeout, Usage: "exit 1 once events fill the output buffer and stdout takes none of them for `DUR`"},
+		&cli.IntFlag{Name: "output-buffer", Value: defaultOutBuffer, Hidden: true},
 	}
 	app.Action = func(c *cli.Context) error {
 		if c.NArg() > 0 {
@@ -175,6 +197,10 @@ type options struct {
 	exitOnResult  bool
 	maxBackoff    time.Duration
 	maxReconnects int
+	giveUp        time.Duration // 0: never
+	maxLine       int           // the longest input line; 0: wire.DefaultMaxLine
+	outBuffer     int           // bytes of events that may wait for stdout
+	outTimeout    time.Duration // how long a full output buffer may wait for stdout
 	pretty        bool
 	timestamps    bool
 	color         bool
@@ -190,7 +216,22 @@ func parseOptions(c *cli.Context, s cmdutil.Streams) (options, error) {
 		maxBackoff:    c.Duration("max-backoff"),
 		maxReconnects: c.Int("max-reconnects"),
 		anyVersion:    c.Bool("any-version"),
+		maxLine:       c.Int("max-input-line"),
+		outBuffer:     max(c.Int("output-buffer"), 1),
+		outTimeout:    c.Duration("output-timeout"),
 	}
+	if o.outTimeout <= 0 {
+		return o, cmdutil.Usagef("--output-timeout must be positive")
+	}
+	for _, t := range o.tasks {
+		if err := cmdutil.CheckTask("--task", t); err != nil {
+			return o, err
+		}
+	}
+	if c.Duration("give-up-after") < 0 {
+		return o, cmdutil.Usagef("--give-up-after must not be negative (0: never give up)")
+	}
+	o.giveUp = giveUpAfter(c.IsSet("give-up-after"), c.Duration("give-up-after"), cmdutil.IsTerminal(s.In), cmdutil.IsTerminal(s.Out))
 	if o.maxBackoff < 100*time.Millisecond {
 		o.maxBackoff = 100 * time.Millisecond
 	}
@@ -278,11 +319,28 @@ func parseOptions(c *cli.Context, s cmdutil.Streams) (options, error) {
 	return o, nil
 }
 
+// defaultGiveUp is how long fr-attach goes without a connection before it gives up, unless
+// stdin and stdout are both terminals (a person can see it retry and press Ctrl-C).
+const defaultGiveUp = 5 * time.Minute
+
+// giveUpAfter is --give-up-after: the flag when set, else defaultGiveUp when stdin or stdout is
+// not a terminal (a script, cron, CI), else 0 (never).
+func giveUpAfter(set bool, flag time.Duration, inTTY, outTTY bool) time.Duration {
+	switch {
+	case set:
+		return flag
+	case inTTY && outTTY:
+		return 0
+	}
+	return defaultGiveUp
+}
+
 func run(ctx context.Context, s cmdutil.Streams, o options) error {
 	a := newAttacher(s, o)
 	var in io.Reader = s.In
 	if o.input == "" && len(o.tasks) == 0 && cmdutil.IsTerminal(s.In) && cmdutil.IsTerminal(s.Out) {
 		return interactive(ctx, a, in)
 	}
+	a.queueOutput()
 	return a.run(ctx, in)
 }

@@ -34,6 +34,7 @@ func init() {
 		"attach-answer": attachAnswer,
 		"expect-exit":   expectExit,
 		"attach-head":   attachHead,
+		"attach-slow":   attachSlow,
 	}
 }
 
@@ -323,6 +324,77 @@ func attachHead() int {
 		return c
 	case <-time.After(within):
 		fmt.Fprintf(os.Stderr, "attach-head: fr-attach still running %s after its stdout was closed\n", within)
+		return 99
+	}
+}
+
+// attach-slow [-stop N] [-pause DUR] [-within DUR] fr-attach ARGS...: run fr-attach with its
+// stdout a real pipe and a slow reader on the other end. With -stop N the reader reads N lines
+// and then stops reading, as `fr-attach | (sleep 1000)` does, keeping the pipe open until
+// fr-attach has ended; with -pause it reads every line, pausing DUR after each 100. The lines
+// read are copied to stdout. It exits with fr-attach's status; 99 when fr-attach has not ended
+// within DUR (default 30s).
+func attachSlow() int {
+	args := os.Args[1:]
+	stop, pause, within := -1, time.Duration(0), 30*time.Second
+	for len(args) > 1 && strings.HasPrefix(args[0], "-") {
+		var err error
+		switch args[0] {
+		case "-stop":
+			stop, err = strconv.Atoi(args[1])
+		case "-pause":
+			pause, err = time.ParseDuration(args[1])
+		case "-within":
+			within, err = time.ParseDuration(args[1])
+		default:
+			err = fmt.Errorf("unknown option %s", args[0])
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "attach-slow:", err)
+			return 2
+		}
+		args = args[2:]
+	}
+	if len(args) < 1 || args[0] != "fr-attach" {
+		fmt.Fprintln(os.Stderr, "usage: attach-slow [-stop N] [-pause DUR] [-within DUR] fr-attach ARGS...")
+		return 2
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	code := make(chan int, 1)
+	go func() {
+		c := attach.Run(context.Background(), cmdutil.Streams{In: os.Stdin, Out: pw, Err: os.Stderr, Getenv: os.Getenv},
+			append([]string{"fr-attach"}, args[1:]...))
+		pw.Close()
+		code <- c
+	}()
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		br := bufio.NewReader(pr)
+		for i := 0; stop < 0 || i < stop; i++ {
+			line, err := br.ReadBytes('\n')
+			os.Stdout.Write(line)
+			if err != nil {
+				return
+			}
+			if pause > 0 && i%100 == 99 {
+				time.Sleep(pause)
+			}
+		}
+	}()
+	defer pr.Close()
+	select {
+	case c := <-code:
+		if stop < 0 {
+			<-read
+		}
+		return c
+	case <-time.After(within):
+		fmt.Fprintf(os.Stderr, "attach-slow: fr-attach still running after %s\n", within)
 		return 99
 	}
 }

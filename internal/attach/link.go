@@ -167,6 +167,9 @@ func loadCA(path string) (*tls.Config, error) {
 	return &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, nil
 }
 
+// holder is a link told when fr-attach stops reading it for a while (stdout is behind).
+type holder interface{ hold(held bool) }
+
 type socketLink struct {
 	nc net.Conn
 	r  *wire.Reader
@@ -193,10 +196,23 @@ type wsLink struct {
 	// pingErr says why the pinger closed the connection, for the reader to report instead of
 	// the "use of closed network connection" that closing causes.
 	pingErr atomic.Pointer[error]
+	// holding says fr-attach is not reading (stdout is behind); holds counts the times it
+	// started. A pong then waits behind unread events, so a ping without one proves nothing.
+	holding atomic.Bool
+	holds   atomic.Int64
+	reads   atomic.Int64 // messages read
+}
+
+func (l *wsLink) hold(held bool) {
+	if held {
+		l.holds.Add(1)
+	}
+	l.holding.Store(held)
 }
 
 func (l *wsLink) readLine() ([]byte, error) {
 	_, msg, err := l.ws.Read(l.ctx)
+	l.reads.Add(1)
 	if err != nil {
 		if pe := l.pingErr.Load(); pe != nil {
 			return nil, *pe
@@ -231,9 +247,16 @@ func (l *wsLink) pinger(interval time.Duration) {
 			return
 		case <-t.C:
 		}
+		holds, reads := l.holds.Load(), l.reads.Load()
 		ctx, cancel := context.WithTimeout(l.ctx, interval)
 		err := l.ws.Ping(ctx)
 		cancel()
+		if errors.Is(err, context.DeadlineExceeded) &&
+			(l.holding.Load() || l.holds.Load() != holds || l.reads.Load() != reads) {
+			// Events kept coming, or we held back reading because stdout is behind: the
+			// daemon is there, and its pong waits behind events not read yet.
+			continue
+		}
 		if err != nil && l.ctx.Err() == nil {
 			why := pingFailure(err, interval)
 			l.pingErr.Store(&why)

@@ -14,6 +14,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/liveio"
 	"github.com/fuseraft/fr/internal/render"
 	"github.com/fuseraft/fr/pkg/wire"
 )
@@ -48,6 +49,8 @@ type attacher struct {
 	connected      bool   // a hello was ever received
 	lastPrompt     string // a short description of the latest approval_request or question
 	lastPromptType string
+	outq           *outQueue       // between the connection and stdout (not on a terminal)
+	outStalled     <-chan struct{} // closed when output cannot keep up
 	outGone        <-chan struct{} // closed when stdout's reader has gone (a pipe only)
 	outClosed      bool            // stdout's reader has gone; --exit-on-result goes on without it
 
@@ -62,6 +65,35 @@ func newAttacher(s cmdutil.Streams, o options) *attacher {
 		a.rend = render.New(a.out, render.Options{Color: o.color, Timestamps: o.timestamps})
 	}
 	return a
+}
+
+// queueOutput puts an outQueue between the events and stdout, so that a stdout that blocks
+// holds up neither the connection nor its pings.
+func (a *attacher) queueOutput() {
+	a.outq = newOutQueue(a.s.Out, a.o.outBuffer, a.o.outTimeout)
+	a.outStalled = a.outq.stalled
+	a.out = wire.NewWriter(a.outq)
+	if a.rend != nil {
+		a.rend = render.New(a.out, render.Options{Color: a.o.color, Timestamps: a.o.timestamps})
+	}
+}
+
+// stallError is how fr-attach ends when output cannot keep up.
+func (a *attacher) stallError() error {
+	return cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitFailed,
+		"output cannot keep up: stdout took nothing for %s (--output-timeout) with %s of events waiting; stopping",
+		a.o.outTimeout, humanSize(a.o.outBuffer)),
+		"read fr-attach's output faster, or raise --output-timeout; events from here on were not written")
+}
+
+func humanSize(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 func (a *attacher) warnf(format string, args ...any) { cmdutil.Warnf(a.s.Err, prog, format, args...) }
@@ -124,7 +156,31 @@ func (e *errLost) Error() string {
 	return e.err.Error()
 }
 
+// run attaches until the end, then waits for queued events to reach stdout.
 func (a *attacher) run(ctx context.Context, in io.Reader) error {
+	err := a.attach(ctx, in)
+	if a.outq == nil {
+		return err
+	}
+	defer a.outq.close()
+	select {
+	case <-a.outq.stalled:
+		return err
+	default:
+	}
+	if a.outClosed {
+		return err
+	}
+	if left := a.outq.drain(); left > 0 {
+		if err == nil {
+			return a.stallError()
+		}
+		a.warnf("%s of events were not written: stdout took nothing for %s", humanSize(left), a.o.outTimeout)
+	}
+	return err
+}
+
+func (a *attacher) attach(ctx context.Context, in io.Reader) error {
 	gone, stopWatch := watchStdout(a.s.Out)
 	a.outGone = gone
 	defer stopWatch()
@@ -146,9 +202,9 @@ func (a *attacher) run(ctx context.Context, in io.Reader) error {
 		} else if fi.Mode()&os.ModeNamedPipe != 0 {
 			a.inputIsFIFO = true
 		}
-		go readInputPath(ctx, a.o.input, a.inputIsFIFO, inputs)
+		go readInput(ctx, liveio.Source{Path: a.o.input, MaxLine: a.o.maxLine}, inputs)
 	} else if in != nil {
-		go readInput(in, inputs)
+		go readInput(ctx, liveio.Source{Stdin: in, MaxLine: a.o.maxLine}, inputs)
 	} else {
 		a.inputEnded = true
 	}
@@ -172,7 +228,7 @@ func (a *attacher) run(ctx context.Context, in io.Reader) error {
 		if errors.As(err, &stop) {
 			return stop.err
 		}
-		lost := err
+		lost, lostAt := err, time.Now()
 		// Reconnect with exponential backoff and full jitter.
 		attempt := 0
 		for {
@@ -184,8 +240,18 @@ func (a *attacher) run(ctx context.Context, in io.Reader) error {
 					"lost the connection to %s (%v) and gave up after %d reconnect attempts", a.o.target, lost, attempt),
 					"raise --max-reconnects, or check that 'fuseraft serve' is running")
 			}
+			left := a.o.giveUp - time.Since(lostAt)
+			if a.o.giveUp > 0 && left <= 0 {
+				return cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitUnavailable,
+					"no connection to %s for %s (--give-up-after); gave up after %d reconnect attempts: %v",
+					a.o.target, a.o.giveUp, attempt, lost),
+					"check that 'fuseraft serve' is running, or raise --give-up-after (0: never give up)")
+			}
 			attempt++
 			wait := backoff(attempt, a.o.maxBackoff, rand.Int64N)
+			if a.o.giveUp > 0 && wait > left {
+				wait = left // one last attempt when the time is up
+			}
 			cmdutil.Sayf(a.s.Err, prog, "reconnecting to %s in %s (attempt %d): %v", a.o.target,
 				wait.Round(time.Millisecond), attempt, lost)
 			if !a.outClosed {
@@ -203,6 +269,9 @@ func (a *attacher) run(ctx context.Context, in io.Reader) error {
 						timer.Stop()
 						return nil // nobody reads our output any more: a quiet end
 					}
+				case <-a.outStalled:
+					timer.Stop()
+					return a.stallError()
 				case <-timer.C:
 					waiting = false
 				}
@@ -241,50 +310,38 @@ func backoff(n int, max time.Duration, randN func(int64) int64) time.Duration {
 	return time.Duration(randN(int64(ceiling) + 1))
 }
 
-// readInput reads input lines from r until its end.
-func readInput(r io.Reader, ch chan<- inputMsg) {
-	lr := wire.NewReader(r, wire.ReaderOptions{})
-	for {
-		line, err := lr.ReadLine()
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				ch <- inputMsg{eof: true}
-			} else {
-				ch <- inputMsg{err: err}
-			}
-			return
+// readInput reads input lines from src (stdin, a file, or a FIFO held open as its writers come
+// and go) until its end. Sending on ch waits while the session holds liveio.MaxHeld inputs,
+// so reading stops there and the writer is held back by the pipe.
+func readInput(ctx context.Context, src liveio.Source, ch chan<- inputMsg) {
+	err := src.Read(ctx, func(line []byte) error {
+		in, ok := wire.ParseInput(line)
+		if !ok {
+			return nil
 		}
-		if in, ok := wire.ParseInput(line); ok {
-			ch <- inputMsg{in: in}
+		select {
+		case ch <- inputMsg{in: in}:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
 		}
+	})
+	if ctx.Err() != nil {
+		return
 	}
-}
-
-// readInputPath reads --input: a FIFO stays open as its writers come and go.
-func readInputPath(ctx context.Context, path string, fifo bool, ch chan<- inputMsg) {
-	for ctx.Err() == nil {
-		f, err := os.Open(path)
-		if err != nil {
-			ch <- inputMsg{err: fmt.Errorf("--input: %w", err)}
-			return
-		}
-		sub := make(chan inputMsg, 64)
-		go readInput(f, sub)
-		for m := range sub {
-			if m.eof {
-				break
-			}
-			ch <- m
-			if m.err != nil {
-				f.Close()
-				return
-			}
-		}
-		f.Close()
-		if !fifo {
-			ch <- inputMsg{eof: true}
-			return
-		}
+	m := inputMsg{eof: true}
+	switch {
+	case wire.IsLineTooLong(err):
+		m = inputMsg{err: cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitUsage, "%v", err),
+			"input lines are tasks and answers; give a long task in a file the agent can read")}
+	case err != nil && src.Path != "":
+		m = inputMsg{err: fmt.Errorf("--input: %w", err)}
+	case err != nil:
+		m = inputMsg{err: err}
+	}
+	select {
+	case ch <- m:
+	case <-ctx.Done():
 	}
 }
 
@@ -299,7 +356,26 @@ func (a *attacher) session(ctx context.Context, l link, inputs <-chan inputMsg) 
 	done := make(chan struct{})
 	defer close(done)
 	go func() {
+		h, _ := l.(holder)
 		for {
+			if a.outq != nil && a.outq.full() {
+				// stdout is behind: read no more until it takes some (the pinger knows
+				// a pong may wait behind unread events).
+				if h != nil {
+					h.hold(true)
+				}
+				a.outq.waitRoom(done)
+				if h != nil {
+					h.hold(false)
+				}
+				select {
+				case <-done:
+					return
+				case <-a.outStalled:
+					return
+				default:
+				}
+			}
 			b, err := l.readLine()
 			if err != nil {
 				b = nil
@@ -323,6 +399,12 @@ func (a *attacher) session(ctx context.Context, l link, inputs <-chan inputMsg) 
 	defer helloTimer.Stop()
 	var replacedMsg string
 	for {
+		// Bounded input: while liveio.MaxHeld inputs wait in the gate, none more is taken,
+		// so the reader stops reading (prompts' answers already taken still go).
+		inputsC := inputs
+		if a.gate.Waiting() >= liveio.MaxHeld {
+			inputsC = nil
+		}
 		select {
 		case <-ctx.Done():
 			return &errStop{cmdutil.Exit(cmdutil.ExitInterrupted)}
@@ -331,6 +413,8 @@ func (a *attacher) session(ctx context.Context, l link, inputs <-chan inputMsg) 
 			if err := a.stdoutClosed(nil); err != nil {
 				return err
 			}
+		case <-a.outStalled:
+			return &errStop{a.stallError()}
 		case <-helloTimer.C:
 			if helloSeen {
 				break
@@ -386,7 +470,7 @@ func (a *attacher) session(ctx context.Context, l link, inputs <-chan inputMsg) 
 					return err
 				}
 			}
-		case m := <-inputs:
+		case m := <-inputsC:
 			switch {
 			case m.err != nil:
 				return &errStop{m.err}

@@ -238,6 +238,16 @@ func UsageError(c *cli.Context, err error, _ bool) error {
 // Usagef returns a usage error (exit 2).
 func Usagef(format string, args ...any) *Error { return Errorf(ExitUsage, format, args...) }
 
+// CheckTask returns a usage error (exit 2) when task, named what ("the task", "--task"), is
+// empty or only white space, as an unset shell variable ("$TASK") makes it: fuseraft would run
+// a task with no text, or fail it, and the script would not learn its mistake.
+func CheckTask(what, task string) error {
+	if strings.TrimSpace(task) != "" {
+		return nil
+	}
+	return WithHint(Usagef("%s is empty", what), "is the variable it comes from set? quote it and check: ${TASK:?}")
+}
+
 // RunApp runs app with args (args[0] is the program name) and returns the exit code, printing
 // any error in fr's voice.
 func RunApp(ctx context.Context, app *cli.App, s Streams, args []string) int {

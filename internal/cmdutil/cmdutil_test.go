@@ -198,3 +198,24 @@ func TestWarnf(t *testing.T) {
 		t.Errorf("%q", buf.String())
 	}
 }
+
+func TestCheckTask(t *testing.T) {
+	for _, tc := range []struct {
+		task string
+		ok   bool
+	}{
+		{"run the tests", true},
+		{" x ", true},
+		{"", false},
+		{"   ", false},
+		{"\t\n", false},
+	} {
+		err := CheckTask("--task", tc.task)
+		if (err == nil) != tc.ok {
+			t.Errorf("CheckTask(%q) = %v, want ok=%v", tc.task, err, tc.ok)
+		}
+		if err != nil && (CodeOf(err) != ExitUsage || err.Error() != "--task is empty") {
+			t.Errorf("CheckTask(%q): code %d, %q", tc.task, CodeOf(err), err)
+		}
+	}
+}

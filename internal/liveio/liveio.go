@@ -101,6 +101,9 @@ func readLines(ctx context.Context, r io.Reader, maxLine int, fn func([]byte) er
 			if errors.Is(err, os.ErrClosed) {
 				return ctx.Err()
 			}
+			if wire.IsLineTooLong(err) {
+				return fmt.Errorf("input %w", err) // "input line N is longer than the limit of ..."
+			}
 			return fmt.Errorf("reading input: %w", err)
 		}
 		if err := fn(b); err != nil {
@@ -109,8 +112,17 @@ func readLines(ctx context.Context, r io.Reader, maxLine int, fn func([]byte) er
 	}
 }
 
+// MaxHeld is how many input lines a Pump holds, by default, before Push waits: lines waiting
+// for the end of a turn, for a task's result, or for the answer to a prompt.
+const MaxHeld = 1024
+
 // Pump sends input lines to fuseraft through a Gate. Set the fields, then call Run in its own
 // goroutine; Push, Observe and EndInput may be called from any goroutine.
+//
+// Input is bounded: while MaxHeld lines are held, Push waits until one is sent (or dropped),
+// so a reader that calls Push stops reading and its writer is held back by the pipe, instead
+// of the Pump holding all of its input. An answer that comes after that many held lines is
+// not read until one of them goes; Full says when that happens.
 type Pump struct {
 	Gate *wire.Gate
 	// Send writes one line (without its line end) to fuseraft. It is only called from Run.
@@ -121,15 +133,57 @@ type Pump struct {
 	// means it was delivered out of band (SIGINT to the child), so it is not sent as a line;
 	// that also lets it overtake a pending prompt, which a line never may.
 	Interrupt func() bool
+	// MaxHeld is how many held inputs make Push wait; 0 means MaxHeld.
+	MaxHeld int
+	// Full, when set, is told each time Push starts to wait, with how many inputs are held.
+	Full func(held int)
 
 	once    sync.Once
 	kick    chan struct{}
 	mu      sync.Mutex
+	room    *sync.Cond // signalled when the Gate may hold fewer inputs, or Run has returned
 	ended   bool
 	aborted bool
+	stopped bool // Run has returned: nothing will make room any more
 }
 
-func (p *Pump) init() { p.once.Do(func() { p.kick = make(chan struct{}, 1) }) }
+func (p *Pump) init() {
+	p.once.Do(func() {
+		p.kick = make(chan struct{}, 1)
+		p.room = sync.NewCond(&p.mu)
+	})
+}
+
+// madeRoom wakes a Push waiting for room.
+func (p *Pump) madeRoom() {
+	p.init()
+	p.mu.Lock()
+	p.room.Broadcast()
+	p.mu.Unlock()
+}
+
+// waitRoom waits while MaxHeld inputs are held. It reports false once Run has returned.
+func (p *Pump) waitRoom() bool {
+	p.init()
+	max := p.MaxHeld
+	if max <= 0 {
+		max = MaxHeld
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	told := false
+	for !p.stopped && p.Gate.Waiting() >= max {
+		if !told && p.Full != nil {
+			told = true
+			p.mu.Unlock()
+			p.Full(p.Gate.Waiting())
+			p.mu.Lock()
+			continue
+		}
+		p.room.Wait()
+	}
+	return !p.stopped
+}
 
 func (p *Pump) wake() {
 	p.init()
@@ -140,18 +194,22 @@ func (p *Pump) wake() {
 }
 
 // Push parses an input line (wire.ParseInput: a JSON object as it is, other text as a
-// user_input, a blank line not at all) and queues it. It reports the parsed input and whether
-// it was queued.
+// user_input, a blank line not at all) and queues it, first waiting while MaxHeld inputs are
+// held. It reports the parsed input and whether it was queued: once Run has returned nothing
+// more is queued (nothing would send it).
 func (p *Pump) Push(line []byte) (wire.Input, bool) {
 	in, ok := wire.ParseInput(line)
 	if !ok {
+		return in, false
+	}
+	if !p.waitRoom() {
 		return in, false
 	}
 	p.PushInput(in)
 	return in, true
 }
 
-// PushInput queues an input that is already parsed.
+// PushInput queues an input that is already parsed. It never waits.
 func (p *Pump) PushInput(in wire.Input) {
 	if in.Type == wire.TypeInterrupt && p.Interrupt != nil && p.Interrupt() {
 		return
@@ -166,6 +224,7 @@ func (p *Pump) PushInput(in wire.Input) {
 func (p *Pump) Observe(ev wire.Event) {
 	p.Gate.Observe(ev)
 	p.wake()
+	p.madeRoom()
 }
 
 // EndInput says no more input will come. Run sends what it still can (messages held for a
@@ -193,19 +252,19 @@ func (p *Pump) Abort() {
 // ctx.Err().
 func (p *Pump) Run(ctx context.Context) (held int, err error) {
 	p.init()
+	defer func() {
+		p.mu.Lock()
+		p.stopped = true
+		p.room.Broadcast()
+		p.mu.Unlock()
+	}()
 	for {
 		for {
 			d, ok := p.Gate.Next()
 			if !ok {
 				break
 			}
-			if d.Action == wire.Drop {
-				if p.Dropped != nil {
-					p.Dropped(d)
-				}
-				continue
-			}
-			if err := p.Send(d.Input.Line); err != nil {
+			if err := p.carryOut(d); err != nil {
 				return p.Gate.Waiting(), err
 			}
 		}
@@ -215,6 +274,16 @@ func (p *Pump) Run(ctx context.Context) (held int, err error) {
 		// Messages held for a running turn still go when it ends; those held for the answer
 		// to a prompt never will (no more input can bring it).
 		if aborted || ended && !(p.Gate.Waiting() > 0 && p.Gate.Busy() && p.Gate.Pending() == "") {
+			if !aborted && p.Gate.Waiting() > 0 {
+				// The turn may have ended since Next last said no: ask again before
+				// calling what is left unsendable.
+				if d, ok := p.Gate.Next(); ok {
+					if err := p.carryOut(d); err != nil {
+						return p.Gate.Waiting(), err
+					}
+					continue
+				}
+			}
 			return p.Gate.Waiting(), nil
 		}
 		select {
@@ -223,4 +292,16 @@ func (p *Pump) Run(ctx context.Context) (held int, err error) {
 			return p.Gate.Waiting(), ctx.Err()
 		}
 	}
+}
+
+// carryOut sends or drops what the Gate decided, making room for one more held input.
+func (p *Pump) carryOut(d wire.Decision) error {
+	p.madeRoom()
+	if d.Action == wire.Drop {
+		if p.Dropped != nil {
+			p.Dropped(d)
+		}
+		return nil
+	}
+	return p.Send(d.Input.Line)
 }

@@ -343,3 +343,79 @@ func TestPumpAbort(t *testing.T) {
 		t.Errorf("sent %q after Abort", got)
 	}
 }
+
+// Push blocks while MaxHeld inputs are held, so that a reader feeding it stops reading input
+// (backpressure) instead of holding all of it; each input sent makes room for one more.
+func TestPumpBackpressure(t *testing.T) {
+	r := &recorder{}
+	p := r.pump()
+	p.MaxHeld = 3
+	full := 0
+	p.Full = func(held int) { full++ }
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan struct{})
+	go func() { p.Run(ctx); close(done) }()
+	p.Push([]byte("first")) // starts a turn: what follows is held until it ends
+	r.waitSent(t, 1)
+	for _, l := range []string{"b", "c", "d"} {
+		p.Push([]byte(l))
+	}
+	pushed := make(chan struct{})
+	go func() { p.Push([]byte("e")); close(pushed) }()
+	select {
+	case <-pushed:
+		t.Fatalf("Push returned with %d inputs held (MaxHeld 3)", p.Gate.Waiting())
+	case <-time.After(50 * time.Millisecond):
+	}
+	if p.Gate.Waiting() != 3 {
+		t.Errorf("%d held, want 3", p.Gate.Waiting())
+	}
+	p.Observe(ev("message_end", `{"type":"message_end","turnIndex":0,"toolCalls":[]}`))
+	select {
+	case <-pushed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Push still blocked after an input was sent")
+	}
+	if got := r.waitSent(t, 2); strings.Join(got, "|") != `{"type":"user_input","text":"first"}|{"type":"user_input","text":"b"}` {
+		t.Errorf("sent %q", got)
+	}
+	if full != 1 {
+		t.Errorf("Full called %d times, want 1", full)
+	}
+	// "b" started a turn: c, d, e are held, and Push waits again until Run returns, when
+	// nothing will make room any more.
+	blocked := make(chan bool, 1)
+	go func() { _, ok := p.Push([]byte("f")); blocked <- ok }()
+	select {
+	case <-blocked:
+		t.Fatal("Push returned with 3 inputs held")
+	case <-time.After(50 * time.Millisecond):
+	}
+	cancel()
+	<-done
+	select {
+	case ok := <-blocked:
+		if ok {
+			t.Error("Push queued an input after Run returned")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Push still blocked after Run returned")
+	}
+	if full != 2 {
+		t.Errorf("Full called %d times, want 2", full)
+	}
+}
+
+// The longest accepted input line is Source.MaxLine; a longer one is an error that says so.
+func TestSourceLineTooLong(t *testing.T) {
+	var got []string
+	err := Source{Stdin: strings.NewReader("short\n" + strings.Repeat("x", 100) + "\nafter\n"), MaxLine: 50}.Read(context.Background(),
+		func(b []byte) error { got = append(got, string(b)); return nil })
+	if !wire.IsLineTooLong(err) || !strings.Contains(err.Error(), "input line 2 is longer than the limit of 50 bytes") {
+		t.Errorf("err = %v", err)
+	}
+	if strings.Join(got, "|") != "short" {
+		t.Errorf("read %q", got)
+	}
+}

@@ -34,6 +34,7 @@ type sessionOptions struct {
 	inputOnce    bool
 	grace        time.Duration
 	anyVersion   bool
+	maxLine      int // the longest input line; 0: wire.DefaultMaxLine
 	pretty       bool
 	timestamps   bool
 	color        string
@@ -230,6 +231,16 @@ func runSession(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error
 			ss.warnf("dropped %s: %s", d.Input.Type, d.Reason)
 		},
 	}
+	var fullOnce sync.Once
+	ss.pump.Full = func(held int) {
+		// Reading input waits for a held line to go. Behind a turn that is backpressure; behind
+		// a prompt, only an answer already read can free it.
+		if p := gate.Pending(); p != "" {
+			fullOnce.Do(func() {
+				ss.warnf("%d input lines are held while a %s waits for its answer; no more input is read until one of them is sent", held, p)
+			})
+		}
+	}
 	ss.pump.Interrupt = func() bool {
 		if gate.Waiting() > 0 || (gate.Busy() && !ss.busy.Load()) {
 			// Before ready, or behind messages still held: it interrupts what they start,
@@ -246,7 +257,7 @@ func runSession(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error
 		ss.signal(interruptChild)
 		return true
 	}
-	src := liveio.Source{Path: o.input, Stdin: s.In, Once: o.inputOnce}
+	src := liveio.Source{Path: o.input, Stdin: s.In, Once: o.inputOnce, MaxLine: o.maxLine}
 	inputErr := make(chan error, 1)
 	go func() {
 		err := src.Read(ctx, func(line []byte) error {
@@ -298,10 +309,11 @@ func runSession(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error
 	}
 	inputDoneC := (<-chan struct{})(inputDone)
 	var (
-		exitErr  error
-		exitedC  = (<-chan error)(exited)
-		drainC   <-chan time.Time
-		isExited bool
+		exitErr     error
+		inputFailed error // an input line over the limit
+		exitedC     = (<-chan error)(exited)
+		drainC      <-chan time.Time
+		isExited    bool
 	)
 loop:
 	for {
@@ -317,6 +329,10 @@ loop:
 			stdoutR.Close()
 			drainC = nil
 		case err := <-inputErr:
+			if wire.IsLineTooLong(err) {
+				inputFailed = err // said once the session is over, as its exit status
+				continue
+			}
 			ss.warnf("%v; input ended", err)
 		case <-inputDoneC:
 			inputDoneC = nil
@@ -379,6 +395,10 @@ loop:
 	}
 	if err := ss.out.Flush(); err != nil && st.outErr == nil {
 		st.outErr = err
+	}
+	if inputFailed != nil && st.protoErr == nil && st.outErr == nil && !userEnded {
+		return cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitUsage, "%v", inputFailed),
+			"input lines are tasks, messages and answers; send a file's contents through fuseraft's own tools")
 	}
 	return ss.outcome(&st, exitErr, userEnded, graceExpired)
 }

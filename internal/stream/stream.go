@@ -60,6 +60,14 @@ file of stdin or of a regular --input file; at a {"type":"user_input","text":nul
 open, so writers may come and go (one writing approvals, another messages) without ending the
 session; with --input-eof the first end of file ends input instead.
 
+BOUNDED INPUT
+At most 1024 input lines are held (waiting for a turn to end or for a prompt's answer): past
+that fr-stream reads no more input until one is sent, so a writer is held back by the pipe and
+memory stays bounded however much input comes. An answer written after that many held lines is
+therefore not read until they go (a warning says so). An input line longer than 256 MiB is an
+error: the lines before it are sent, input ends there, and fr-stream exits 2 once fuseraft is
+done.
+
 EXIT STATUS
   0    repl: the session ended with session_end
   N    run: the result event's exitCode (0 when the run succeeded)
@@ -67,7 +75,7 @@ EXIT STATUS
        finish within --grace of the end of input
   N    run: a run that failed before it started (only a result, sessionId null): its
        exitCode, or 1; its errorMessage on stderr
-  2    usage error
+  2    usage error (an empty TASK, an unset $TASK, too), or an input line over 256 MiB
   3    fuseraft speaks an unsupported protocolVersion (see --any-version)
   10   fuseraft not found
   130  the session was ended by the user (a second Ctrl-C)
@@ -99,6 +107,7 @@ func commonFlags() []cli.Flag {
 		&cli.DurationFlag{Name: "grace", Value: 60 * time.Second, Usage: "how long (a `DURATION`, e.g. 90s) to wait for fuseraft to finish after input ends or SIGTERM, before stopping it"},
 		&cli.BoolFlag{Name: "any-version", Usage: "go on, with a warning, when fuseraft speaks an unsupported protocolVersion"},
 		&cli.StringFlag{Name: "fuseraft", Usage: "the fuseraft binary `PATH` (default: $FUSERAFT_BIN, else fuseraft on PATH)"},
+		&cli.IntFlag{Name: "max-input-line", Hidden: true},
 	}
 }
 
@@ -186,6 +195,9 @@ func newApp(s cmdutil.Streams, extra []string) *cli.App {
 				case c.Args().Len() > 1:
 					return cmdutil.WithHint(cmdutil.Usagef("run takes one TASK, got %d arguments", c.Args().Len()), "quote the task: fr-stream run -c CONFIG \"fix the build\"")
 				default:
+					if err := cmdutil.CheckTask("the task", c.Args().First()); err != nil {
+						return err
+					}
 					o.fuseraftArgs = append(o.fuseraftArgs, "-c", cfg, c.Args().First())
 				}
 				o.fuseraftArgs = append(o.fuseraftArgs, extra...)
@@ -204,6 +216,7 @@ func options(c *cli.Context, s cmdutil.Streams, mode string, extra []string) (*s
 		inputOnce:  c.Bool("input-eof"),
 		grace:      c.Duration("grace"),
 		anyVersion: c.Bool("any-version"),
+		maxLine:    c.Int("max-input-line"),
 	}
 	if o.grace < 0 {
 		return nil, cmdutil.Usagef("--grace must not be negative")
@@ -285,4 +298,5 @@ func splitArgs(args []string) (rest, extra []string) {
 var valueFlags = map[string]bool{
 	"input": true, "i": true, "format": true, "f": true, "color": true, "grace": true,
 	"fuseraft": true, "model": true, "m": true, "resume": true, "r": true, "config": true, "c": true,
+	"max-input-line": true,
 }
