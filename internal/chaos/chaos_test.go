@@ -1,8 +1,11 @@
 package chaos
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
 	"regexp"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -38,6 +41,67 @@ func checkVerdicts(t *testing.T, events []string, n int) {
 			t.Errorf("approval p%d was %s, but the answer written for it was %s", k, v[0], want)
 		}
 	}
+}
+
+// checkTrace holds the same rule from the daemon's own trace: each prompt (its id stays the
+// same across restarts) was answered exactly once, never left unanswered, by the answer the
+// policy gives its command, and each task's result was written to one connection, once.
+func checkTrace(t *testing.T, path string, n int) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type ev struct {
+		Event     string          `json:"event"`
+		Prompt    string          `json:"prompt"`
+		Line      json.RawMessage `json:"line"`
+		SessionID string          `json:"sessionId"`
+	}
+	asked := map[string]string{} // prompt id: its command
+	answers := map[string][]string{}
+	delivered := map[string]int{}
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var e ev
+		if err := json.Unmarshal([]byte(l), &e); err != nil {
+			t.Fatalf("trace line %q: %v", l, err)
+		}
+		switch e.Event {
+		case "asked":
+			asked[e.Prompt] = jsonField(string(e.Line), "command")
+		case "answered":
+			answers[e.Prompt] = append(answers[e.Prompt], jsonField(string(e.Line), "type")+fmt.Sprintf(" %v", approved(e.Line)))
+		case "unanswered":
+			t.Errorf("prompt %s was left to the unattended policy", e.Prompt)
+		case "delivered":
+			delivered[e.SessionID]++
+		}
+	}
+	if len(asked) != n {
+		t.Errorf("the daemon asked %d distinct prompts, want %d", len(asked), n)
+	}
+	for id, cmd := range asked {
+		want := fmt.Sprintf("approval_response %v", verdict(cmd))
+		switch a := answers[id]; {
+		case len(a) != 1:
+			t.Errorf("prompt %s (%s) was answered %d times: %v", id, cmd, len(a), a)
+		case a[0] != want:
+			t.Errorf("prompt %s (%s) was answered %s, want %s", id, cmd, a[0], want)
+		}
+	}
+	for id, k := range delivered {
+		if k != 1 {
+			t.Errorf("the result of %s was delivered %d times", id, k)
+		}
+	}
+}
+
+func approved(line json.RawMessage) any {
+	var m struct {
+		Approved any `json:"approved"`
+	}
+	json.Unmarshal(line, &m)
+	return m.Approved
 }
 
 // checkOneResult: the client got its task's result exactly once.
@@ -97,6 +161,7 @@ func TestRestartMidApproval(t *testing.T) {
 				events := pl.events.snapshot()
 				pl.checkApprover(t)
 				checkVerdicts(t, events, n)
+				checkTrace(t, h.path("trace.jsonl"), n)
 				checkOneResult(t, events, "chaos task")
 			})
 		}
@@ -137,6 +202,7 @@ func TestManyRestarts(t *testing.T) {
 	events := pl.events.snapshot()
 	pl.checkApprover(t)
 	checkVerdicts(t, events, n)
+	checkTrace(t, h.path("trace.jsonl"), n)
 	checkOneResult(t, events, "long task")
 	if hellos := pl.events.count(`"type":"hello"`); hellos != restarts+1 {
 		t.Errorf("%d hellos, want %d (one per connection)", hellos, restarts+1)

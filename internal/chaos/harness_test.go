@@ -301,7 +301,7 @@ func (d *daemon) launch() {
 	d.n++
 	ready := d.h.path(fmt.Sprintf("ready%d.json", d.n))
 	args := []string{"--record", d.h.path("record.jsonl")}
-	args = append(args, "serve", "--socket", d.sock, "--port", strconv.Itoa(d.port), "--state-dir", d.state, "--ready-file", ready)
+	args = append(args, "serve", "--trace", d.h.path("trace.jsonl"), "--socket", d.sock, "--port", strconv.Itoa(d.port), "--state-dir", d.state, "--ready-file", ready)
 	args = append(args, d.args...)
 	d.p = d.h.start("fr-sim", nil, nil, args...)
 	deadline := time.Now().Add(20 * time.Second)
