@@ -95,6 +95,9 @@ type ShellMatcher struct {
 	// commands; a deny or ask rule matches only the others.
 	InsideRoot bool
 	Protect    []string
+	// Options (allow_options) are the options of programOptions an allow rule accepts
+	// without naming them in a pattern: -o, --output, CC= (make's variable), @ (pytest @FILE).
+	Options []string
 }
 
 // CmdPattern is an argv pattern: words matched one to one (each a glob or /regex/), `**` for
@@ -615,6 +618,16 @@ func (l *loader) shell(v *yaml.Node) *ShellMatcher {
 					continue
 				}
 				m.Constructs |= c
+			}
+		},
+		"allow_options": func(k, v *yaml.Node) {
+			for _, n := range l.strs(v, "allow_options") {
+				o := n.Value
+				if !(len(o) > 1 && o[0] == '-' || len(o) > 1 && strings.HasSuffix(o, "=") || o == "@") {
+					l.errf(n, "allow_options: %q is not an option (-x, --name), a variable (NAME=) or @", o)
+					continue
+				}
+				m.Options = append(m.Options, o)
 			}
 		},
 		"paths": func(k, v *yaml.Node) {

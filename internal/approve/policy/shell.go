@@ -53,6 +53,9 @@ type Part struct {
 	// Chdir: the command may run in another directory than the root (after cd, env -C, find
 	// -execdir), so its relative paths are not known.
 	Chdir bool
+
+	risky     []riskyUse // the words using an option of programOptions
+	riskyDone bool
 }
 
 // pathWord is a word that names a file; dyn when it is computed at run time.
