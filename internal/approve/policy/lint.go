@@ -259,6 +259,36 @@ func lintProbes(p *Policy, add func(int, string, string, ...any)) {
 }
 
 func lintAllow(r *Rule, add func(int, string, string, ...any)) {
+	lintAllowScope(r, add)
+	if r.Shell != nil {
+		if len(r.Shell.Commands) == 0 && r.When == nil {
+			add(r.Line, r.Name, "allow rule %s allows every shell command", r.Name)
+		}
+		for _, c := range r.Shell.Commands {
+			lintAllowPattern(r, c, add)
+		}
+		lintAllowPermits(r, add)
+	}
+	if r.File != nil {
+		for _, g := range r.File.Paths {
+			if g == "**" || g == "**/*" {
+				add(r.Line, r.Name, "allow path %q matches every file in the root, .git/hooks and CI configuration included", g)
+			}
+			if strings.HasPrefix(g, "/") {
+				add(r.Line, r.Name, "allow path %q is absolute: it only allows paths inside the root (paths outside it are never allowed)", g)
+			}
+		}
+	}
+	if r.Tool != nil {
+		lintAllowTool(r, add)
+	}
+	if r.Route != nil && r.Route.Source.MatchAll() && r.Route.Target.MatchAll() && r.When == nil {
+		add(r.Line, r.Name, "allow rule %s matches every route", r.Name)
+	}
+}
+
+// lintAllowScope warns about an allow rule whose kind and matchers leave it matching everything.
+func lintAllowScope(r *Rule, add func(int, string, string, ...any)) {
 	switch {
 	case r.Kind == "":
 		if r.When == nil {
@@ -273,72 +303,61 @@ func lintAllow(r *Rule, add func(int, string, string, ...any)) {
 	case r.File == nil && r.Kind == "file_write" && r.When == nil:
 		add(r.Line, r.Name, "allow rule %s allows every file write inside the root", r.Name)
 	}
-	if r.Shell != nil {
-		if len(r.Shell.Commands) == 0 && r.When == nil {
-			add(r.Line, r.Name, "allow rule %s allows every shell command", r.Name)
+}
+
+// lintAllowPattern warns about one allow pattern broader than it looks.
+func lintAllowPattern(r *Rule, c *CmdPattern, add func(int, string, string, ...any)) {
+	line := c.Line
+	if line == 0 {
+		line = r.Line
+	}
+	if c.Words[0] == nil || c.Words[0].MatchAll() {
+		add(line, r.Name, "allow pattern %q matches any command name", c.Src)
+		return
+	}
+	if !c.Words[0].literal {
+		add(line, r.Name, "allow pattern %q matches command names by pattern (%s); name the commands", c.Src, c.Words[0].Src)
+	}
+	for _, w := range c.Words[1:] {
+		if w == nil {
+			add(line, r.Name, "allow pattern %q: ** accepts any arguments in between, including options such as --force", c.Src)
+			break
 		}
-		for _, c := range r.Shell.Commands {
-			line := c.Line
-			if line == 0 {
-				line = r.Line
-			}
-			if c.Words[0] == nil || c.Words[0].MatchAll() {
-				add(line, r.Name, "allow pattern %q matches any command name", c.Src)
-				continue
-			}
-			if !c.Words[0].literal {
-				add(line, r.Name, "allow pattern %q matches command names by pattern (%s); name the commands", c.Src, c.Words[0].Src)
-			}
-			for _, w := range c.Words[1:] {
-				if w == nil {
-					add(line, r.Name, "allow pattern %q: ** accepts any arguments in between, including options such as --force", c.Src)
-					break
-				}
-				if w.MatchAll() {
-					add(line, r.Name, "allow pattern %q: %s accepts any argument, including paths outside the project and options", c.Src, w.Src)
-					break
-				}
-			}
-			if len(c.Words) == 1 && !c.Anchored && c.Words[0].literal {
-				if ex, ok := runsAnything[c.Words[0].Src]; ok {
-					add(line, r.Name, "allow pattern %q accepts any arguments, such as %s; list the subcommands you mean, or end the pattern with $", c.Src, ex)
-				}
-			}
-		}
-		for _, f := range []struct {
-			flag Flag
-			name string
-		}{{FlagRedirect, "allow_redirects (writes to any file)"}, {FlagExpansion, "allow_expansions ($VAR, $(cmd) and globs in arguments)"},
-			{FlagUnparsable, "allow_unparsable (commands fr-approve cannot read)"}, {FlagEnv, "allow_env (PATH, LD_PRELOAD and the like)"}} {
-			if r.Shell.Permit&f.flag != 0 {
-				add(r.Line, r.Name, "allow rule %s sets %s", r.Name, f.name)
-			}
+		if w.MatchAll() {
+			add(line, r.Name, "allow pattern %q: %s accepts any argument, including paths outside the project and options", c.Src, w.Src)
+			break
 		}
 	}
-	if r.File != nil {
-		for _, g := range r.File.Paths {
-			if g == "**" || g == "**/*" {
-				add(r.Line, r.Name, "allow path %q matches every file in the root, .git/hooks and CI configuration included", g)
-			}
-			if strings.HasPrefix(g, "/") {
-				add(r.Line, r.Name, "allow path %q is absolute: it only allows paths inside the root (paths outside it are never allowed)", g)
-			}
+	if len(c.Words) == 1 && !c.Anchored && c.Words[0].literal {
+		if ex, ok := runsAnything[c.Words[0].Src]; ok {
+			add(line, r.Name, "allow pattern %q accepts any arguments, such as %s; list the subcommands you mean, or end the pattern with $", c.Src, ex)
 		}
 	}
-	if r.Tool != nil {
-		if r.Tool.Plugin.MatchAll() && r.When == nil {
-			add(r.Line, r.Name, "allow rule %s matches every plugin", r.Name)
-		}
-		for _, ps := range []Patterns{r.Tool.Plugin, r.Tool.Action, r.Tool.Detail} {
-			for _, pt := range ps {
-				if pt.IsRegex && !strings.HasPrefix(pt.re.String(), "^") {
-					add(r.Line, r.Name, "allow pattern %s is a regular expression without ^: it matches anywhere in the text", pt.Src)
-				}
-			}
+}
+
+// lintAllowPermits names the permissions an allow rule gives.
+func lintAllowPermits(r *Rule, add func(int, string, string, ...any)) {
+	for _, f := range []struct {
+		flag Flag
+		name string
+	}{{FlagRedirect, "allow_redirects (writes to any file)"}, {FlagExpansion, "allow_expansions ($VAR, $(cmd) and globs in arguments)"},
+		{FlagUnparsable, "allow_unparsable (commands fr-approve cannot read)"}, {FlagEnv, "allow_env (PATH, LD_PRELOAD and the like)"}} {
+		if r.Shell.Permit&f.flag != 0 {
+			add(r.Line, r.Name, "allow rule %s sets %s", r.Name, f.name)
 		}
 	}
-	if r.Route != nil && r.Route.Source.MatchAll() && r.Route.Target.MatchAll() && r.When == nil {
-		add(r.Line, r.Name, "allow rule %s matches every route", r.Name)
+}
+
+func lintAllowTool(r *Rule, add func(int, string, string, ...any)) {
+	if r.Tool.Plugin.MatchAll() && r.When == nil {
+		add(r.Line, r.Name, "allow rule %s matches every plugin", r.Name)
+	}
+	for _, ps := range []Patterns{r.Tool.Plugin, r.Tool.Action, r.Tool.Detail} {
+		for _, pt := range ps {
+			if pt.IsRegex && !strings.HasPrefix(pt.re.String(), "^") {
+				add(r.Line, r.Name, "allow pattern %s is a regular expression without ^: it matches anywhere in the text", pt.Src)
+			}
+		}
 	}
 }
 
@@ -356,79 +375,80 @@ func covers(s, r *Rule) bool {
 	}
 	switch {
 	case s.Shell != nil:
-		if r.Shell == nil {
-			return false
-		}
-		if s.Decision == Allow && r.Shell.Permit&^s.Shell.Permit != 0 {
-			return false
-		}
-		if s.Shell.InsideRoot {
-			return false // it matches only some of the commands its patterns name
-		}
-		if s.Decision == Allow && len(r.Shell.Options) > 0 {
-			return false
-		}
-		if len(s.Shell.Commands) == 0 {
-			return true
-		}
-		if len(r.Shell.Commands) == 0 {
-			return false
-		}
-		for _, rc := range r.Shell.Commands {
-			ok := false
-			for _, sc := range s.Shell.Commands {
-				if coversCmd(sc, rc) {
-					ok = true
-					break
-				}
-			}
-			if !ok {
-				return false
-			}
-		}
-		return true
+		return r.Shell != nil && coversShell(s.Decision, s.Shell, r.Shell)
 	case s.File != nil:
-		if r.File == nil || s.File.MaxSize >= 0 || s.File.MaxChangedLines >= 0 {
-			return false
-		}
-		if len(s.File.Paths) == 0 {
-			return true
-		}
-		if len(r.File.Paths) == 0 {
-			return false
-		}
-		for _, rp := range r.File.Paths {
-			ok := false
-			for _, sp := range s.File.Paths {
-				if sp == rp || sp == "**" && !strings.HasPrefix(rp, "/") {
-					ok = true
-					break
-				}
-				if !strings.ContainsAny(rp, "*?[{\\") {
-					if m, _ := doublestar.Match(sp, rp); m {
-						ok = true
-						break
-					}
-				}
-			}
-			if !ok {
-				return false
-			}
-		}
-		return true
+		return r.File != nil && coversFile(s.File, r.File)
 	case s.Tool != nil:
-		if r.Tool == nil {
-			return false
-		}
-		return coversPatterns(s.Tool.Plugin, r.Tool.Plugin) && coversPatterns(s.Tool.Action, r.Tool.Action) && coversPatterns(s.Tool.Detail, r.Tool.Detail)
+		return r.Tool != nil && coversPatterns(s.Tool.Plugin, r.Tool.Plugin) && coversPatterns(s.Tool.Action, r.Tool.Action) && coversPatterns(s.Tool.Detail, r.Tool.Detail)
 	case s.Route != nil:
-		if r.Route == nil {
-			return false
-		}
-		return coversPatterns(s.Route.Source, r.Route.Source) && coversPatterns(s.Route.Target, r.Route.Target) && coversPatterns(s.Route.Keyword, r.Route.Keyword)
+		return r.Route != nil && coversPatterns(s.Route.Source, r.Route.Source) && coversPatterns(s.Route.Target, r.Route.Target) && coversPatterns(s.Route.Keyword, r.Route.Keyword)
 	}
 	// s has no typed matcher: it matches every prompt of its kind (or every known kind)
 	return true
+}
+
+// coversShell: a shell matcher s (of a rule deciding dec) matches every command r does.
+func coversShell(dec Verdict, s, r *ShellMatcher) bool {
+	if dec == Allow && (r.Permit&^s.Permit != 0 || len(r.Options) > 0) {
+		return false
+	}
+	if s.InsideRoot {
+		return false // it matches only some of the commands its patterns name
+	}
+	if len(s.Commands) == 0 {
+		return true
+	}
+	if len(r.Commands) == 0 {
+		return false
+	}
+	for _, rc := range r.Commands {
+		if !anyCoversCmd(s.Commands, rc) {
+			return false
+		}
+	}
+	return true
+}
+
+func anyCoversCmd(scs []*CmdPattern, rc *CmdPattern) bool {
+	for _, sc := range scs {
+		if coversCmd(sc, rc) {
+			return true
+		}
+	}
+	return false
+}
+
+// coversFile: a file matcher s without bounds matches every path r does.
+func coversFile(s, r *FileMatcher) bool {
+	if s.MaxSize >= 0 || s.MaxChangedLines >= 0 {
+		return false
+	}
+	if len(s.Paths) == 0 {
+		return true
+	}
+	if len(r.Paths) == 0 {
+		return false
+	}
+	for _, rp := range r.Paths {
+		if !anyCoversPath(s.Paths, rp) {
+			return false
+		}
+	}
+	return true
+}
+
+func anyCoversPath(sps []string, rp string) bool {
+	for _, sp := range sps {
+		if sp == rp || sp == "**" && !strings.HasPrefix(rp, "/") {
+			return true
+		}
+		if !strings.ContainsAny(rp, "*?[{\\") {
+			if m, _ := doublestar.Match(sp, rp); m {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func isKnownKind(k string) bool {
