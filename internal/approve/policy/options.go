@@ -133,7 +133,7 @@ var programOptions = map[string]*progSpec{
 		{names: "--pre --pre-glob -z --search-zip --hostname-bin", kind: riskRuns},
 	}},
 	"file": {values: "emFfP", opts: []riskyOpt{{names: "-C --compile", kind: riskWrites}}},
-	"cargo": {subcmd: false, values: "pjZFC", afterDashDash: true, opts: []riskyOpt{
+	"cargo": {values: "pjZFC", afterDashDash: true, opts: []riskyOpt{
 		{names: "--config -Z", kind: riskRuns},
 		{names: "-C --manifest-path", kind: riskChdir},
 		{names: "--target-dir --artifact-dir --out-dir --logfile", kind: riskWrites},
@@ -370,26 +370,4 @@ func (s *progSpec) optionAllowed(u riskyUse, spellings []string) bool {
 		}
 	}
 	return false
-}
-
-// riskySummary lists a program's risky options for people (lint).
-func riskySummary(name string) string {
-	s := programOptions[name]
-	if s == nil {
-		return ""
-	}
-	var b []string
-	for _, o := range s.opts {
-		b = append(b, strings.Fields(o.names)[0])
-	}
-	if s.assigns {
-		b = append(b, "NAME=VALUE")
-	}
-	if s.writesOperand > 0 {
-		b = append(b, "a file operand it writes")
-	}
-	if s.atFile {
-		b = append(b, "@FILE")
-	}
-	return strings.Join(b, ", ")
 }
