@@ -99,6 +99,20 @@ that does not parse, judged by its words, and only when it has none of ; & | < >
 a newline). Deny and ask rules see a computed word as matching anything, and see every command
 inside every construct.
 
+An allow rule also never matches a command that uses an option of the program it runs that
+runs other programs, changes directory or writes files, unless a literal word of the pattern
+that matched names it (go build -o bin/x, make -C src test) or the rule lists it in
+allow_options (shell: {commands: [go build], allow_options: [-o, -coverprofile]}); judge where
+such options point with a paths: inside_root deny or ask rule. One table says how each program
+reads its options (getopt clusters and abbreviations for make and git; go's -flag, --flag and
+-flag=v anywhere on the line, -test.flag after -args; git's global options before the
+subcommand) and which it means: make -C -f -I -E and every NAME=VALUE; git -C -c --config-env
+--exec-path --git-dir --work-tree --namespace -p before the subcommand, --ext-diff --textconv
+--output --upload-pack --exec after it; go -exec -toolexec -vettool -overlay -modfile -ldflags
+-gcflags -C -o the profiles -outputdir -fuzzcachedir -debug-*; gofmt -w -r -cpuprofile;
+staticcheck -debug.*; find, sort, uniq, tree, tar, rg, file, cargo, npm, pytest likewise (the
+README lists them). fr-approve lint reads the same table.
+
 paths: inside_root and protect: [globs] on a shell rule judge every word that may name a file
 (each argument, the value of --opt=VALUE, what follows a short option as in -fFILE, and every
 redirected file) as file_write paths are judged: against --root, after .., / and symlinks; ~

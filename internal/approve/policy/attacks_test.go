@@ -1,13 +1,10 @@
 package policy
 
 import (
-	"bufio"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,12 +16,7 @@ import (
 // mean to allow, and of ordinary commands it means to allow. Each attempt is decided as text;
 // nothing in it is ever run.
 
-var updateGaps = flag.Bool("update-gaps", false, "rewrite testdata/attacks-known-gaps.txt with the attempts that fail today")
-
-const (
-	attacksFile = "testdata/attacks.yaml"
-	gapsFile    = "testdata/attacks-known-gaps.txt"
-)
+const attacksFile = "testdata/attacks.yaml"
 
 type attackFile struct {
 	Policies map[string]string `yaml:"policies"`
@@ -131,38 +123,14 @@ func loadAttacks(t *testing.T) (*attackFile, map[string]*Policy) {
 	return &af, pols
 }
 
-func readGaps(t *testing.T) map[string]bool {
-	gaps := map[string]bool{}
-	f, err := os.Open(gapsFile)
-	if os.IsNotExist(err) {
-		return gaps
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if l := strings.TrimSpace(sc.Text()); l != "" && !strings.HasPrefix(l, "#") {
-			gaps[l] = true
-		}
-	}
-	return gaps
-}
-
-// TestAttacks decides every attempt of testdata/attacks.yaml. Unless FR_ATTACKS_STRICT=1, an
-// attempt listed in testdata/attacks-known-gaps.txt that fails is only logged; `go test -run
-// TestAttacks -args -update-gaps` rewrites that list.
+// TestAttacks decides every attempt of testdata/attacks.yaml: each is an assertion.
 func TestAttacks(t *testing.T) {
 	af, pols := loadAttacks(t)
 	if len(af.Attempts) < 450 {
 		t.Errorf("only %d attempts", len(af.Attempts))
 	}
-	strict := os.Getenv("FR_ATTACKS_STRICT") == "1"
-	gaps := readGaps(t)
 	root := attackRoot(t)
 	seen := map[string]int{}
-	var failing []string
 	for i := range af.Attempts {
 		a := &af.Attempts[i]
 		if !attemptID.MatchString(a.ID) {
@@ -199,39 +167,13 @@ func TestAttacks(t *testing.T) {
 			if ok {
 				return
 			}
-			failing = append(failing, a.ID)
 			shown := ev
 			if len(shown) > 300 {
 				shown = append(append([]byte{}, shown[:300]...), "..."...)
 			}
 			msg := fmt.Sprintf("attacks.yaml:%d %s (%s: %s)\n%s\n got %s by %s %s (part %q, %s), want %s",
 				a.line, a.ID, a.Policy, a.Does, shown, got.Verdict, got.Decider, got.Rule, got.Part, got.Reason, a.Expect)
-			if gaps[a.ID] && !strict && !*updateGaps {
-				t.Log("known gap: " + msg)
-				return
-			}
-			if !*updateGaps {
-				t.Error(msg)
-			}
+			t.Error(msg)
 		})
-	}
-	if *updateGaps {
-		sort.SliceStable(failing, func(i, j int) bool { return seen[failing[i]] < seen[failing[j]] })
-		var b strings.Builder
-		b.WriteString("# Attempts of attacks.yaml the policy analysis still gets wrong, one id a line.\n")
-		b.WriteString("# Written by: go test -run TestAttacks -args -update-gaps\n")
-		b.WriteString("# They are logged, not failed, unless FR_ATTACKS_STRICT=1.\n")
-		for _, id := range failing {
-			b.WriteString(id + "\n")
-		}
-		if err := os.WriteFile(gapsFile, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("%s: %d attempts", gapsFile, len(failing))
-	}
-	for id := range gaps {
-		if _, ok := seen[id]; !ok {
-			t.Errorf("%s names %s, which is no attempt", gapsFile, id)
-		}
 	}
 }

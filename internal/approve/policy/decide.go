@@ -675,6 +675,9 @@ func (d *Decider) matchPart(r *Rule, p *Part) (bool, string) {
 		}
 	}
 	if allow {
+		if why := riskyUnnamed(sm, p); why != "" {
+			return false, why
+		}
 		if c := p.Constructs &^ sm.Constructs; c != 0 {
 			name, what := c.first()
 			if never := c & neverConstructs; never != 0 {
@@ -825,6 +828,88 @@ func (c *CmdPattern) matchFrom(p *Part, allow bool, pi, wi int) bool {
 		wi++
 	}
 	return !c.Anchored || wi == len(p.Words)
+}
+
+// riskyUnnamed says which option of programOptions p uses that no pattern of sm matching p
+// names and allow_options does not list ("" when there is none).
+func riskyUnnamed(sm *ShellMatcher, p *Part) string {
+	uses := p.riskyUses()
+	if len(uses) == 0 {
+		return ""
+	}
+	spec, _ := specFor(p)
+	first := ""
+	for _, c := range sm.Commands {
+		ok, named := c.matchNamed(p, 0, 0, 0)
+		if !ok {
+			continue
+		}
+		if u := unnamedUse(spec, uses, named, sm.Options); u == nil {
+			return ""
+		} else if first == "" {
+			first = riskyWhy(p, u)
+		}
+	}
+	if len(sm.Commands) == 0 {
+		if u := unnamedUse(spec, uses, 0, sm.Options); u != nil {
+			return riskyWhy(p, u)
+		}
+		return ""
+	}
+	return first
+}
+
+func unnamedUse(spec *progSpec, uses []riskyUse, named uint64, options []string) *riskyUse {
+	for i := range uses {
+		u := &uses[i]
+		if u.at < 64 && named&(1<<u.at) != 0 {
+			continue
+		}
+		if spec.optionAllowed(*u, options) {
+			continue
+		}
+		return u
+	}
+	return nil
+}
+
+func riskyWhy(p *Part, u *riskyUse) string {
+	what := "uses " + u.spell
+	switch {
+	case u.opt == nil && strings.HasSuffix(u.spell, "="):
+		what = "sets the variable " + strings.TrimSuffix(u.spell, "=")
+	case u.opt == nil && u.spell == "@":
+		what = "reads more arguments from " + p.Words[u.at]
+	case u.opt == nil:
+		what = "has the operand " + u.spell
+	}
+	return fmt.Sprintf("%s (%q), which %s; only a pattern naming that word or allow_options allows it", what, p.Words[u.at], u.kind)
+}
+
+// matchNamed matches an allow pattern like matchFrom, and also returns the words (bits, the
+// first 64) it matched with a word that names them: a literal, or a glob beginning with two
+// literal characters (-o*, --output=*).
+func (c *CmdPattern) matchNamed(p *Part, pi, wi int, named uint64) (bool, uint64) {
+	for pi < len(c.Words) {
+		pw := c.Words[pi]
+		if pw == nil { // **
+			for k := wi; k <= len(p.Words); k++ {
+				if ok, n := c.matchNamed(p, pi+1, k, named); ok {
+					return true, n
+				}
+			}
+			return false, 0
+		}
+		if wi >= len(p.Words) || !wordMatch(pw, p, wi, true) {
+			return false, 0
+		}
+		if pw.names() && wi < 64 {
+			named |= 1 << wi
+		}
+		pi++
+		wi++
+	}
+	return !c.Anchored || wi == len(p.Words), named
 }
 
 func wordMatch(pw *Pattern, p *Part, i int, allow bool) bool {

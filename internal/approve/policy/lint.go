@@ -50,7 +50,7 @@ func Lint(p *Policy) []Finding {
 		}
 	}
 	lintProbes(p, add)
-	lintRiskyPrefixes(p, add)
+	lintAcceptedOptions(p, add)
 	if len(p.Tests) == 0 {
 		add(0, "", "the policy has no tests: add a few under tests: and run 'fr-approve test'")
 	}
@@ -60,10 +60,10 @@ func Lint(p *Policy) []Finding {
 // runsAnything names commands that, with the right arguments, run arbitrary code or change
 // anything; an allow pattern of the bare name accepts those arguments too.
 var runsAnything = map[string]string{
-	"git": "git -c core.sshCommand=... or git push --force", "go": "go run or go generate",
+	"git": "git push --force or git reset --hard", "go": "go run or go generate",
 	"npm": "npm exec or npm run", "npx": "npx any-package", "yarn": "yarn run", "pnpm": "pnpm exec",
-	"make": "make -f other.mk or make VAR=$(cmd)", "find": "find -delete", "sed": "sed -i or sed e",
-	"awk": "awk 'BEGIN{system(...)}'", "tar": "tar --to-command", "docker": "docker run --privileged",
+	"make": "make deploy (any target)", "find": "find / (any directory)", "sed": "sed -i or sed e",
+	"awk": "awk 'BEGIN{system(...)}'", "tar": "tar tf of any archive", "docker": "docker run --privileged",
 	"kubectl": "kubectl delete", "ssh": "ssh host cmd", "python": "python -c", "python3": "python3 -c",
 	"node": "node -e", "perl": "perl -e", "ruby": "ruby -e", "cargo": "cargo run", "pip": "pip install",
 	"curl": "curl -o or curl | sh", "wget": "wget -O", "rsync": "rsync --delete", "cp": "cp over any file",
@@ -144,55 +144,97 @@ var probes = []struct{ cmd, why string }{
 	{"go build -debug-runtime-trace=/etc/x ./...", "go build -debug-runtime-trace writes a file anywhere"},
 }
 
-// riskyOptions names commands whose options run programs or write files; an allow pattern
-// for them that does not end with $ accepts those options.
-var riskyOptions = map[string]string{
-	"find": "-exec, -execdir, -ok, -delete, -fprint", "xargs": "runs any command it is given",
-	"git": "-c, --exec-path, -C, --output", "go": "-exec, -toolexec, -o, -C, -debug-actiongraph",
-	"sort": "-o, --compress-program", "tar": "--to-command, --use-compress-program, -f", "rsync": "-e, --rsync-path, --delete",
-	"make": "-f, -C, VAR=$(cmd)", "gofmt": "-w, -cpuprofile", "sed": "-i, e", "tree": "-o", "rg": "--pre, -z",
-	"file": "-C, -f", "du": "--files0-from", "cargo": "--config, --target-dir", "pytest": "-p, --basetemp",
-	"npm": "exec, run, --prefix", "uniq": "a second operand it writes",
-}
-
-// lintRiskyPrefixes warns about allow patterns that are prefixes of a risky command's argv
-// when no deny or ask rule names that command.
-func lintRiskyPrefixes(p *Policy, add func(int, string, string, ...any)) {
-	guarded := map[string]bool{}
+// lintAcceptedOptions warns about the options of programOptions an allow rule accepts, by
+// naming them in a pattern or in allow_options: their values are not judged unless a deny or
+// ask rule with paths: inside_root covers the program (for an option that writes).
+func lintAcceptedOptions(p *Policy, add func(int, string, string, ...any)) {
+	guarded := map[string]bool{} // programs whose words a paths: inside_root deny or ask rule judges
 	for _, r := range p.Rules {
-		if r.Decision == Allow || r.Shell == nil {
+		if r.Decision == Allow || r.Shell == nil || !r.Shell.InsideRoot || r.When != nil {
 			continue
 		}
 		for _, c := range r.Shell.Commands {
 			if w := c.Words[0]; w != nil && w.literal {
 				guarded[w.Src] = true
-			} else if w != nil {
-				for name := range riskyOptions {
-					if w.Match(name) {
-						guarded[name] = true
-					}
-				}
 			}
+		}
+		if len(r.Shell.Commands) == 0 {
+			guarded["*"] = true
 		}
 	}
 	for _, r := range p.Rules {
 		if r.Decision != Allow || r.Shell == nil {
 			continue
 		}
+		seen := map[string]bool{}
 		for _, c := range r.Shell.Commands {
-			w := c.Words[0]
-			if c.Anchored || w == nil || !w.literal || len(c.Words) == 1 {
-				continue // single words are reported with runsAnything
+			line := c.Line
+			if line == 0 {
+				line = r.Line
 			}
-			if opts, ok := riskyOptions[w.Src]; ok && !guarded[w.Src] {
-				line := c.Line
-				if line == 0 {
-					line = r.Line
+			for _, u := range acceptedOptions(c, r.Shell.Options) {
+				prog := c.Words[0].Src
+				key := prog + " " + u.spell
+				if seen[key] || u.kind == riskWrites && (guarded[prog] || guarded["*"]) {
+					continue
 				}
-				add(line, r.Name, "allow pattern %q has no $, so it accepts any further options, and %s takes options that run programs or write files (%s); end it with $ or add a deny rule for them", c.Src, w.Src, opts)
+				seen[key] = true
+				advice := "spell out its value in the pattern, or leave it out"
+				if u.kind == riskWrites {
+					advice = "add a deny or ask rule with paths: inside_root for " + prog + ", or spell out its value in the pattern"
+				}
+				add(line, r.Name, "allow rule %s accepts %s %s, which %s, with any value; %s", r.Name, prog, u.spell, u.kind, advice)
 			}
 		}
 	}
+}
+
+// acceptedOptions lists the options of programOptions a pattern names with a word whose
+// value is not spelled out, and those allow_options lists that the pattern's program has.
+func acceptedOptions(c *CmdPattern, options []string) []riskyUse {
+	w0 := c.Words[0]
+	if w0 == nil || !w0.literal {
+		return nil
+	}
+	probe := &Part{Name: w0.Src, Words: []string{w0.Src}}
+	for _, w := range c.Words[1:] {
+		if w == nil || !w.literal {
+			probe.Words = append(probe.Words, "")
+			continue
+		}
+		probe.Words = append(probe.Words, w.Src)
+	}
+	spec, _ := specFor(probe)
+	if spec == nil {
+		return nil
+	}
+	var out []riskyUse
+	for _, u := range probe.riskyUses() {
+		// -o bin/x: the value is spelled out in the next word or after =
+		spelled := strings.Contains(probe.Words[u.at], "=") || u.at+1 < len(probe.Words) && probe.Words[u.at+1] != "" && u.opt != nil && len(probe.Words[u.at]) == len(u.spell)
+		if !spelled {
+			out = append(out, u)
+		}
+	}
+	for k := range spec.opts {
+		o := &spec.opts[k]
+		for _, sp := range o.spells {
+			if spec.optionAllowed(riskyUse{opt: o, spell: goSpell(spec, sp)}, options) {
+				out = append(out, riskyUse{opt: o, spell: sp, kind: o.kind})
+				if spec.style != styleGo {
+					break // one spelling of the option is enough
+				}
+			}
+		}
+	}
+	return out
+}
+
+func goSpell(s *progSpec, sp string) string {
+	if s.style == styleGo {
+		return "-" + strings.TrimLeft(sp, "-")
+	}
+	return sp
 }
 
 // lintProbes reports each probe the policy allows, at the allowing rule.
@@ -217,6 +259,36 @@ func lintProbes(p *Policy, add func(int, string, string, ...any)) {
 }
 
 func lintAllow(r *Rule, add func(int, string, string, ...any)) {
+	lintAllowScope(r, add)
+	if r.Shell != nil {
+		if len(r.Shell.Commands) == 0 && r.When == nil {
+			add(r.Line, r.Name, "allow rule %s allows every shell command", r.Name)
+		}
+		for _, c := range r.Shell.Commands {
+			lintAllowPattern(r, c, add)
+		}
+		lintAllowPermits(r, add)
+	}
+	if r.File != nil {
+		for _, g := range r.File.Paths {
+			if g == "**" || g == "**/*" {
+				add(r.Line, r.Name, "allow path %q matches every file in the root, .git/hooks and CI configuration included", g)
+			}
+			if strings.HasPrefix(g, "/") {
+				add(r.Line, r.Name, "allow path %q is absolute: it only allows paths inside the root (paths outside it are never allowed)", g)
+			}
+		}
+	}
+	if r.Tool != nil {
+		lintAllowTool(r, add)
+	}
+	if r.Route != nil && r.Route.Source.MatchAll() && r.Route.Target.MatchAll() && r.When == nil {
+		add(r.Line, r.Name, "allow rule %s matches every route", r.Name)
+	}
+}
+
+// lintAllowScope warns about an allow rule whose kind and matchers leave it matching everything.
+func lintAllowScope(r *Rule, add func(int, string, string, ...any)) {
 	switch {
 	case r.Kind == "":
 		if r.When == nil {
@@ -231,72 +303,61 @@ func lintAllow(r *Rule, add func(int, string, string, ...any)) {
 	case r.File == nil && r.Kind == "file_write" && r.When == nil:
 		add(r.Line, r.Name, "allow rule %s allows every file write inside the root", r.Name)
 	}
-	if r.Shell != nil {
-		if len(r.Shell.Commands) == 0 && r.When == nil {
-			add(r.Line, r.Name, "allow rule %s allows every shell command", r.Name)
+}
+
+// lintAllowPattern warns about one allow pattern broader than it looks.
+func lintAllowPattern(r *Rule, c *CmdPattern, add func(int, string, string, ...any)) {
+	line := c.Line
+	if line == 0 {
+		line = r.Line
+	}
+	if c.Words[0] == nil || c.Words[0].MatchAll() {
+		add(line, r.Name, "allow pattern %q matches any command name", c.Src)
+		return
+	}
+	if !c.Words[0].literal {
+		add(line, r.Name, "allow pattern %q matches command names by pattern (%s); name the commands", c.Src, c.Words[0].Src)
+	}
+	for _, w := range c.Words[1:] {
+		if w == nil {
+			add(line, r.Name, "allow pattern %q: ** accepts any arguments in between, including options such as --force", c.Src)
+			break
 		}
-		for _, c := range r.Shell.Commands {
-			line := c.Line
-			if line == 0 {
-				line = r.Line
-			}
-			if c.Words[0] == nil || c.Words[0].MatchAll() {
-				add(line, r.Name, "allow pattern %q matches any command name", c.Src)
-				continue
-			}
-			if !c.Words[0].literal {
-				add(line, r.Name, "allow pattern %q matches command names by pattern (%s); name the commands", c.Src, c.Words[0].Src)
-			}
-			for _, w := range c.Words[1:] {
-				if w == nil {
-					add(line, r.Name, "allow pattern %q: ** accepts any arguments in between, including options such as --force", c.Src)
-					break
-				}
-				if w.MatchAll() {
-					add(line, r.Name, "allow pattern %q: %s accepts any argument, including paths outside the project and options", c.Src, w.Src)
-					break
-				}
-			}
-			if len(c.Words) == 1 && !c.Anchored && c.Words[0].literal {
-				if ex, ok := runsAnything[c.Words[0].Src]; ok {
-					add(line, r.Name, "allow pattern %q accepts any arguments, such as %s; list the subcommands you mean, or end the pattern with $", c.Src, ex)
-				}
-			}
-		}
-		for _, f := range []struct {
-			flag Flag
-			name string
-		}{{FlagRedirect, "allow_redirects (writes to any file)"}, {FlagExpansion, "allow_expansions ($VAR, $(cmd) and globs in arguments)"},
-			{FlagUnparsable, "allow_unparsable (commands fr-approve cannot read)"}, {FlagEnv, "allow_env (PATH, LD_PRELOAD and the like)"}} {
-			if r.Shell.Permit&f.flag != 0 {
-				add(r.Line, r.Name, "allow rule %s sets %s", r.Name, f.name)
-			}
+		if w.MatchAll() {
+			add(line, r.Name, "allow pattern %q: %s accepts any argument, including paths outside the project and options", c.Src, w.Src)
+			break
 		}
 	}
-	if r.File != nil {
-		for _, g := range r.File.Paths {
-			if g == "**" || g == "**/*" {
-				add(r.Line, r.Name, "allow path %q matches every file in the root, .git/hooks and CI configuration included", g)
-			}
-			if strings.HasPrefix(g, "/") {
-				add(r.Line, r.Name, "allow path %q is absolute: it only allows paths inside the root (paths outside it are never allowed)", g)
-			}
+	if len(c.Words) == 1 && !c.Anchored && c.Words[0].literal {
+		if ex, ok := runsAnything[c.Words[0].Src]; ok {
+			add(line, r.Name, "allow pattern %q accepts any arguments, such as %s; list the subcommands you mean, or end the pattern with $", c.Src, ex)
 		}
 	}
-	if r.Tool != nil {
-		if r.Tool.Plugin.MatchAll() && r.When == nil {
-			add(r.Line, r.Name, "allow rule %s matches every plugin", r.Name)
-		}
-		for _, ps := range []Patterns{r.Tool.Plugin, r.Tool.Action, r.Tool.Detail} {
-			for _, pt := range ps {
-				if pt.IsRegex && !strings.HasPrefix(pt.re.String(), "^") {
-					add(r.Line, r.Name, "allow pattern %s is a regular expression without ^: it matches anywhere in the text", pt.Src)
-				}
-			}
+}
+
+// lintAllowPermits names the permissions an allow rule gives.
+func lintAllowPermits(r *Rule, add func(int, string, string, ...any)) {
+	for _, f := range []struct {
+		flag Flag
+		name string
+	}{{FlagRedirect, "allow_redirects (writes to any file)"}, {FlagExpansion, "allow_expansions ($VAR, $(cmd) and globs in arguments)"},
+		{FlagUnparsable, "allow_unparsable (commands fr-approve cannot read)"}, {FlagEnv, "allow_env (PATH, LD_PRELOAD and the like)"}} {
+		if r.Shell.Permit&f.flag != 0 {
+			add(r.Line, r.Name, "allow rule %s sets %s", r.Name, f.name)
 		}
 	}
-	if r.Route != nil && r.Route.Source.MatchAll() && r.Route.Target.MatchAll() && r.When == nil {
-		add(r.Line, r.Name, "allow rule %s matches every route", r.Name)
+}
+
+func lintAllowTool(r *Rule, add func(int, string, string, ...any)) {
+	if r.Tool.Plugin.MatchAll() && r.When == nil {
+		add(r.Line, r.Name, "allow rule %s matches every plugin", r.Name)
+	}
+	for _, ps := range []Patterns{r.Tool.Plugin, r.Tool.Action, r.Tool.Detail} {
+		for _, pt := range ps {
+			if pt.IsRegex && !strings.HasPrefix(pt.re.String(), "^") {
+				add(r.Line, r.Name, "allow pattern %s is a regular expression without ^: it matches anywhere in the text", pt.Src)
+			}
+		}
 	}
 }
 
@@ -314,73 +375,80 @@ func covers(s, r *Rule) bool {
 	}
 	switch {
 	case s.Shell != nil:
-		if r.Shell == nil {
-			return false
-		}
-		if s.Decision == Allow && r.Shell.Permit&^s.Shell.Permit != 0 {
-			return false
-		}
-		if len(s.Shell.Commands) == 0 {
-			return true
-		}
-		if len(r.Shell.Commands) == 0 {
-			return false
-		}
-		for _, rc := range r.Shell.Commands {
-			ok := false
-			for _, sc := range s.Shell.Commands {
-				if coversCmd(sc, rc) {
-					ok = true
-					break
-				}
-			}
-			if !ok {
-				return false
-			}
-		}
-		return true
+		return r.Shell != nil && coversShell(s.Decision, s.Shell, r.Shell)
 	case s.File != nil:
-		if r.File == nil || s.File.MaxSize >= 0 || s.File.MaxChangedLines >= 0 {
-			return false
-		}
-		if len(s.File.Paths) == 0 {
-			return true
-		}
-		if len(r.File.Paths) == 0 {
-			return false
-		}
-		for _, rp := range r.File.Paths {
-			ok := false
-			for _, sp := range s.File.Paths {
-				if sp == rp || sp == "**" && !strings.HasPrefix(rp, "/") {
-					ok = true
-					break
-				}
-				if !strings.ContainsAny(rp, "*?[{\\") {
-					if m, _ := doublestar.Match(sp, rp); m {
-						ok = true
-						break
-					}
-				}
-			}
-			if !ok {
-				return false
-			}
-		}
-		return true
+		return r.File != nil && coversFile(s.File, r.File)
 	case s.Tool != nil:
-		if r.Tool == nil {
-			return false
-		}
-		return coversPatterns(s.Tool.Plugin, r.Tool.Plugin) && coversPatterns(s.Tool.Action, r.Tool.Action) && coversPatterns(s.Tool.Detail, r.Tool.Detail)
+		return r.Tool != nil && coversPatterns(s.Tool.Plugin, r.Tool.Plugin) && coversPatterns(s.Tool.Action, r.Tool.Action) && coversPatterns(s.Tool.Detail, r.Tool.Detail)
 	case s.Route != nil:
-		if r.Route == nil {
-			return false
-		}
-		return coversPatterns(s.Route.Source, r.Route.Source) && coversPatterns(s.Route.Target, r.Route.Target) && coversPatterns(s.Route.Keyword, r.Route.Keyword)
+		return r.Route != nil && coversPatterns(s.Route.Source, r.Route.Source) && coversPatterns(s.Route.Target, r.Route.Target) && coversPatterns(s.Route.Keyword, r.Route.Keyword)
 	}
 	// s has no typed matcher: it matches every prompt of its kind (or every known kind)
 	return true
+}
+
+// coversShell: a shell matcher s (of a rule deciding dec) matches every command r does.
+func coversShell(dec Verdict, s, r *ShellMatcher) bool {
+	if dec == Allow && (r.Permit&^s.Permit != 0 || len(r.Options) > 0) {
+		return false
+	}
+	if s.InsideRoot {
+		return false // it matches only some of the commands its patterns name
+	}
+	if len(s.Commands) == 0 {
+		return true
+	}
+	if len(r.Commands) == 0 {
+		return false
+	}
+	for _, rc := range r.Commands {
+		if !anyCoversCmd(s.Commands, rc) {
+			return false
+		}
+	}
+	return true
+}
+
+func anyCoversCmd(scs []*CmdPattern, rc *CmdPattern) bool {
+	for _, sc := range scs {
+		if coversCmd(sc, rc) {
+			return true
+		}
+	}
+	return false
+}
+
+// coversFile: a file matcher s without bounds matches every path r does.
+func coversFile(s, r *FileMatcher) bool {
+	if s.MaxSize >= 0 || s.MaxChangedLines >= 0 {
+		return false
+	}
+	if len(s.Paths) == 0 {
+		return true
+	}
+	if len(r.Paths) == 0 {
+		return false
+	}
+	for _, rp := range r.Paths {
+		if !anyCoversPath(s.Paths, rp) {
+			return false
+		}
+	}
+	return true
+}
+
+func anyCoversPath(sps []string, rp string) bool {
+	for _, sp := range sps {
+		if sp == rp || sp == "**" && !strings.HasPrefix(rp, "/") {
+			return true
+		}
+		if !strings.ContainsAny(rp, "*?[{\\") {
+			if m, _ := doublestar.Match(sp, rp); m {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func isKnownKind(k string) bool {

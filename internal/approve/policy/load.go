@@ -95,6 +95,9 @@ type ShellMatcher struct {
 	// commands; a deny or ask rule matches only the others.
 	InsideRoot bool
 	Protect    []string
+	// Options (allow_options) are the options of programOptions an allow rule accepts
+	// without naming them in a pattern: -o, --output, CC= (make's variable), @ (pytest @FILE).
+	Options []string
 }
 
 // CmdPattern is an argv pattern: words matched one to one (each a glob or /regex/), `**` for
@@ -213,24 +216,9 @@ func Load(data []byte, name string) (*Policy, error) {
 	l := &loader{file: name}
 	sum := sha256.Sum256(data)
 	p := &Policy{File: name, SHA256: hex.EncodeToString(sum[:]), Default: Deny, QuestionDefault: "skip"}
-	var doc yaml.Node
-	dec := yaml.NewDecoder(strings.NewReader(string(data)))
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, errorsEOF) || err.Error() == "EOF" {
-			return nil, Errors{{File: name, Msg: "the policy is empty; it needs at least `version: 1`"}}
-		}
-		line := yamlErrLine(err)
-		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		msg = strings.TrimPrefix(msg, fmt.Sprintf("line %d: ", line))
-		return nil, Errors{{File: name, Line: line, Msg: msg}}
-	}
-	var extra yaml.Node
-	if err := dec.Decode(&extra); err == nil {
-		return nil, Errors{{File: name, Line: extra.Line, Msg: "a policy is one YAML document; remove the second one"}}
-	}
-	root := &doc
-	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
-		root = root.Content[0]
+	root, errs := decodeDocument(data, name)
+	if errs != nil {
+		return nil, errs
 	}
 	if root.Kind != yaml.MappingNode {
 		l.errf(root, "a policy is a mapping with version, default and rules")
@@ -291,31 +279,60 @@ func Load(data []byte, name string) (*Policy, error) {
 	if !seenVersion {
 		l.errf(root, "missing `version: 1`")
 	}
+	l.checkNames(p)
+	if len(l.errs) > 0 {
+		return nil, l.errs
+	}
+	p.index()
+	return p, nil
+}
+
+// decodeDocument reads the one YAML document of a policy and returns its top node.
+func decodeDocument(data []byte, name string) (*yaml.Node, Errors) {
+	var doc yaml.Node
+	dec := yaml.NewDecoder(strings.NewReader(string(data)))
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, errorsEOF) || err.Error() == "EOF" {
+			return nil, Errors{{File: name, Msg: "the policy is empty; it needs at least `version: 1`"}}
+		}
+		line := yamlErrLine(err)
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		msg = strings.TrimPrefix(msg, fmt.Sprintf("line %d: ", line))
+		return nil, Errors{{File: name, Line: line, Msg: msg}}
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		return nil, Errors{{File: name, Line: extra.Line, Msg: "a policy is one YAML document; remove the second one"}}
+	}
+	root := &doc
+	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
+		root = root.Content[0]
+	}
+	return root, nil
+}
+
+// checkNames reports names used twice, and tests that expect a rule the policy does not have.
+func (l *loader) checkNames(p *Policy) {
 	names := map[string]int{}
 	for _, r := range p.Rules {
 		if line, dup := names[r.Name]; dup {
-			l.errs = append(l.errs, &Error{File: name, Line: r.Line, Msg: fmt.Sprintf("rule name %q is already used at line %d", r.Name, line)})
+			l.errs = append(l.errs, &Error{File: l.file, Line: r.Line, Msg: fmt.Sprintf("rule name %q is already used at line %d", r.Name, line)})
 		}
 		names[r.Name] = r.Line
 	}
 	for _, q := range p.Questions {
 		if line, dup := names[q.Name]; dup {
-			l.errs = append(l.errs, &Error{File: name, Line: q.Line, Msg: fmt.Sprintf("name %q is already used at line %d", q.Name, line)})
+			l.errs = append(l.errs, &Error{File: l.file, Line: q.Line, Msg: fmt.Sprintf("name %q is already used at line %d", q.Name, line)})
 		}
 		names[q.Name] = q.Line
 	}
 	for _, t := range p.Tests {
 		if t.Rule != "" && t.Rule != ByDefault && t.Rule != ByMalformed {
 			if _, ok := names[t.Rule]; !ok {
-				l.errs = append(l.errs, &Error{File: name, Line: t.Line, Msg: fmt.Sprintf("test expects rule %q, which the policy does not have", t.Rule)})
+				l.errs = append(l.errs, &Error{File: l.file, Line: t.Line, Msg: fmt.Sprintf("test expects rule %q, which the policy does not have", t.Rule)})
 			}
 		}
 	}
-	if len(l.errs) > 0 {
-		return nil, l.errs
-	}
-	p.index()
-	return p, nil
 }
 
 var errorsEOF = errors.New("EOF")
@@ -615,6 +632,16 @@ func (l *loader) shell(v *yaml.Node) *ShellMatcher {
 					continue
 				}
 				m.Constructs |= c
+			}
+		},
+		"allow_options": func(k, v *yaml.Node) {
+			for _, n := range l.strs(v, "allow_options") {
+				o := n.Value
+				if !(len(o) > 1 && o[0] == '-' || len(o) > 1 && strings.HasSuffix(o, "=") || o == "@") {
+					l.errf(n, "allow_options: %q is not an option (-x, --name), a variable (NAME=) or @", o)
+					continue
+				}
+				m.Options = append(m.Options, o)
 			}
 		},
 		"paths": func(k, v *yaml.Node) {

@@ -36,6 +36,16 @@ func (p *Pattern) Match(s string) bool {
 
 func (p *Pattern) String() string { return p.Src }
 
+// names reports whether the pattern spells out the word it matches, so that matching an
+// option with it means that option: a literal, or a glob whose first two characters are
+// literal (-o*, --output=*). A regular expression never names a word.
+func (p *Pattern) names() bool {
+	if p.literal {
+		return true
+	}
+	return !p.IsRegex && len(p.Src) >= 2 && !strings.ContainsAny(p.Src[:2], `*?[\`)
+}
+
 // CompilePattern compiles a glob or a /regex/.
 func CompilePattern(src string) (*Pattern, error) {
 	if len(src) >= 2 && src[0] == '/' && src[len(src)-1] == '/' {

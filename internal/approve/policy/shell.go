@@ -53,6 +53,9 @@ type Part struct {
 	// Chdir: the command may run in another directory than the root (after cd, env -C, find
 	// -execdir), so its relative paths are not known.
 	Chdir bool
+
+	risky     []riskyUse // the words using an option of programOptions
+	riskyDone bool
 }
 
 // pathWord is a word that names a file; dyn when it is computed at run time.
@@ -142,6 +145,7 @@ func Analyze(cmd string) []Part {
 			a.source(alt, &cctx{denyOnly: true, depth: 1})
 		}
 	}
+	a.functionParts()
 	if raw != 0 {
 		for i := range a.parts {
 			a.parts[i].Constructs |= raw
@@ -151,6 +155,35 @@ func Analyze(cmd string) []Part {
 		}
 	}
 	return a.parts
+}
+
+// functionParts adds, for deny and ask rules, a part `function NAME` for each function
+// defined, and `function NAME --calls-itself` for one whose body calls it again, directly or
+// through other functions of the line (a fork bomb :(){ :|:& };: is one).
+func (a *analyzer) functionParts() {
+	for _, f := range a.funcs {
+		p := Part{Text: "function " + f.name, Words: []string{"function", f.name}, Name: "function", Base: "function", DenyOnly: true}
+		if a.reaches(f.calls, f.name, map[string]bool{}) {
+			p.Words = append(p.Words, "--calls-itself")
+		}
+		a.parts = append(a.parts, p)
+	}
+}
+
+// reaches reports whether calling the names of calls may call target.
+func (a *analyzer) reaches(calls map[string]bool, target string, seen map[string]bool) bool {
+	if calls[target] {
+		return true
+	}
+	for _, f := range a.funcs {
+		if calls[f.name] && !seen[f.name] {
+			seen[f.name] = true
+			if a.reaches(f.calls, target, seen) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 type analyzer struct {
@@ -163,6 +196,13 @@ type analyzer struct {
 	// envWhy: a variable that changes what runs was assigned for the commands after it
 	// (HOME=x; for HOME in ...; read HOME; export HOME=x).
 	envWhy string
+	// funcs are the functions defined, in order, with the names their bodies call.
+	funcs []funcDef
+}
+
+type funcDef struct {
+	name  string
+	calls map[string]bool
 }
 
 // cctx is the context a command is found in.
@@ -205,6 +245,11 @@ func hereText(rs []*syntax.Redirect) *stdinText {
 		case syntax.WordHdoc:
 			w = r.Word
 		case syntax.RdrIn:
+			if r.Word != nil {
+				if out := substOutput(r.Word); out != nil {
+					return out // sh < <(echo ...)
+				}
+			}
 			return &stdinText{dyn: true} // a file's contents
 		default:
 			continue
@@ -359,6 +404,17 @@ func (a *analyzer) node(src string, n syntax.Node, c *cctx, piped map[*syntax.St
 		if n.Op == syntax.Pipe || n.Op == syntax.PipeAll {
 			piped[n.Y] = pipeText(n.X)
 		}
+	case *syntax.FuncDecl:
+		def := funcDef{name: n.Name.Value, calls: map[string]bool{}}
+		syntax.Walk(n.Body, func(m syntax.Node) bool {
+			if ce, ok := m.(*syntax.CallExpr); ok && len(ce.Args) > 0 {
+				if name, dyn, _ := wordLit(ce.Args[0]); !dyn {
+					def.calls[name] = true
+				}
+			}
+			return true
+		})
+		a.funcs = append(a.funcs, def)
 	case *syntax.ForClause:
 		if wi, ok := n.Loop.(*syntax.WordIter); ok && dangerousEnv(wi.Name.Value) && a.envWhy == "" {
 			a.envWhy = "assigns " + wi.Name.Value + " (a loop variable)"
@@ -611,9 +667,14 @@ func (a *analyzer) call(c *cctx, ce *syntax.CallExpr) {
 		return
 	}
 	w := words{}
-	for _, arg := range ce.Args {
+	for i, arg := range ce.Args {
 		s, dyn, wwhy := wordLit(arg)
 		w.push(s, dyn, wwhy)
+		if dyn {
+			if out := substOutput(arg); out != nil {
+				w.setOut(i, out)
+			}
+		}
 	}
 	a.command(c, w)
 }
@@ -656,16 +717,70 @@ type words struct {
 	s   []string
 	dyn []bool
 	why []string
+	// out[i], when out is not nil: what the command or process substitution that is the whole
+	// of word i writes (echo or printf of literal words), for `. <(...)`, `bash <(...)` and
+	// `eval "$(...)"`, which run it
+	out []*stdinText
 }
 
 func (w *words) push(s string, dyn bool, why string) {
 	w.s = append(w.s, s)
 	w.dyn = append(w.dyn, dyn)
 	w.why = append(w.why, why)
+	if w.out != nil {
+		w.out = append(w.out, nil)
+	}
+}
+
+func (w *words) setOut(i int, t *stdinText) {
+	if w.out == nil {
+		w.out = make([]*stdinText, len(w.s))
+	}
+	w.out[i] = t
+}
+
+// outAt is what word i, a substitution, writes; nil when it is no substitution.
+func (w words) outAt(i int) *stdinText {
+	if w.out == nil || i >= len(w.out) {
+		return nil
+	}
+	return w.out[i]
 }
 
 func (w words) from(i int) words {
-	return words{s: w.s[i:], dyn: w.dyn[i:], why: w.why[i:]}
+	n := words{s: w.s[i:], dyn: w.dyn[i:], why: w.why[i:]}
+	if w.out != nil {
+		n.out = w.out[i:]
+	}
+	return n
+}
+
+// substOutput is what a word that is only a command substitution $(...) (also in double
+// quotes) or an input process substitution <(...) writes; nil for any other word.
+func substOutput(w *syntax.Word) *stdinText {
+	if len(w.Parts) != 1 {
+		return nil
+	}
+	part := w.Parts[0]
+	if dq, ok := part.(*syntax.DblQuoted); ok && len(dq.Parts) == 1 {
+		part = dq.Parts[0]
+	}
+	var stmts []*syntax.Stmt
+	switch x := part.(type) {
+	case *syntax.CmdSubst:
+		stmts = x.Stmts
+	case *syntax.ProcSubst:
+		if x.Op != syntax.CmdIn {
+			return nil
+		}
+		stmts = x.Stmts
+	default:
+		return nil
+	}
+	if len(stmts) != 1 {
+		return &stdinText{dyn: true}
+	}
+	return pipeText(stmts[0])
 }
 
 func (w words) lit(i int) (string, bool) {
@@ -915,6 +1030,12 @@ func (a *analyzer) dot(c *cctx, w words, base string) {
 	file, ok := w.lit(i)
 	switch {
 	case i >= len(w.s):
+	case !ok && w.outAt(i) != nil && !w.outAt(i).dyn:
+		// . <(echo ...): the commands are what the substitution writes
+		p.DenyOnly = true
+		sub := *c
+		sub.depth++
+		a.source(w.outAt(i).text, &sub)
 	case !ok:
 		p.addFlag(FlagOpaque, base+" runs the commands of a file named at run time")
 	case stdinFiles[path.Clean(file)] || stdinFiles[file]:
@@ -967,7 +1088,35 @@ func (a *analyzer) shell(c *cctx, w words, base string) {
 		a.source(st.text, &in)
 		return
 	}
+	if i := scriptOperand(w); i > 0 && w.outAt(i) != nil {
+		// bash <(echo ...): the script is what the substitution writes
+		if out := w.outAt(i); !out.dyn {
+			a.part(c, w, true)
+			a.source(out.text, &in)
+			return
+		}
+		p := a.part(c, w, false)
+		p.addFlag(FlagOpaque, base+" runs the output of a command")
+		return
+	}
 	a.part(c, w, false)
+}
+
+// scriptOperand is the index of the script a shell's argv names (0 when it names none).
+func scriptOperand(w words) int {
+	for i := 1; i < len(w.s); i++ {
+		s, ok := w.lit(i)
+		if !ok || !strings.HasPrefix(s, "-") && !strings.HasPrefix(s, "+") {
+			return i
+		}
+		if s == "--" {
+			if i+1 < len(w.s) {
+				return i + 1
+			}
+			return 0
+		}
+	}
+	return 0
 }
 
 // find: the commands of -exec, -execdir, -ok and -okdir are parts of their own; -execdir and

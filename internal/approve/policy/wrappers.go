@@ -161,6 +161,9 @@ func (s *wrapSpec) parse(w words) wrapParse {
 	i := 1
 	for i < len(w.s) {
 		str, ok := w.lit(i)
+		if out := w.outAt(i); !ok && out != nil && !out.dyn && !strings.HasPrefix(strings.TrimSpace(out.text), "-") {
+			break // eval "$(echo cmd)": what the substitution writes, which is no option
+		}
 		switch {
 		case !ok:
 			fail(i, "a word computed at run time where an option may be")
@@ -361,6 +364,14 @@ func (a *analyzer) inner(c, in *cctx, spec *wrapSpec, w words, p wrapParse, base
 		}
 		str, ok := joinLit(w, p.cmd)
 		if !ok {
+			if str, ok := joinOut(w, p.cmd); ok {
+				// eval "$(echo ...)": what the substitution writes runs
+				if own {
+					a.part(c, w, true)
+				}
+				a.source(str, in)
+				return
+			}
 			pt := a.part(c, w, false)
 			pt.addFlag(FlagOpaque, base+" of a string computed at run time")
 			return
@@ -490,4 +501,25 @@ func (a *analyzer) xargs(c, in *cctx, w words, p wrapParse, own bool) {
 		inner.push("", true, "xargs appends arguments read from its input")
 	}
 	a.command(in, inner)
+}
+
+// joinOut joins the words from i like joinLit, with what each substitution among them writes
+// in its place; false when a word is computed otherwise.
+func joinOut(w words, i int) (string, bool) {
+	var b strings.Builder
+	for j := i; j < len(w.s); j++ {
+		s, ok := w.lit(j)
+		if !ok {
+			out := w.outAt(j)
+			if out == nil || out.dyn {
+				return "", false
+			}
+			s = out.text
+		}
+		if j > i {
+			b.WriteByte(' ')
+		}
+		b.WriteString(s)
+	}
+	return b.String(), true
 }
