@@ -196,16 +196,9 @@ func (d *daemon) mcpHandler(toks tokens) http.Handler {
 			http.Error(w, "a request with an Origin header is refused", http.StatusForbidden)
 			return
 		}
-		readOnly := false
-		if len(toks) > 0 {
-			t, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-			ro, known := toks[strings.TrimSpace(t)]
-			if !ok || !known {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="fuseraft"`)
-				http.Error(w, "a valid bearer token is required", http.StatusUnauthorized)
-				return
-			}
-			readOnly = ro
+		_, readOnly, ok := toks.check(w, r)
+		if !ok {
+			return
 		}
 		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), readOnlyKey{}, readOnly)))
 	})

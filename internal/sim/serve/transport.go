@@ -404,6 +404,23 @@ func (d *daemon) crashing() bool {
 // tokens maps a bearer token to whether it is read-only.
 type tokens map[string]bool
 
+// check authenticates a request to the HTTP server: with tokens configured, it needs
+// "Authorization: Bearer TOKEN" with one of them, else it is answered 401 and ok is false.
+func (toks tokens) check(w http.ResponseWriter, r *http.Request) (token string, readOnly, ok bool) {
+	if len(toks) == 0 {
+		return "", false, true
+	}
+	t, bearer := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	t = strings.TrimSpace(t)
+	ro, known := toks[t]
+	if !bearer || !known {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="fuseraft"`)
+		http.Error(w, "a valid bearer token is required", http.StatusUnauthorized)
+		return "", false, false
+	}
+	return t, ro, true
+}
+
 // scope names the token a client id is scoped to without keeping the token itself.
 func scope(token string) string {
 	if token == "" {
@@ -422,17 +439,9 @@ func (d *daemon) wsHandler(ctx context.Context, toks tokens) http.Handler {
 			http.Error(w, "a handshake with an Origin header is refused", http.StatusForbidden)
 			return
 		}
-		token, readOnly := "", false
-		if len(toks) > 0 {
-			auth := r.Header.Get("Authorization")
-			t, ok := strings.CutPrefix(auth, "Bearer ")
-			ro, known := toks[strings.TrimSpace(t)]
-			if !ok || !known {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="fuseraft"`)
-				http.Error(w, "a valid bearer token is required", http.StatusUnauthorized)
-				return
-			}
-			token, readOnly = strings.TrimSpace(t), ro
+		token, readOnly, ok := toks.check(w, r)
+		if !ok {
+			return
 		}
 		var id *string
 		if h := r.Header.Values("Fuseraft-Client-Id"); len(h) > 0 {
@@ -472,18 +481,13 @@ func (d *daemon) handleA2A(w http.ResponseWriter, r *http.Request, toks tokens) 
 		http.Error(w, "an A2A call is a POST", http.StatusMethodNotAllowed)
 		return
 	}
-	if len(toks) > 0 {
-		t, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		ro, known := toks[strings.TrimSpace(t)]
-		if !ok || !known {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="fuseraft"`)
-			http.Error(w, "a valid bearer token is required", http.StatusUnauthorized)
-			return
-		}
-		if ro {
-			http.Error(w, "a read-only token cannot call an agent", http.StatusForbidden)
-			return
-		}
+	_, ro, ok := toks.check(w, r)
+	if !ok {
+		return
+	}
+	if ro {
+		http.Error(w, "a read-only token cannot call an agent", http.StatusForbidden)
+		return
 	}
 	agent := strings.TrimPrefix(r.URL.Path, "/a2a/")
 	if !wire.ValidClientID(agent) {
