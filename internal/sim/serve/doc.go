@@ -44,3 +44,9 @@ package serve
 //	a socket file, pidfile or half-written state a      TestRestartAfterSIGKILL, TestCrashFaultKeepsState
 //	  killed daemon left does not stop the next start
 //	no goroutine or open file left per connection       TestNoLeakPerConnection
+//	the MCP tools at /mcp of --port: dispatch_task,      TestMCPTools, recipe-8.txtar (internal/recipes)
+//	  get_status, get_result; an unknown id; tokens
+//	  (a read token cannot dispatch); finished tasks
+//	  remembered across restarts
+//	--unattended-policy deny|allow for tasks nobody      TestMCPTools
+//	  attends (dispatch_task, objectives, A2A calls)
