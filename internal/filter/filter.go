@@ -43,7 +43,9 @@ indent them, as jq does, in that order). A filter that passes its input on uncha
 (select(...), .) does the same. Objects a filter builds or changes ({name, id}, del(.x), ...)
 have their keys sorted, as gojq sorts them: -S is implied for them, and only lines passed on
 unchanged keep fuseraft's order. A filter that starts with select(.type == "X" ...) is only
-run on lines of type X; the others are dropped unread.
+run on lines of type X; the others are dropped unread. X may be a variable the command line
+sets to a string (--arg t X, then .type == $t or $ARGS.named.t), and the test may be
+.type == "A" or .type == "B", or .type | IN("A", "B").
 
 jq's command line works as in jq: -R reads lines as strings; --stream reads [path, leaf]
 events; -L DIR and ~/.jq serve import and include; -C and -M force colour on or off (on by
@@ -104,6 +106,9 @@ type config struct {
 	// jqLayout indents output by 2 unless -c, --tab or --indent is given, as jq does (for
 	// running jq's and gojq's test suites).
 	jqLayout bool
+	// noSkip runs the filter on every line, without the type skip-ahead a select(.type ==
+	// ...) filter gets (for tests that check the skip-ahead changes nothing).
+	noSkip bool
 }
 
 func app(s cmdutil.Streams, cfg config) *cli.App {
@@ -131,7 +136,7 @@ func app(s cmdutil.Streams, cfg config) *cli.App {
 			fmt.Fprintf(s.Out, "%s version %s\n", prog, cmdutil.VersionString())
 			return nil
 		}
-		return run(c.Context, s, opts)
+		return run(c.Context, s, opts, cfg)
 	}
 	return app
 }

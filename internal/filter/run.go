@@ -75,7 +75,7 @@ type runner struct {
 	halted     *gojq.HaltError
 }
 
-func run(ctx context.Context, s cmdutil.Streams, o *options) error {
+func run(ctx context.Context, s cmdutil.Streams, o *options, cfg config) error {
 	r := &runner{s: s, o: o, ctx: ctx, files: o.files}
 	query, fname := o.query, ""
 	if o.queryFile != "" {
@@ -99,7 +99,7 @@ func run(ctx context.Context, s cmdutil.Streams, o *options) error {
 			r.types[t] = true
 		}
 	}
-	if o.nullInput || o.slurp || o.rawInput || o.stream {
+	if o.nullInput || o.slurp || o.rawInput || o.stream || cfg.noSkip {
 		r.prefilter, r.identity = nil, false
 	}
 	switch {
