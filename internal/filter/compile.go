@@ -156,7 +156,7 @@ func compile(o *options, query, fname string, r *runner) (*gojq.Code, error) {
 		paths = defaultLibPaths
 	}
 	code, err := gojq.Compile(q,
-		gojq.WithModuleLoader(gojq.NewModuleLoader(paths)),
+		gojq.WithModuleLoader(&lazyLoader{paths: paths}),
 		gojq.WithEnvironLoader(environ),
 		gojq.WithVariables(names),
 		gojq.WithFunction("debug", 0, 0, r.funcDebug),
@@ -179,6 +179,67 @@ func compile(o *options, query, fname string, r *runner) (*gojq.Code, error) {
 // defaultLibPaths are where import and include look without -L, as in jq. A file ~/.jq is
 // read before the filter.
 var defaultLibPaths = []string{"~/.jq", "$ORIGIN/../lib/jq", "$ORIGIN/../lib"}
+
+// lazyLoader is gojq's module loader, made on first use: making it resolves every search path
+// (the executable's own, through its symbolic links), which a filter without import, include
+// or ~/.jq does not need.
+type lazyLoader struct {
+	paths  []string
+	loader gojq.ModuleLoader
+}
+
+func (l *lazyLoader) get() gojq.ModuleLoader {
+	if l.loader == nil {
+		l.loader = gojq.NewModuleLoader(l.paths)
+	}
+	return l.loader
+}
+
+// LoadInitModules reads ~/.jq (or a .jq that -L names) when there is one.
+func (l *lazyLoader) LoadInitModules() ([]*gojq.Query, error) {
+	if !mayHaveInitModule(l.paths) {
+		return nil, nil
+	}
+	return l.get().(interface {
+		LoadInitModules() ([]*gojq.Query, error)
+	}).LoadInitModules()
+}
+
+func (l *lazyLoader) LoadModuleWithMeta(name string, meta map[string]any) (*gojq.Query, error) {
+	return l.get().(interface {
+		LoadModuleWithMeta(string, map[string]any) (*gojq.Query, error)
+	}).LoadModuleWithMeta(name, meta)
+}
+
+func (l *lazyLoader) LoadJSONWithMeta(name string, meta map[string]any) (any, error) {
+	return l.get().(interface {
+		LoadJSONWithMeta(string, map[string]any) (any, error)
+	}).LoadJSONWithMeta(name, meta)
+}
+
+// mayHaveInitModule reports whether a search path names a .jq that exists, or that cannot be
+// looked at (gojq's loader then reports why).
+func mayHaveInitModule(paths []string) bool {
+	for _, p := range paths {
+		if filepath.Base(p) != ".jq" {
+			continue
+		}
+		if strings.HasPrefix(p, "$ORIGIN") {
+			return true
+		}
+		if strings.HasPrefix(p, "~/") {
+			home, err := os.UserHomeDir()
+			if err != nil {
+				return true
+			}
+			p = filepath.Join(home, p[2:])
+		}
+		if _, err := os.Stat(p); err == nil || !os.IsNotExist(err) {
+			return true
+		}
+	}
+	return false
+}
 
 func hasInitModule(paths []string) bool {
 	for _, p := range paths {

@@ -123,28 +123,44 @@ func app(s cmdutil.Streams, cfg config) *cli.App {
 	app.Flags = flagDocs()
 	app.Action = func(c *cli.Context) error {
 		opts, err := parseArgs(c.Args().Slice())
-		if err == nil && cfg.jqLayout && opts.indent < 0 && !opts.compact && !opts.tab {
-			opts.indent = 2
-		}
 		if err != nil {
 			return err
 		}
-		switch {
-		case opts.help:
+		if opts.help {
 			return cli.ShowAppHelp(c)
-		case opts.version:
-			fmt.Fprintf(s.Out, "%s version %s\n", prog, cmdutil.VersionString())
-			return nil
 		}
-		return run(c.Context, s, opts, cfg)
+		return act(c.Context, s, opts, cfg)
 	}
 	return app
 }
 
+// act does what a parsed command line other than --help asks.
+func act(ctx context.Context, s cmdutil.Streams, opts *options, cfg config) error {
+	if cfg.jqLayout && opts.indent < 0 && !opts.compact && !opts.tab {
+		opts.indent = 2
+	}
+	if opts.version {
+		fmt.Fprintf(s.Out, "%s version %s\n", prog, cmdutil.VersionString())
+		return nil
+	}
+	return run(ctx, s, opts, cfg)
+}
+
 // Run runs fr-filter with args (args[0] is the program name) and returns its exit code.
+//
+// The command definition (App) is only built for --help: fr-filter parses its own command
+// line, and setting up the definition's three dozen flags costs more than a small filter's
+// whole run, which a script calling fr-filter once per file pays each time.
 func Run(ctx context.Context, s cmdutil.Streams, args []string) int {
 	cmdutil.QuietOnClosedStdout(s)
-	return cmdutil.RunApp(ctx, App(s), s, args)
+	opts, err := parseArgs(args[1:])
+	if err == nil && opts.help {
+		return cmdutil.RunApp(ctx, App(s), s, args)
+	}
+	if err == nil {
+		err = act(ctx, s, opts, config{})
+	}
+	return cmdutil.Report(prog, s.Err, err)
 }
 
 func flagDocs() []cli.Flag {
