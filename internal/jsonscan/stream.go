@@ -93,14 +93,9 @@ func (s *Stream) Write(b []byte) {
 		c := b[i]
 		switch s.state {
 		case sString:
-			if s.esc == 0 && (s.role == rOther || s.role == rKey && len(s.key) > keyCap) {
-				for i+8 <= len(b) && stringStop(binary.LittleEndian.Uint64(b[i:])) == 0 {
-					i += 8
-				}
-				if i >= len(b) {
-					return
-				}
-				c = b[i]
+			if s.role == rOther || s.role == rKey && len(s.key) > keyCap {
+				i = s.skipString(b, i)
+				continue
 			}
 			s.stringByte(c)
 			i++
@@ -229,6 +224,42 @@ func (s *Stream) value(c byte) {
 	default:
 		s.bad = true
 	}
+}
+
+// skipString reads a string that nothing is kept of from b[i] on, eight bytes at a time
+// where it can, and returns where it stopped: past the string's end or at the end of b.
+func (s *Stream) skipString(b []byte, i int) int {
+	for i < len(b) {
+		if s.esc != 0 {
+			s.stringByte(b[i])
+			i++
+			continue
+		}
+		for i+8 <= len(b) && stringStop(binary.LittleEndian.Uint64(b[i:])) == 0 {
+			i += 8
+		}
+		if i >= len(b) {
+			break
+		}
+		c := b[i]
+		if c == '\\' && i+1 < len(b) {
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+				continue
+			}
+		}
+		if c >= 0x20 && c != '"' && c != '\\' {
+			i++
+			continue
+		}
+		s.stringByte(c)
+		i++
+		if s.state != sString || s.bad {
+			break
+		}
+	}
+	return i
 }
 
 // stringByte reads one byte of a string.
