@@ -5,7 +5,7 @@
 #   bench/run.sh --quick    smoke run on small corpora (under a minute)
 #   bench/run.sh --only filter,approve   run some sections only
 #
-# Sections: startup filter dotnet ls approve roundtrip attach stream latency
+# Sections: startup filter filterperf dotnet ls approve roundtrip attach stream latency
 # Corpora are generated (deterministic, seeded) into bench/corpus/, tools are built into
 # bench/results/bin/, and each run writes bench/results/RUN/results.md (Markdown tables)
 # and results.jsonl (every figure as JSON). Nothing is installed: when jq or gojq is
@@ -161,6 +161,28 @@ if want filter; then
 	[ $HAVE_JQ = 1 ] && rows+=("jq=jq -r '$f'")
 	[ $HAVE_GOJQ = 1 ] && rows+=("gojq=gojq -r '$f'")
 	[ ${#rows[@]} -gt 1 ] && table run -runs $RUNS -warmup $WARM -in "$STREAM" -base gojq -title "fr-filter -r '$f'" "${rows[@]}"
+fi
+
+# ---- fr-filter's three costs beside jq and gojq: a parameterised select, a 200 MB line, start-up
+if want filterperf; then
+	rows=()
+	have fr-filter && rows+=("fr-filter-literal=fr-filter 'select(.type == \"tool_call\")'" "fr-filter-arg=fr-filter --arg t tool_call 'select(.type == \$t)'")
+	[ $HAVE_JQ = 1 ] && rows+=("jq-literal=jq -c 'select(.type == \"tool_call\")'" "jq-arg=jq -c --arg t tool_call 'select(.type == \$t)'")
+	[ $HAVE_GOJQ = 1 ] && rows+=("gojq-literal=gojq -c 'select(.type == \"tool_call\")'" "gojq-arg=gojq -c --arg t tool_call 'select(.type == \$t)'")
+	[ ${#rows[@]} -gt 0 ] && table run -runs $RUNS -warmup $WARM -in "$STREAM" -title "select(.type == \$t) with --arg t tool_call against the literal" "${rows[@]}"
+
+	BIG=$(corpus "bigline-s$SEED-200MB.jsonl" -kind bigline -size 200MB)
+	rows=()
+	have fr-filter && rows+=("fr-filter-dropped=fr-filter --type token" "fr-filter-passed=fr-filter .")
+	[ $HAVE_JQ = 1 ] && rows+=("jq-dropped=jq -c 'select(.type == \"token\")'" "jq-passed=jq -c .")
+	[ $HAVE_GOJQ = 1 ] && rows+=("gojq-dropped=gojq -c 'select(.type == \"token\")'" "gojq-passed=gojq -c .")
+	[ ${#rows[@]} -gt 0 ] && table run -runs 2 -warmup 0 -in "$BIG" -title "A 200 MB tool_result line between two tokens: dropped (--type token) and passed (.); see max RSS" "${rows[@]}"
+
+	rows=(true=true)
+	have fr-filter && rows+=("fr-filter=fr-filter ." "fr-filter-version=fr-filter --version")
+	[ $HAVE_JQ = 1 ] && rows+=("jq=jq ." "jq-version=jq --version")
+	[ $HAVE_GOJQ = 1 ] && rows+=("gojq=gojq ." "gojq-version=gojq --version")
+	table run -runs "$STARTUP_RUNS" -warmup 2 -title "Start-up: '.' on empty input, and --version" "${rows[@]}"
 fi
 
 # ---- .NET-style JSON with noise lines: jq needs -R and fromjson? to survive the noise

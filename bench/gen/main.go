@@ -38,7 +38,7 @@ type config struct {
 func main() {
 	var c config
 	var size string
-	flag.StringVar(&c.kind, "kind", "stream", "what to write: stream, envelope, prompts or policy")
+	flag.StringVar(&c.kind, "kind", "stream", "what to write: stream, envelope, prompts, policy or bigline (one -size tool_result line between two tokens)")
 	flag.Uint64Var(&c.seed, "seed", 1, "random seed; the same seed gives the same bytes")
 	flag.StringVar(&size, "size", "200MB", "approximate output size for stream and envelope (KB, MB, GB, KiB, MiB, GiB)")
 	flag.IntVar(&c.n, "n", 100000, "number of approval prompts for -kind prompts")
@@ -89,8 +89,10 @@ func run(c config) error {
 		err = g.prompts()
 	case "policy":
 		err = g.policy()
+	case "bigline":
+		err = g.bigline()
 	default:
-		err = fmt.Errorf("unknown -kind %q (stream, envelope, prompts, policy)", c.kind)
+		err = fmt.Errorf("unknown -kind %q (stream, envelope, prompts, policy, bigline)", c.kind)
 	}
 	if ferr := bw.Flush(); err == nil {
 		err = ferr

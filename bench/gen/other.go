@@ -173,3 +173,15 @@ func (g *gen) policy() error {
 	}
 	return nil
 }
+
+// bigline writes one tool_result line of about c.size bytes (code-like text with escapes and
+// non-ASCII) between two token events.
+func (g *gen) bigline() error {
+	g.w.WriteString(`{"type":"token","text":"a"}` + "\n" + `{"type":"tool_result","id":"call_1","name":"read_file","ok":true,"output":"`)
+	piece := `func main() {\n\tfmt.Println(\"héllo — 日本語\")\n}\n`
+	for n := int64(0); n < g.c.size; n += int64(len(piece)) {
+		g.w.WriteString(piece)
+	}
+	_, err := g.w.WriteString(`"}` + "\n" + `{"type":"token","text":"b"}` + "\n")
+	return err
+}

@@ -43,7 +43,9 @@ indent them, as jq does, in that order). A filter that passes its input on uncha
 (select(...), .) does the same. Objects a filter builds or changes ({name, id}, del(.x), ...)
 have their keys sorted, as gojq sorts them: -S is implied for them, and only lines passed on
 unchanged keep fuseraft's order. A filter that starts with select(.type == "X" ...) is only
-run on lines of type X; the others are dropped unread.
+run on lines of type X; the others are dropped unread. X may be a variable the command line
+sets to a string (--arg t X, then .type == $t or $ARGS.named.t), and the test may be
+.type == "A" or .type == "B", or .type | IN("A", "B").
 
 jq's command line works as in jq: -R reads lines as strings; --stream reads [path, leaf]
 events; -L DIR and ~/.jq serve import and include; -C and -M force colour on or off (on by
@@ -104,6 +106,9 @@ type config struct {
 	// jqLayout indents output by 2 unless -c, --tab or --indent is given, as jq does (for
 	// running jq's and gojq's test suites).
 	jqLayout bool
+	// noSkip runs the filter on every line, without the type skip-ahead a select(.type ==
+	// ...) filter gets (for tests that check the skip-ahead changes nothing).
+	noSkip bool
 }
 
 func app(s cmdutil.Streams, cfg config) *cli.App {
@@ -118,28 +123,44 @@ func app(s cmdutil.Streams, cfg config) *cli.App {
 	app.Flags = flagDocs()
 	app.Action = func(c *cli.Context) error {
 		opts, err := parseArgs(c.Args().Slice())
-		if err == nil && cfg.jqLayout && opts.indent < 0 && !opts.compact && !opts.tab {
-			opts.indent = 2
-		}
 		if err != nil {
 			return err
 		}
-		switch {
-		case opts.help:
+		if opts.help {
 			return cli.ShowAppHelp(c)
-		case opts.version:
-			fmt.Fprintf(s.Out, "%s version %s\n", prog, cmdutil.VersionString())
-			return nil
 		}
-		return run(c.Context, s, opts)
+		return act(c.Context, s, opts, cfg)
 	}
 	return app
 }
 
+// act does what a parsed command line other than --help asks.
+func act(ctx context.Context, s cmdutil.Streams, opts *options, cfg config) error {
+	if cfg.jqLayout && opts.indent < 0 && !opts.compact && !opts.tab {
+		opts.indent = 2
+	}
+	if opts.version {
+		fmt.Fprintf(s.Out, "%s version %s\n", prog, cmdutil.VersionString())
+		return nil
+	}
+	return run(ctx, s, opts, cfg)
+}
+
 // Run runs fr-filter with args (args[0] is the program name) and returns its exit code.
+//
+// The command definition (App) is only built for --help: fr-filter parses its own command
+// line, and setting up the definition's three dozen flags costs more than a small filter's
+// whole run, which a script calling fr-filter once per file pays each time.
 func Run(ctx context.Context, s cmdutil.Streams, args []string) int {
 	cmdutil.QuietOnClosedStdout(s)
-	return cmdutil.RunApp(ctx, App(s), s, args)
+	opts, err := parseArgs(args[1:])
+	if err == nil && opts.help {
+		return cmdutil.RunApp(ctx, App(s), s, args)
+	}
+	if err == nil {
+		err = act(ctx, s, opts, config{})
+	}
+	return cmdutil.Report(prog, s.Err, err)
 }
 
 func flagDocs() []cli.Flag {

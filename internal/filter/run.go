@@ -44,7 +44,12 @@ type runner struct {
 	// input
 	files    []string
 	fileIdx  int
-	rd       *wire.Reader
+	rd       *lineReader
+	drop     func(raw []byte, esc bool) bool // for the next line read: whether its type drops it
+	dropPre  func(raw []byte, esc bool) bool // drop for the main loop (--type and the prefilter)
+	dropType func(raw []byte, esc bool) bool // drop for input and inputs (--type)
+	direct   bool                            // the main loop may write a long line passed on unchanged in pieces
+	inLoop   bool                            // the main loop is reading
 	closer   io.Closer
 	name     string // "" for standard input
 	fname    string // for input_filename: the current input's name, "<stdin>", or "" after the end
@@ -75,7 +80,7 @@ type runner struct {
 	halted     *gojq.HaltError
 }
 
-func run(ctx context.Context, s cmdutil.Streams, o *options) error {
+func run(ctx context.Context, s cmdutil.Streams, o *options, cfg config) error {
 	r := &runner{s: s, o: o, ctx: ctx, files: o.files}
 	query, fname := o.query, ""
 	if o.queryFile != "" {
@@ -99,7 +104,7 @@ func run(ctx context.Context, s cmdutil.Streams, o *options) error {
 			r.types[t] = true
 		}
 	}
-	if o.nullInput || o.slurp || o.rawInput || o.stream {
+	if o.nullInput || o.slurp || o.rawInput || o.stream || cfg.noSkip {
 		r.prefilter, r.identity = nil, false
 	}
 	switch {
@@ -138,6 +143,12 @@ func run(ctx context.Context, s cmdutil.Streams, o *options) error {
 	if len(r.files) == 0 {
 		r.files = []string{"-"}
 	}
+	if !o.strict && !o.rawInput && !o.seq {
+		r.dropType = r.dropper(nil)
+		r.dropPre = r.dropper(r.prefilter)
+	}
+	r.direct = r.identity && r.rawLines && r.ren == nil && r.fmt == nil && r.enc.indent < 0 &&
+		!o.compact && o.indent != 0 && !o.seq
 
 	err = r.loop()
 	if err == errHalt {
@@ -243,11 +254,19 @@ func (r *runner) readLine() ([]byte, error) {
 				r.fname = "<stdin>"
 			}
 			r.lastName = r.fname
-			r.rd = wire.NewReader(src, wire.ReaderOptions{BeforeRead: r.flush, KeepCR: r.o.rawInput})
+			r.rd = newLineReader(src, r.flush, r.o.rawInput)
 		}
-		line, err := r.rd.ReadLine()
+		line, long, err := r.rd.ReadLine(r.drop)
 		if err == nil {
 			r.lineNo = r.rd.LineNumber()
+			if long != nil {
+				if line, err = r.longLine(long); err != nil || line == nil {
+					if err != nil {
+						return nil, err
+					}
+					continue
+				}
+			}
 			return line, nil
 		}
 		if r.closer != nil {
@@ -294,6 +313,10 @@ func (r *runner) next(pre []string) ([]byte, jsonscan.Shape, error) {
 		}
 		var line []byte
 		r.multi = false
+		r.drop = r.dropType
+		if pre != nil {
+			r.drop = r.dropPre
+		}
 		if len(r.queue) > 0 {
 			p := r.queue[0]
 			r.queue = r.queue[1:]
@@ -345,6 +368,88 @@ func (r *runner) next(pre []string) ([]byte, jsonscan.Shape, error) {
 		}
 		return line, sh, nil
 	}
+}
+
+// dropper returns the drop decision for a long line's type (see lineReader), as next makes
+// it: --type, then the prefilter pre; ready and hello are never dropped unread.
+func (r *runner) dropper(pre []string) func(raw []byte, esc bool) bool {
+	if r.types == nil && pre == nil {
+		return nil
+	}
+	return func(raw []byte, esc bool) bool {
+		sh := jsonscan.Shape{Valid: true, Object: true, Typed: true, RawType: raw, TypeEsc: esc}
+		if handshake(&sh) {
+			return false
+		}
+		return r.types != nil && !r.typeIn(&sh) || pre != nil && !inSet(pre, &sh)
+	}
+}
+
+// longLine handles a line too long for the read buffer. One dropped for its type is let go
+// (and reported when a later "type" key, which counts, makes it a type that is kept: its bytes
+// are gone by then). In the main loop of an identity filter, one passed on unchanged is
+// written in its pieces. Any other is returned in one piece, for next to read as any line.
+// It returns nil for a line it has dealt with.
+func (r *runner) longLine(l *longLine) ([]byte, error) {
+	if l.dropped {
+		if l.flipped {
+			cmdutil.Report(prog, r.s.Err, fmt.Errorf("%s: dropped for its type, but a later \"type\" key makes it one that is kept; the line is too long (%d bytes) to hold for that", r.where(), l.n))
+			r.failed = true
+		}
+		return nil, nil
+	}
+	sh := &l.sh
+	if r.inLoop && r.direct && sh.Valid && (sh.Object && sh.Typed && !handshake(sh) || !sh.Object && r.types == nil) &&
+		(r.types == nil || r.typeIn(sh)) && (r.prefilter == nil || !sh.Object || inSet(r.prefilter, sh)) {
+		if r.o.nullInput || r.o.slurp || r.o.stream {
+			return l.bytes(), nil
+		}
+		r.gen++
+		if err := r.emitPieces(l.chunks); err != nil {
+			return nil, &errFatal{err}
+		}
+		r.outputs++
+		r.lastFalsy = false
+		return nil, nil
+	}
+	return l.bytes(), nil
+}
+
+// emitPieces writes a line given in pieces as emitRaw writes it in one, without the white
+// space around it.
+func (r *runner) emitPieces(chunks [][]byte) error {
+	for len(chunks) > 0 && len(trimSpace(chunks[0])) == 0 {
+		chunks = chunks[1:]
+	}
+	for len(chunks) > 0 && len(trimSpace(chunks[len(chunks)-1])) == 0 {
+		chunks = chunks[:len(chunks)-1]
+	}
+	for i, c := range chunks {
+		if i == 0 {
+			c = c[len(c)-len(trimLeft(c)):]
+		}
+		if i == len(chunks)-1 {
+			c = c[:len(trimRight(c))]
+		}
+		if _, err := r.w.Write(c); err != nil {
+			return err
+		}
+	}
+	return r.endValue()
+}
+
+func trimLeft(b []byte) []byte {
+	for len(b) > 0 && jsonscan.IsSpace(b[0]) {
+		b = b[1:]
+	}
+	return b
+}
+
+func trimRight(b []byte) []byte {
+	for len(b) > 0 && jsonscan.IsSpace(b[len(b)-1]) {
+		b = b[:len(b)-1]
+	}
+	return b
 }
 
 // piece is a value cut from the input, or a line read ahead, with the number of its (last) line.
@@ -410,9 +515,12 @@ func (r *runner) more() ([]byte, int64, bool) {
 	if r.rd == nil {
 		return nil, 0, false
 	}
-	line, err := r.rd.ReadLine()
+	line, long, err := r.rd.ReadLine(nil)
 	if err != nil {
 		return nil, 0, false
+	}
+	if long != nil {
+		line = long.bytes()
 	}
 	return line, r.rd.LineNumber(), true
 }
@@ -638,7 +746,9 @@ func (r *runner) loop() error {
 			}
 			continue
 		}
+		r.inLoop = true
 		line, sh, err := r.next(r.prefilter)
+		r.inLoop = false
 		if err == io.EOF {
 			return r.stopErr
 		}

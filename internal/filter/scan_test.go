@@ -147,7 +147,7 @@ func TestPrefilterShapes(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
-		if got := typePrefilter(pq); !reflect.DeepEqual(got, want) {
+		if got := typePrefilter(pq, nil); !reflect.DeepEqual(got, want) {
 			t.Errorf("typePrefilter(%s) = %q, want %q", q, got, want)
 		}
 	}
