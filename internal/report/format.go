@@ -47,7 +47,7 @@ func cost(usd *float64) string {
 		return "—"
 	}
 	if *usd > 0 && *usd < 0.01 {
-		return "<$0.01"
+		return fmt.Sprintf("$%.4f", *usd)
 	}
 	return fmt.Sprintf("$%.2f", *usd)
 }
