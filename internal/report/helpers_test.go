@@ -148,3 +148,19 @@ func firstDiff(want, got string) string {
 func itoa(i int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + fmtInt(i)) }
 
 func fmtInt(i int) string { return commas(int64(i)) }
+
+func readFile2(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func writeFile2(t *testing.T, name, s string) {
+	t.Helper()
+	if err := os.WriteFile(name, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -713,9 +713,10 @@ func (b *builder) approval(raw []byte) {
 			}
 		}
 	}
-	summary := a.Summary
-	if err != nil {
-		summary = "malformed approval_request"
+	// fr-approve recorded the summary as it was, before any redaction
+	summary := "malformed approval_request"
+	if err == nil {
+		summary = req.Summary()
 	}
 	if rec := b.matchAudit(wire.TypeApproval, summary, s.ID); rec != nil {
 		a.Decision, a.Decider, a.Rule = b.text(rec.Decision, 20), b.text(rec.Decider, 200), b.text(rec.Rule, 1000)
