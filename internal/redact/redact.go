@@ -23,18 +23,22 @@ type rule struct {
 	name string
 	re   *regexp.Regexp
 	repl string
+	// hint is text every match contains (compared in ASCII lower case when fold is set): a text
+	// without it is not searched, which keeps redaction fast on big outputs.
+	hint []string
+	fold bool
 }
 
 // Builtin names the token shapes found without being asked, in the order they are applied.
 var builtin = []rule{
-	{"private key block", regexp.MustCompile(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----[\s\S]*?(?:-----END[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\z)`), Mask},
-	{"bearer token", regexp.MustCompile(`(?i)(\bbearer\s+)[A-Za-z0-9\-._~+/]{8,}=*`), "${1}" + Mask},
-	{"GitHub token", regexp.MustCompile(`\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}`), Mask},
-	{"GitHub fine-grained token", regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{20,}`), Mask},
-	{"AWS access key id", regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`), Mask},
-	{"Google API key", regexp.MustCompile(`\bAIza[0-9A-Za-z\-_]{35}`), Mask},
-	{"Anthropic or OpenAI key", regexp.MustCompile(`\bsk-[A-Za-z0-9_\-]{20,}`), Mask},
-	{"Slack token", regexp.MustCompile(`\bxox[abposre]-[A-Za-z0-9\-]{10,}`), Mask},
+	{"private key block", regexp.MustCompile(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----[\s\S]*?(?:-----END[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\z)`), Mask, []string{"-----BEGIN"}, false},
+	{"bearer token", regexp.MustCompile(`(?i)(\bbearer\s+)[A-Za-z0-9\-._~+/]{8,}=*`), "${1}" + Mask, []string{"bearer"}, true},
+	{"GitHub token", regexp.MustCompile(`\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}`), Mask, []string{"gh"}, false},
+	{"GitHub fine-grained token", regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{20,}`), Mask, []string{"github_pat_"}, false},
+	{"AWS access key id", regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`), Mask, []string{"AKIA", "ASIA"}, false},
+	{"Google API key", regexp.MustCompile(`\bAIza[0-9A-Za-z\-_]{35}`), Mask, []string{"AIza"}, false},
+	{"Anthropic or OpenAI key", regexp.MustCompile(`\bsk-[A-Za-z0-9_\-]{20,}`), Mask, []string{"sk-"}, false},
+	{"Slack token", regexp.MustCompile(`\bxox[abposre]-[A-Za-z0-9\-]{10,}`), Mask, []string{"xox"}, false},
 }
 
 // Builtins lists the names of the shapes found by default, for help texts.
@@ -106,7 +110,25 @@ func (r *Redactor) String(s string) string {
 	if r.values != nil {
 		s = r.values.Replace(s)
 	}
+	lower := ""
 	for _, ru := range r.rules {
+		if ru.hint != nil {
+			found := false
+			for _, h := range ru.hint {
+				if ru.fold {
+					if lower == "" {
+						lower = strings.ToLower(s)
+					}
+					found = found || strings.Contains(lower, h)
+				} else {
+					found = found || strings.Contains(s, h)
+				}
+			}
+			if !found {
+				continue
+			}
+			lower = ""
+		}
 		s = ru.re.ReplaceAllString(s, ru.repl)
 	}
 	return s

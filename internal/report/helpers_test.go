@@ -59,14 +59,20 @@ func recordChat(t *testing.T, policy string, simEnv map[string]string, messages 
 	ctx := context.Background()
 	var wg sync.WaitGroup
 	wg.Add(1)
+	// urfave/cli sets shared flags while it parses: the two commands must not parse at once, so
+	// fr-sim starts once fr-approve reads its input.
+	ready := make(chan struct{})
+	first := &firstRead{r: eventsR, ready: ready}
 	var apCode int
 	go func() {
 		defer wg.Done()
-		apCode = approve.Run(ctx, cmdutil.Streams{In: eventsR, Out: answersW, Err: &apErr, Getenv: env(nil)},
+		apCode = approve.Run(ctx, cmdutil.Streams{In: first, Out: answersW, Err: &apErr, Getenv: env(nil)},
 			[]string{"fr-approve", "--policy", policy, "--audit", audit})
+		first.once.Do(func() { close(ready) }) // it ended before reading
 		answersW.Close()
 		io.Copy(io.Discard, eventsR)
 	}()
+	<-ready
 	vars := map[string]string{"FRSIM_PACE": "0"}
 	for k, v := range simEnv {
 		vars[k] = v
@@ -163,4 +169,15 @@ func writeFile2(t *testing.T, name, s string) {
 	if err := os.WriteFile(name, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+type firstRead struct {
+	r     io.Reader
+	ready chan struct{}
+	once  sync.Once
+}
+
+func (f *firstRead) Read(p []byte) (int, error) {
+	f.once.Do(func() { close(f.ready) })
+	return f.r.Read(p)
 }
