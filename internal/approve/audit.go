@@ -230,3 +230,33 @@ func parseTime(s string) (time.Time, bool) {
 	t, err := time.Parse(time.RFC3339Nano, s)
 	return t, err == nil
 }
+
+// ReadAudit reads a whole audit log, checking every line against its hash and the line before
+// it, and returns its records. The first line that breaks the chain is a *ChainError: records
+// that cannot be trusted are never returned.
+func ReadAudit(name string, r io.Reader) ([]Record, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var recs []Record
+	var prev *string
+	for n := 1; ; n++ {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			if line[len(line)-1] != '\n' {
+				return nil, &ChainError{name, n, "the line is incomplete (no line end): the log was cut"}
+			}
+			rec, h, problem := checkLine(line[:len(line)-1], n, prev)
+			if problem != "" {
+				return nil, &ChainError{name, n, problem}
+			}
+			rec.Hash = h
+			recs = append(recs, rec)
+			prev = &h
+		}
+		if err == io.EOF {
+			return recs, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}

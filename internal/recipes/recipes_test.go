@@ -26,6 +26,7 @@ import (
 	"github.com/fuseraft/fr/internal/dispatch"
 	"github.com/fuseraft/fr/internal/filter"
 	"github.com/fuseraft/fr/internal/ls"
+	"github.com/fuseraft/fr/internal/report"
 	"github.com/fuseraft/fr/internal/sim"
 	"github.com/fuseraft/fr/internal/stream"
 )
@@ -38,6 +39,7 @@ var commands = map[string]func(context.Context, cmdutil.Streams, []string) int{
 	"fr-dispatch": dispatch.Run,
 	"fr-filter":   filter.Run,
 	"fr-sim":      sim.Run,
+	"fr-report":   report.Run,
 }
 
 func TestMain(m *testing.M) {
@@ -243,7 +245,7 @@ func TestScripts(t *testing.T) {
 			env.Setenv("GORACE", "atexit_sleep_ms=0")
 			env.Setenv("FR_RECIPES_MARK", filepath.Base(short))
 			for _, k := range []string{"FUSERAFT_BIN", "FUSERAFT_SERVE_TOKEN", "FRSIM_SCENARIO", "FRSIM_FAULTS", "FRSIM_RECORD", "FRSIM_PACE", "NO_COLOR", "TASK", "MAILTO", "CUTOFF",
-				"FR_DEMO_TASK", "FR_DEMO_POLICY", "FR_DEMO_SCENARIO", "FUSERAFT_MCP_URL"} {
+				"FR_DEMO_TASK", "FR_DEMO_POLICY", "FR_DEMO_SCENARIO", "FUSERAFT_MCP_URL", "GITHUB_STEP_SUMMARY", "DEPLOY_TOKEN"} {
 				env.Setenv(k, "")
 			}
 			return nil
@@ -595,7 +597,7 @@ func scriptEnv(ts *testscript.TestScript) []string {
 	env := os.Environ()
 	for _, k := range []string{"PATH", "HOME", "TMPDIR", "WORK", "SHORT", "FUSERAFT_HOME", "FUSERAFT_BIN",
 		"FRSIM_SCENARIO", "FRSIM_FAULTS", "FRSIM_RECORD", "FRSIM_PACE", "FUSERAFT_SERVE_TOKEN", "GORACE",
-		"FR_RECIPES_MARK", "NO_COLOR", "TASK", "MAILTO", "CUTOFF", "FR_DEMO_TASK", "FR_DEMO_POLICY", "FR_DEMO_SCENARIO", "SHIMS"} {
+		"FR_RECIPES_MARK", "NO_COLOR", "TASK", "MAILTO", "CUTOFF", "FR_DEMO_TASK", "FR_DEMO_POLICY", "FR_DEMO_SCENARIO", "SHIMS", "GITHUB_STEP_SUMMARY", "DEPLOY_TOKEN"} {
 		env = append(env, k+"="+ts.Getenv(k))
 	}
 	return env

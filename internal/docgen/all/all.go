@@ -14,6 +14,7 @@ import (
 	"github.com/fuseraft/fr/internal/dispatch"
 	"github.com/fuseraft/fr/internal/filter"
 	"github.com/fuseraft/fr/internal/ls"
+	"github.com/fuseraft/fr/internal/report"
 	"github.com/fuseraft/fr/internal/sim"
 	"github.com/fuseraft/fr/internal/stream"
 )
@@ -22,5 +23,5 @@ import (
 func Apps() []*cli.App {
 	s := cmdutil.Streams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard,
 		Getenv: func(string) string { return "" }}
-	return []*cli.App{approve.App(s), attach.App(s), dispatch.App(s), filter.App(s), ls.App(s), sim.App(s), stream.App(s)}
+	return []*cli.App{approve.App(s), attach.App(s), dispatch.App(s), filter.App(s), ls.App(s), report.App(s), sim.App(s), stream.App(s)}
 }

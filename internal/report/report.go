@@ -1,0 +1,289 @@
+// Package report implements fr-report: one report of what a session did, read from fr session
+// streams (fr-attach or fr-stream output) and, optionally, fr-approve's audit log, as a Markdown
+// job summary, GitHub Actions workflow commands, JUnit XML, a self-contained HTML page or JSON.
+//
+// Every format is a printer over one model (Report), built once from the events: what the json
+// format prints is what the others render.
+package report
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/fuseraft/fr/internal/approve"
+	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/prices"
+	"github.com/fuseraft/fr/internal/redact"
+	"github.com/fuseraft/fr/internal/termsafe"
+	"github.com/fuseraft/fr/pkg/wire"
+)
+
+const prog = "fr-report"
+
+const description = `fr-report reads fr session streams (the JSONL of fr-attach or fr-stream: files, directories
+of them, or stdin) and writes one report of what the session did: each task or run with its
+outcome, agents, turns, duration, tokens and cost; the files changed; every approval prompt with
+its decision and the rule or person that decided it, refused ones first; the questions asked.
+Lines that are not JSON and event types it does not know are counted, never fatal.
+
+   --format markdown   a job summary: append it to $GITHUB_STEP_SUMMARY, or post it as a
+                       merge-request comment; details folded (the default)
+   --format github     GitHub Actions workflow commands: ::error for a failed task or run,
+                       ::warning file=PATH for a refused file write, ::notice for other refused
+                       prompts and a one-line summary; they show on the pull request
+   --format junit      JUnit XML, one test case per task or run, failed with its errorMessage
+   --format html       one self-contained page of the whole session for a person: the reply,
+                       tool calls and results, diffs of file writes, prompts and decisions; no
+                       script, no network, printable
+   --format json       the model itself as one JSON object, what the other formats show
+
+WHY EACH PROMPT WAS DECIDED
+   A session stream holds the prompts but not their answers. --audit FILE reads fr-approve's
+   hash-chained audit log (its chain is checked first: a log that does not verify is refused)
+   and gives each prompt its decision, the rule or person that decided and the reason. Without
+   it every decision is reported as unknown, never guessed.
+
+COST
+   --prices FILE is a YAML table of USD per million tokens:
+
+      version: 1
+      default: {input: 3, output: 15, cached: 0.3}   # any model not named below
+      models:
+        sim-small: {input: 0.5, output: 1.5, cached: 0.05}
+
+   Cached input tokens are part of the input: they are charged at "cached", the rest at
+   "input". A session is priced by the model its stream names (a chat's ready or status
+   event); a run names none and takes the default.
+
+REDACTION
+   On by default, in every format: the values of the environment variables named with
+   --redact-env, bearer tokens, GitHub tokens (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_), AWS
+   access key ids, Google API keys, OpenAI and Anthropic keys (sk-...), Slack tokens (xox...),
+   private key blocks, and matches of --redact-pattern are replaced by [REDACTED].
+   --no-redact turns it off.
+
+BOUNDS
+   The report holds at most a few megabytes whatever the size of the session: long texts are cut
+   (after redaction), and the transcript keeps its first 4,000 entries; what is left out is
+   counted in the report.`
+
+const exitStatus = `EXIT STATUS
+   0    the report was written (with --exit-status: and every task or run succeeded)
+   1    with --exit-status: a task or run failed or did not finish, or the input held none;
+        also a line longer than 256 MiB in the input
+   2    usage error: bad flag, unreadable input, price table or audit log, an audit log whose
+        chain does not verify, a bad --redact-pattern
+   3    a ready or hello event of an unsupported protocolVersion (see --any-version)`
+
+const environment = `ENVIRONMENT
+   The variables named with --redact-env are read for their values, which are redacted.
+   NO_COLOR and TERM are not used: no format has colour.`
+
+const example = `EXAMPLES
+   # GitHub Actions: a job summary, annotations, and a page to keep as an artifact
+   fr-report --audit approvals.jsonl session.jsonl >> "$GITHUB_STEP_SUMMARY"
+   fr-report --format github --audit approvals.jsonl session.jsonl
+   fr-report --format html --audit approvals.jsonl -o session.html session.jsonl
+
+   # GitLab or Jenkins: JUnit, and fail the job with the session
+   fr-report --format junit --exit-status -o report.xml session.jsonl
+
+   # cost, and a token of your own kept out of the report
+   fr-report --prices prices.yaml --redact-env DEPLOY_TOKEN --format json session.jsonl | jq .costUSD`
+
+type printer interface {
+	Print(w io.Writer, r *Report) error
+}
+
+var printers = map[string]printer{
+	"markdown": markdownPrinter{}, "md": markdownPrinter{},
+	"github": githubPrinter{}, "junit": junitPrinter{}, "html": htmlPrinter{}, "json": jsonPrinter{},
+}
+
+// Run is fr-report's whole command line.
+func Run(ctx context.Context, s cmdutil.Streams, args []string) int {
+	cmdutil.QuietOnClosedStdout(s)
+	app := App(s)
+	return cmdutil.RunApp(ctx, app, s, cmdutil.Intersperse(app, args))
+}
+
+// App is fr-report's definition: its flags and help, for Run and the docs.
+func App(s cmdutil.Streams) *cli.App {
+	app := cmdutil.NewApp(s, prog, "report what a session did: job summary, annotations, JUnit, HTML, JSON")
+	app.UsageText = "fr-report [--format markdown|github|junit|html|json] [--audit FILE] [--prices FILE] [FILE|DIR...]"
+	app.ArgsUsage = "[FILE|DIR...]"
+	app.Description = description + "\n\n" + exitStatus + "\n\n" + environment + "\n\n" + example
+	app.Flags = []cli.Flag{
+		&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "markdown", Usage: "`FORMAT` of the report: markdown, github, junit, html or json"},
+		&cli.StringFlag{Name: "audit", Usage: "fr-approve's audit log `FILE`: the decision of each prompt and who made it"},
+		&cli.StringFlag{Name: "prices", Usage: "price table `FILE` (YAML, USD per million tokens per model; see COST)"},
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the report to `FILE` instead of stdout"},
+		&cli.StringSliceFlag{Name: "redact-env", Usage: "redact the value of environment variable `NAME` (repeatable)"},
+		&cli.StringSliceFlag{Name: "redact-pattern", Usage: "redact matches of `REGEX` (RE2 syntax; repeatable)"},
+		&cli.BoolFlag{Name: "no-redact", Usage: "leave secrets in (the report is no longer safe to share)"},
+		&cli.BoolFlag{Name: "exit-status", Usage: "exit 1 when a task or run failed or did not finish"},
+		&cli.BoolFlag{Name: "any-version", Usage: "read a stream of an unsupported protocolVersion, with a warning"},
+	}
+	app.Action = func(c *cli.Context) error { return run(c, s) }
+	return app
+}
+
+func run(c *cli.Context, s cmdutil.Streams) error {
+	pr := printers[c.String("format")]
+	if pr == nil {
+		return cmdutil.WithHint(cmdutil.Usagef("unknown --format %q", c.String("format")), "use markdown, github, junit, html or json")
+	}
+	red, err := redactor(c, s)
+	if err != nil {
+		return err
+	}
+	var pt *prices.Table
+	if name := c.String("prices"); name != "" {
+		if pt, err = prices.Load(name); err != nil {
+			return cmdutil.WithHint(cmdutil.Usagef("prices: %v", err), "see 'fr-report --help', section COST")
+		}
+	}
+	files, err := inputs(c.Args().Slice())
+	if err != nil {
+		return err
+	}
+	b := newBuilder(red, pt)
+	b.anyVersion = c.Bool("any-version")
+	b.warn = func(msg string) { cmdutil.Warnf(s.Err, prog, "%s", msg) }
+	if name := c.String("audit"); name != "" {
+		if err := b.readAudit(name); err != nil {
+			return err
+		}
+	}
+	for _, f := range files {
+		if err := readFile(b, f, s.In); err != nil {
+			return err
+		}
+		if b.versionErr != nil {
+			return b.versionErr
+		}
+	}
+	r := b.finish()
+	if c.String("format") != "json" {
+		// Shown to people (a terminal, a CI log, a page): no control character or escape
+		// sequence from outside reaches them.
+		redactAll(r, termsafe.Text)
+	}
+	out := s.Out
+	var f *os.File
+	if name := c.String("output"); name != "" {
+		if f, err = os.Create(name); err != nil {
+			return cmdutil.Usagef("%v", err)
+		}
+		defer f.Close()
+		out = f
+	}
+	bw := bufio.NewWriterSize(out, 64<<10)
+	if err := pr.Print(bw, r); err != nil {
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	if f != nil {
+		if err := f.Close(); err != nil {
+			return err
+		}
+	}
+	if c.Bool("exit-status") && r.Failed() {
+		return cmdutil.Exit(cmdutil.ExitFailed)
+	}
+	return nil
+}
+
+func redactor(c *cli.Context, s cmdutil.Streams) (*redact.Redactor, error) {
+	if c.Bool("no-redact") {
+		if len(c.StringSlice("redact-env")) > 0 || len(c.StringSlice("redact-pattern")) > 0 {
+			return nil, cmdutil.Usagef("--no-redact with --redact-env or --redact-pattern: choose one")
+		}
+		return nil, nil
+	}
+	opts := redact.Options{Patterns: c.StringSlice("redact-pattern")}
+	for _, name := range c.StringSlice("redact-env") {
+		v := s.Env(name)
+		switch {
+		case v == "":
+			cmdutil.Warnf(s.Err, prog, "--redact-env %s: the variable is unset or empty, nothing to redact", name)
+		case len(v) < redact.MinValue:
+			return nil, cmdutil.WithHint(cmdutil.Usagef("--redact-env %s: its value is shorter than %d bytes, too short to redact safely", name, redact.MinValue),
+				"use --redact-pattern for a pattern that matches it where it appears")
+		default:
+			opts.Values = append(opts.Values, v)
+		}
+	}
+	red, err := redact.New(opts)
+	if err != nil {
+		return nil, cmdutil.Usagef("%v", err)
+	}
+	return red, nil
+}
+
+// readAudit reads and checks the audit log; a log whose chain breaks is refused.
+func (b *builder) readAudit(name string) error {
+	f, err := os.Open(name)
+	if err != nil {
+		return cmdutil.Usagef("audit log: %v", err)
+	}
+	defer f.Close()
+	recs, err := approve.ReadAudit(name, f)
+	if err != nil {
+		var ce *approve.ChainError
+		if errors.As(err, &ce) {
+			return cmdutil.WithHint(cmdutil.Usagef("audit log %v", err),
+				"check it with 'fr-approve verify-audit "+name+"': its decisions cannot be trusted")
+		}
+		return cmdutil.Usagef("audit log: %v", err)
+	}
+	b.audit = recs
+	b.r.Audit = &AuditInfo{File: name, Records: len(recs)}
+	if len(recs) > 0 {
+		b.r.Audit.Last = recs[len(recs)-1].Hash
+	}
+	return nil
+}
+
+// checkVersion checks the protocolVersion of a ready or hello event.
+func (b *builder) checkVersion(ev wire.Event) {
+	var v struct {
+		ProtocolVersion *int `json:"protocolVersion"`
+	}
+	if ev.Decode(&v) != nil || v.ProtocolVersion == nil {
+		return
+	}
+	err := wire.CheckVersion(*v.ProtocolVersion, "the "+ev.Type+" event")
+	if err == nil {
+		return
+	}
+	if !b.anyVersion {
+		if b.versionErr == nil {
+			b.versionErr = cmdutil.WithHint(err, "pass --any-version to report on it anyway")
+		}
+		return
+	}
+	if !b.warnedVersion {
+		b.warnedVersion = true
+		b.warn(err.Error())
+	}
+}
+
+type jsonPrinter struct{}
+
+func (jsonPrinter) Print(w io.Writer, r *Report) error {
+	var sb strings.Builder
+	if err := encodeJSON(&sb, r); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, sb.String())
+	return err
+}

@@ -1,0 +1,110 @@
+package report
+
+import (
+	"strings"
+	"testing"
+)
+
+// The secrets of testdata/secrets.yaml, as they would leak.
+var secrets = []string{
+	"ghp_aaaaBBBBccccDDDDeeeeFFFFggggHHHHiiii", "aaaaBBBBcccc",
+	"hunter2-deploy-value",
+	"AKIAIOSFODNN7EXAMPLE",
+	"MIIEpAIBAAKCAQEAsecretbody",
+	"abcdefghij0123456789secret",
+	"sk-proj-cccc", "cccccccccccccccccccc",
+	"xoxb-1234567890",
+	"internal-4242",
+}
+
+// Secrets placed in a session never appear in any format; with --no-redact they do (so the
+// test can see them when they are there).
+func TestSecretsNeverAppear(t *testing.T) {
+	session, audit := recordChat(t, ciPolicy, map[string]string{"FUSERAFT_VSCODE_QUESTIONS": "1"}, []string{"show me"},
+		"--scenario", "testdata/secrets.yaml", "repl", "--vscode", "--no-banner")
+	vars := map[string]string{"DEPLOY_KEY": "hunter2-deploy-value"}
+	for _, format := range []string{"markdown", "github", "junit", "html", "json"} {
+		out, errs, code := report(t, session, vars, "--format", format, "--audit", audit,
+			"--redact-env", "DEPLOY_KEY", "--redact-pattern", `internal-[0-9]+`)
+		if code != 0 {
+			t.Fatalf("--format %s: exit %d: %s", format, code, errs)
+		}
+		for _, s := range secrets {
+			if strings.Contains(out, s) {
+				t.Errorf("--format %s shows the secret %q", format, s)
+			}
+		}
+		if !strings.Contains(out, "REDACTED") {
+			t.Errorf("--format %s: nothing says what was redacted", format)
+		}
+		if format == "json" && strings.Contains(out, `"decision":"unknown"`) {
+			t.Errorf("a prompt with a secret in it was not matched to its audit record: %s", out)
+		}
+		raw, _, _ := report(t, session, vars, "--format", format, "--audit", audit, "--no-redact")
+		if format == "html" || format == "json" { // the formats that show the whole transcript
+			for _, s := range []string{"hunter2-deploy-value", "AKIAIOSFODNN7EXAMPLE"} {
+				if !strings.Contains(raw, s) {
+					t.Errorf("--format %s --no-redact: %q is not in the report, so the test above proves nothing", format, s)
+				}
+			}
+		}
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--format", "pdf"}, `unknown --format "pdf"`},
+		{[]string{"--redact-pattern", "("}, "redact pattern"},
+		{[]string{"--redact-env", "SHORT"}, "too short"},
+		{[]string{"--no-redact", "--redact-env", "X"}, "choose one"},
+		{[]string{"--prices", "testdata/nothing.yaml"}, "prices"},
+		{[]string{"--audit", "testdata/run.yaml"}, "audit log"},
+		{[]string{"no-such-file.jsonl"}, "no-such-file"},
+		{[]string{"--bogus"}, "bogus"},
+	} {
+		_, errs, code := report(t, nil, map[string]string{"SHORT": "abc"}, tt.args...)
+		if code != 2 || !strings.Contains(errs, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tt.args, code, errs, tt.want)
+		}
+	}
+}
+
+func TestExitStatus(t *testing.T) {
+	fail, _ := record(t, ciPolicy, nil, "--scenario", "testdata/fail.yaml", "run", "--bridge", "-c", "ci.yaml", "ship it")
+	ok, _ := record(t, ciPolicy, nil, "--scenario", "testdata/run.yaml", "run", "--bridge", "-c", "ci.yaml", "fix it")
+	cut := ok[:len(ok)/2]
+	for _, tt := range []struct {
+		name    string
+		session []byte
+		args    []string
+		want    int
+	}{
+		{"failed, without --exit-status", fail, nil, 0},
+		{"failed", fail, []string{"--exit-status"}, 1},
+		{"succeeded", ok, []string{"--exit-status"}, 0},
+		{"cut short", cut, []string{"--exit-status"}, 1},
+		{"empty", nil, []string{"--exit-status"}, 1},
+		{"noise only", []byte("hello\n[1,2]\n"), []string{"--exit-status"}, 1},
+		{"future protocol", []byte(`{"type":"ready","protocolVersion":9,"sessionId":"x","task":"t","agents":[]}` + "\n"), nil, 3},
+		{"future protocol allowed", []byte(`{"type":"ready","protocolVersion":9,"sessionId":"x","task":"t","agents":[]}` + "\n"), []string{"--any-version"}, 0},
+	} {
+		_, errs, code := report(t, tt.session, nil, append([]string{"--format", "json"}, tt.args...)...)
+		if code != tt.want {
+			t.Errorf("%s: exit %d, want %d (%s)", tt.name, code, tt.want, errs)
+		}
+	}
+}
+
+// A log edited after the fact is refused: its decisions cannot be trusted.
+func TestTamperedAuditRefused(t *testing.T) {
+	session, audit := record(t, ciPolicy, nil, "--scenario", "testdata/fail.yaml", "run", "--bridge", "-c", "ci.yaml", "ship it")
+	b := readFile2(t, audit)
+	writeFile2(t, audit, strings.Replace(b, `"decision":"deny"`, `"decision":"allow"`, 1))
+	_, errs, code := report(t, session, nil, "--audit", audit)
+	if code != 2 || !strings.Contains(errs, "does not match its hash") || !strings.Contains(errs, "verify-audit") {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+}

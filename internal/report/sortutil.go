@@ -1,0 +1,5 @@
+package report
+
+import "sort"
+
+func sortStrings(s []string) { sort.Strings(s) }
