@@ -405,46 +405,27 @@ func (o *lsRun) fromFuseraft(args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := cmd.Start(); err != nil {
+	child, err := cmdutil.Start(cmd)
+	if err != nil {
 		return cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitUnavailable, "cannot run %s: %v", bin, err),
 			"pass --fuseraft PATH or set FUSERAFT_BIN to the fuseraft binary")
 	}
 	// Stop fuseraft when we are interrupted; it is in our process group and usually gets the
 	// terminal's SIGINT too.
-	stopped := make(chan struct{})
-	go func() {
-		select {
-		case <-o.ctx.Done():
-			_ = cmd.Process.Signal(os.Interrupt)
-			select {
-			case <-stopped:
-			case <-time.After(2 * time.Second):
-				_ = cmd.Process.Kill()
-			}
-		case <-stopped:
-		}
-	}()
+	stopWatch := child.StopOnCancel(o.ctx, os.Interrupt)
 	head, rerr := o.read(stdout)
 	var werr error
-	weKilled := false
 	if rerr != nil {
 		// We stopped reading early (a broken envelope, our own output gone, --fields said
 		// no). Let fuseraft finish by itself for a moment, reading what else it writes, so
 		// that a crash of its own is told apart from our stopping it.
 		go func() { _, _ = io.Copy(io.Discard, stdout) }()
-		waited := make(chan error, 1)
-		go func() { waited <- cmd.Wait() }()
-		select {
-		case werr = <-waited:
-		case <-time.After(2 * time.Second):
-			weKilled = true
-			_ = cmd.Process.Kill()
-			werr = <-waited
-		}
+		werr = child.WaitOrKill(cmdutil.StopGrace)
 	} else {
-		werr = cmd.Wait()
+		werr = child.Wait()
 	}
-	close(stopped)
+	stopWatch()
+	weKilled := child.Killed()
 	if o.ctx.Err() != nil {
 		_ = o.out.Flush()
 		return cmdutil.Exit(cmdutil.ExitInterrupted)
@@ -452,18 +433,14 @@ func (o *lsRun) fromFuseraft(args []string) error {
 	if rerr != nil && wire.IsBrokenPipe(rerr) {
 		return nil
 	}
-	var ee *exec.ExitError
-	var ws syscall.WaitStatus
-	status := 0
-	if errors.As(werr, &ee) {
-		ws, _ = ee.Sys().(syscall.WaitStatus)
-		status = ee.ExitCode()
-	} else if werr != nil {
+	exit := cmdutil.ExitOf(werr)
+	if exit.Err != nil {
 		return werr
 	}
-	if ws.Signaled() && !weKilled && (rerr == nil || isEnvelopeError(rerr)) {
+	status := exit.Code
+	if exit.Signaled && !weKilled && (rerr == nil || isEnvelopeError(rerr)) {
 		_ = o.out.Flush()
-		err := cmdutil.Errorf(cmdutil.ExitFailed, "fuseraft was killed by signal %d (%v)", ws.Signal(), ws.Signal())
+		err := cmdutil.Errorf(cmdutil.ExitFailed, "fuseraft was killed by signal %d (%v)", exit.Signal, exit.Signal)
 		if rerr != nil {
 			return cmdutil.WithHint(err, "its output ended early: "+rerr.Error())
 		}
