@@ -3,7 +3,11 @@ GO       ?= go
 BIN      := bin
 FUZZTIME ?= 30s
 
-.PHONY: help build test chaos demo bench bench-quick fuzz man clean
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+CMDS     := $(notdir $(wildcard cmd/fr-*))
+
+.PHONY: help build test chaos demo bench bench-quick fuzz man install clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -36,6 +40,19 @@ fuzz: ## run each fuzz target for FUZZTIME (default 30s)
 
 man: ## regenerate man/ and completions/ from the command definitions
 	$(GO) run ./internal/docgen/mangen
+
+install: build ## install commands, man pages and completions under $(DESTDIR)$(PREFIX) (default /usr/local)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+	  $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
+	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	for c in $(CMDS); do \
+	  install -m 755 $(BIN)/$$c $(DESTDIR)$(PREFIX)/bin/$$c || exit 1; \
+	  if [ -f man/$$c.1 ]; then install -m 644 man/$$c.1 $(DESTDIR)$(PREFIX)/share/man/man1/; fi; \
+	  install -m 644 completions/bash/$$c $(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$c || exit 1; \
+	  install -m 644 completions/zsh/_$$c $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_$$c || exit 1; \
+	  install -m 644 completions/fish/$$c.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/$$c.fish || exit 1; \
+	done
 
 clean: ## remove build output and generated benchmark corpora
 	rm -rf $(BIN) bench/corpus

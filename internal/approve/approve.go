@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -34,60 +33,7 @@ func Run(ctx context.Context, s cmdutil.Streams, args []string) int {
 	signal.Notify(pipe, syscall.SIGPIPE)
 	defer signal.Stop(pipe)
 	app := App(s)
-	return cmdutil.RunApp(ctx, app, s, reorderArgs(args))
-}
-
-// valueFlags are the flags that take a value, for reorderArgs.
-var valueFlags = map[string]bool{
-	"policy": true, "audit": true, "ask-timeout": true, "input": true, "output": true, "root": true,
-	"format": true, "tty": true, "color": true, "p": true, "i": true, "o": true,
-}
-
-var subcommands = map[string]bool{"check": true, "test": true, "lint": true, "verify-audit": true}
-
-// reorderArgs moves flags written after a subcommand's arguments in front of them, since
-// urfave/cli stops parsing flags at the first argument: `fr-approve check events.jsonl
-// --policy p.yaml` works as users expect. Everything after `--` is left alone.
-func reorderArgs(args []string) []string {
-	if len(args) < 2 {
-		return args
-	}
-	i := 1
-	for i < len(args) {
-		a := args[i]
-		if a == "--" || !strings.HasPrefix(a, "-") || a == "-" {
-			break
-		}
-		name := strings.TrimLeft(a, "-")
-		if !strings.Contains(name, "=") && valueFlags[name] {
-			i++
-		}
-		i++
-	}
-	if i >= len(args) || !subcommands[args[i]] {
-		return args
-	}
-	head := append([]string{}, args[:i+1]...)
-	var flags, pos []string
-	rest := args[i+1:]
-	for j := 0; j < len(rest); j++ {
-		a := rest[j]
-		if a == "--" {
-			pos = append(pos, rest[j:]...)
-			break
-		}
-		if strings.HasPrefix(a, "-") && a != "-" {
-			flags = append(flags, a)
-			name := strings.TrimLeft(a, "-")
-			if !strings.Contains(name, "=") && valueFlags[name] && j+1 < len(rest) {
-				j++
-				flags = append(flags, rest[j])
-			}
-			continue
-		}
-		pos = append(pos, a)
-	}
-	return append(append(head, flags...), pos...)
+	return cmdutil.RunApp(ctx, app, s, cmdutil.Intersperse(app, args))
 }
 
 // lookup returns the value of a flag set on the command or any parent.
@@ -140,23 +86,25 @@ func App(s cmdutil.Streams) *cli.App {
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write responses to `PATH` instead of stdout; a named FIFO may get its reader before or after fr-approve starts"},
 		rootFlag(),
 		&cli.StringFlag{Name: "tty", Value: "/dev/tty", Usage: "ask people on the terminal `DEVICE`"},
-		&cli.StringFlag{Name: "color", Value: "auto", Usage: "colour on the terminal: `WHEN` is auto, always or never (NO_COLOR is honoured)"},
+		cmdutil.Enum("color", cmdutil.ColorValues, "auto", "colour on the terminal: `WHEN` is {values} (NO_COLOR is honoured)"),
 		&cli.BoolFlag{Name: "fail-on-deny", Usage: "exit 1 at the end when any prompt was denied"},
 		&cli.BoolFlag{Name: "verbose", Usage: "report each decision on stderr"},
 		anyVersionFlag(),
 	}
 	app.Action = func(c *cli.Context) error {
 		if c.NArg() > 0 {
+			if cmdutil.DidYouMean(c.Args().First(), cmdutil.CommandNames(c.App.Commands)) != "" {
+				return cmdutil.UnknownCommand(prog, c.Args().First(), c.App.Commands)
+			}
 			return cmdutil.WithHint(cmdutil.Usagef("unexpected argument %q", c.Args().First()),
 				"events are read from stdin or --input; subcommands are check, test, lint and verify-audit")
 		}
 		return serve(c, s)
 	}
 	app.Commands = []*cli.Command{checkCommand(s), testCommand(s), lintCommand(s), verifyCommand(s)}
-	for _, cmd := range app.Commands {
-		cmd.OnUsageError = cmdutil.UsageError
-	}
-	return app
+	// The daemon's flags are its own: check, test and lint take --policy and --any-version
+	// before their name (`fr-approve --policy p.yaml check`) or define them.
+	return cmdutil.Finish(cmdutil.OwnFlags(app))
 }
 
 // loadPolicy loads the policy named by --policy; any problem is exit 2.
@@ -269,11 +217,6 @@ func serve(c *cli.Context, s cmdutil.Streams) error {
 	}
 	warn := func(format string, args ...any) { cmdutil.Warnf(s.Err, prog, format, args...) }
 	color := c.String("color")
-	switch color {
-	case "auto", "always", "never":
-	default:
-		return cmdutil.Usagef("--color must be auto, always or never, not %q", color)
-	}
 	asker := &ttyAsker{path: c.String("tty"), timeout: c.Duration("ask-timeout"), color: color, getenv: s.Env, warn: warn}
 	srv := &server{s: s, dec: dec, p: p, verbose: c.Bool("verbose"),
 		vc: &versionCheck{any: c.Bool("any-version"), warn: warn}, asker: asker}

@@ -50,7 +50,7 @@ func checkCommand(s cmdutil.Streams) *cli.Command {
 			"  fr-approve check --policy examples/ci-go.yaml run.jsonl | fr-filter 'select(.decision != \"allow\")'",
 		Flags: []cli.Flag{
 			policyFlag(),
-			&cli.StringFlag{Name: "format", Usage: "`FORMAT`: jsonl or table (default: table on a terminal, else jsonl)"},
+			cmdutil.Enum("format", []string{"jsonl", "table"}, "", "`FORMAT`: {values} (default: table on a terminal, else jsonl)"),
 			rootFlag(),
 			&cli.BoolFlag{Name: "fail-on-deny", Usage: "exit 1 when any prompt would be denied"},
 			&cli.BoolFlag{Name: "fail-on-ask", Usage: "exit 1 when any prompt would be asked about"},
@@ -73,12 +73,9 @@ func check(c *cli.Context, s cmdutil.Streams) error {
 	switch format {
 	case "":
 		format = "jsonl"
-		if cmdutil.IsTerminal(s.Out) {
+		if s.OutTerminal {
 			format = "table"
 		}
-	case "jsonl", "table":
-	default:
-		return cmdutil.Usagef("--format must be jsonl or table, not %q", format)
 	}
 	files := c.Args().Slice()
 	if len(files) == 0 {

@@ -219,12 +219,13 @@ func TestReorderArgs(t *testing.T) {
 		{"fr-approve check run.jsonl --policy p.yaml", "fr-approve check --policy p.yaml run.jsonl"},
 		{"fr-approve check a b --format=table -p p.yaml", "fr-approve check --format=table -p p.yaml a b"},
 		{"fr-approve --root /r check a --fail-on-deny", "fr-approve --root /r check --fail-on-deny a"},
-		{"fr-approve check a -- --policy", "fr-approve check a -- --policy"},
+		{"fr-approve check a -- --policy", "fr-approve check -- a --policy"},
+		{"fr-approve verify-audit audit.log --head H", "fr-approve verify-audit --head H audit.log"},
 		{"fr-approve test x.yaml -v", "fr-approve test -v x.yaml"},
 		{"fr-approve check - --policy p", "fr-approve check --policy p -"},
 		{"fr-approve --policy check", "fr-approve --policy check"},
 	} {
-		got := strings.Join(reorderArgs(strings.Fields(c.in)), " ")
+		got := strings.Join(cmdutil.Intersperse(App(cmdutil.Streams{}), strings.Fields(c.in)), " ")
 		if got != c.want {
 			t.Errorf("%s:\n got %s\nwant %s", c.in, got, c.want)
 		}

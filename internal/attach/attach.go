@@ -156,8 +156,8 @@ func App(s cmdutil.Streams) *cli.App {
 		&cli.DurationFlag{Name: "max-backoff", Value: 10 * time.Second, Usage: "wait at most `DUR` between reconnect attempts"},
 		&cli.DurationFlag{Name: "give-up-after", Usage: "exit 10 once `DUR` has passed without a connection (0: never; default 5m unless stdin and stdout are both terminals)"},
 		&cli.IntFlag{Name: "max-reconnects", Value: -1, Usage: "give up after `N` failed reconnect attempts in a row (-1: never)"},
-		&cli.StringFlag{Name: "format", Usage: "output `FORMAT`: jsonl or pretty (default: pretty on a terminal, else jsonl)"},
-		&cli.StringFlag{Name: "color", Value: "auto", Usage: "colour in pretty output: `WHEN` auto, always or never"},
+		cmdutil.Enum("format", []string{"jsonl", "pretty"}, "", "output `FORMAT`: {values} (default: pretty on a terminal, else jsonl)"),
+		cmdutil.ColorFlag("colour in pretty output"),
 		&cli.BoolFlag{Name: "timestamps", Usage: "in pretty output, start lines with the time their event arrived"},
 		&cli.BoolFlag{Name: "any-version", Usage: "go on (with a warning) when hello has a protocolVersion this build does not support"},
 		&cli.DurationFlag{Name: "ping-interval", Value: 10 * time.Second, Hidden: true},
@@ -175,7 +175,7 @@ func App(s cmdutil.Streams) *cli.App {
 		}
 		return run(c.Context, s, o)
 	}
-	return app
+	return cmdutil.Finish(app)
 }
 
 // Run runs fr-attach with args (args[0] is the program name) and returns its exit code.
@@ -231,7 +231,7 @@ func parseOptions(c *cli.Context, s cmdutil.Streams) (options, error) {
 	if c.Duration("give-up-after") < 0 {
 		return o, cmdutil.Usagef("--give-up-after must not be negative (0: never give up)")
 	}
-	o.giveUp = giveUpAfter(c.IsSet("give-up-after"), c.Duration("give-up-after"), cmdutil.IsTerminal(s.In), cmdutil.IsTerminal(s.Out))
+	o.giveUp = giveUpAfter(c.IsSet("give-up-after"), c.Duration("give-up-after"), s.InTerminal, s.OutTerminal)
 	if o.maxBackoff < 100*time.Millisecond {
 		o.maxBackoff = 100 * time.Millisecond
 	}
@@ -299,22 +299,14 @@ func parseOptions(c *cli.Context, s cmdutil.Streams) (options, error) {
 			return o, cmdutil.WithHint(err, "pass --socket PATH, or set FUSERAFT_HOME to a shorter directory")
 		}
 	}
-	outTTY := cmdutil.IsTerminal(s.Out)
-	switch f := c.String("format"); f {
+	outTTY := s.OutTerminal
+	switch c.String("format") {
 	case "":
 		o.pretty = outTTY
-	case "jsonl":
 	case "pretty":
 		o.pretty = true
-	default:
-		return o, cmdutil.Usagef("--format %q: expected jsonl or pretty", f)
 	}
 	o.timestamps = c.Bool("timestamps")
-	switch c.String("color") {
-	case "auto", "always", "never":
-	default:
-		return o, cmdutil.Usagef("--color %q: expected auto, always or never", c.String("color"))
-	}
 	o.color = cmdutil.UseColor(c.String("color"), s.Env, outTTY)
 	return o, nil
 }
@@ -338,7 +330,7 @@ func giveUpAfter(set bool, flag time.Duration, inTTY, outTTY bool) time.Duration
 func run(ctx context.Context, s cmdutil.Streams, o options) error {
 	a := newAttacher(s, o)
 	var in io.Reader = s.In
-	if o.input == "" && len(o.tasks) == 0 && cmdutil.IsTerminal(s.In) && cmdutil.IsTerminal(s.Out) {
+	if o.input == "" && len(o.tasks) == 0 && s.InTerminal && s.OutTerminal {
 		return interactive(ctx, a, in)
 	}
 	a.queueOutput()

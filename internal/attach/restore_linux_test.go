@@ -29,7 +29,7 @@ func TestInteractiveRestoresTheTerminal(t *testing.T) {
 		t.Skipf("termios: %v", err)
 	}
 	var stderr bytes.Buffer
-	s := cmdutil.Streams{In: tty, Out: tty, Err: &stderr, Getenv: func(string) string { return "" }}
+	s := cmdutil.Streams{In: tty, Out: tty, Err: &stderr, Getenv: func(string) string { return "" }, InTerminal: true, OutTerminal: true}
 	code := attach.Run(context.Background(), s, []string{"fr-attach", "--socket", "/tmp/fr-no-such-daemon.sock"})
 	if code != cmdutil.ExitUnavailable {
 		t.Errorf("exit status %d, want %d; stderr:\n%s", code, cmdutil.ExitUnavailable, stderr.String())

@@ -25,7 +25,8 @@ func TestIntersperse(t *testing.T) {
 		{"p wait a -v", "p -v wait a"},
 		{"p verify log --head HASH", "p verify --head HASH log"},
 		{"p verify --head HASH log", "p verify --head HASH log"},
-		{"p wait a -- --timeout 5m", "p wait a -- --timeout 5m"},
+		{"p wait a -- --timeout 5m", "p wait -- a --timeout 5m"}, // after --, arguments all
+		{"p wait -- -a", "p wait -- -a"},
 		{"p wait - --quiet", "p wait --quiet -"},
 		{"p wait wait", "p wait wait"},           // the second is an argument
 		{"p x wait --quiet", "p --quiet x wait"}, // not a subcommand after an argument
@@ -36,5 +37,64 @@ func TestIntersperse(t *testing.T) {
 		if got != tt.want {
 			t.Errorf("Intersperse(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+func TestIntersperseLevels(t *testing.T) {
+	newApp := func() *cli.App {
+		return &cli.App{
+			Flags: []cli.Flag{&cli.StringFlag{Name: "audit"}, &cli.StringFlag{Name: "policy", Aliases: []string{"p"}}},
+			Commands: []*cli.Command{
+				{Name: "verify-audit", Flags: []cli.Flag{&cli.StringFlag{Name: "head"}}},
+				{Name: "check", Flags: []cli.Flag{&cli.StringFlag{Name: "policy", Aliases: []string{"p"}}}},
+				{Name: "scenario", Subcommands: []*cli.Command{{Name: "check", Flags: []cli.Flag{&cli.BoolFlag{Name: "strict"}}}}},
+				{Name: "serve", SkipFlagParsing: true},
+			},
+		}
+	}
+	own := OwnFlags(newApp())
+	tests := []struct {
+		app     *cli.App
+		in, out string
+	}{
+		{own, "p verify-audit audit.log --head H", "p verify-audit --head H audit.log"},
+		{own, "p --audit a.log", "p --audit a.log"},
+		// the app's own flags are not check's: they stay with it, whose parser rejects them
+		{own, "p check ev.jsonl --audit a.log", "p check --audit a.log ev.jsonl"},
+		{newApp(), "p check ev.jsonl --audit a.log", "p --audit a.log check ev.jsonl"},
+		{own, "p check ev.jsonl -p x.yaml", "p check -p x.yaml ev.jsonl"},
+		{own, "p scenario check f.yaml --strict", "p scenario check --strict f.yaml"},
+		{own, "p serve --socket s x --y", "p serve --socket s x --y"},
+		{own, "p --audit a serve x", "p --audit a serve x"},
+		{own, "p verify-audit audit.log --help", "p verify-audit --help"},
+	}
+	for _, tt := range tests {
+		if got := strings.Join(Intersperse(tt.app, strings.Fields(tt.in)), " "); got != tt.out {
+			t.Errorf("Intersperse(%q) = %q, want %q", tt.in, got, tt.out)
+		}
+	}
+}
+
+func TestDidYouMean(t *testing.T) {
+	known := []string{"format", "fields", "jq", "fuseraft", "color", "any-version", "help", "h"}
+	for _, tt := range []struct{ in, want string }{
+		{"formt", "format"},
+		{"fromat", "format"},
+		{"colour", "color"},
+		{"any", "any-version"},
+		{"nope", ""},
+		{"x", ""},
+		{"format", ""}, // itself is not a suggestion
+		{"jqq", "jq"},
+	} {
+		if got := DidYouMean(tt.in, known); got != tt.want {
+			t.Errorf("DidYouMean(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	if got := UnknownFlag("formt", known); got != "unknown flag --formt; did you mean --format?" {
+		t.Errorf("UnknownFlag = %q", got)
+	}
+	if got := UnknownFlag("Q", known); got != "unknown flag -Q" {
+		t.Errorf("UnknownFlag = %q", got)
 	}
 }

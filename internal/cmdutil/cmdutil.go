@@ -11,12 +11,14 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"runtime/debug"
+	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
 
 	"github.com/fuseraft/fr/internal/termsafe"
 	"github.com/fuseraft/fr/pkg/wire"
@@ -37,24 +39,45 @@ const (
 // -ldflags "-X github.com/fuseraft/fr/internal/cmdutil.Version=v1.2.3".
 var Version = ""
 
-// VersionString returns Version, or the module version the binary was built from, or "dev".
-func VersionString() string {
-	if Version != "" {
-		return Version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
-}
-
-// Streams are the files a command runs over. Tests pass buffers; main passes the real ones.
+// Streams are the files a command runs over, and the facts about them a command decides by.
+// Tests pass buffers and set the facts; main passes OSStreams, which reads them from the real
+// files.
 type Streams struct {
 	In  io.Reader
 	Out io.Writer
 	Err io.Writer
 	// Getenv reads the environment; nil means os.Getenv.
 	Getenv func(string) string
+
+	// InTerminal, OutTerminal and ErrTerminal say whether In, Out and Err are terminals.
+	InTerminal, OutTerminal, ErrTerminal bool
+	// Width is the terminal's width in columns when Out is a terminal, else 0 (see Columns).
+	Width int
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// DefaultWidth is the width output is fitted to when neither the terminal nor $COLUMNS says.
+const DefaultWidth = 80
+
+// Columns is the width to fit output to: the terminal's (Width), else $COLUMNS when it holds a
+// positive number, else DefaultWidth (80). Every command decides it this way.
+func (s Streams) Columns() int {
+	if s.Width > 0 {
+		return s.Width
+	}
+	if n, err := strconv.Atoi(strings.TrimSpace(s.Env("COLUMNS"))); err == nil && n > 0 {
+		return n
+	}
+	return DefaultWidth
+}
+
+// Time reads the clock s.Now (time.Now when nil).
+func (s Streams) Time() time.Time {
+	if s.Now == nil {
+		return time.Now()
+	}
+	return s.Now()
 }
 
 // Env reads an environment variable through s.Getenv.
@@ -65,9 +88,16 @@ func (s Streams) Env(key string) string {
 	return s.Getenv(key)
 }
 
-// OSStreams are the process's real streams.
+// OSStreams are the process's real streams, with the facts read from them.
 func OSStreams() Streams {
-	return Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Getenv: os.Getenv}
+	s := Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Getenv: os.Getenv, Now: time.Now,
+		InTerminal: IsTerminal(os.Stdin), OutTerminal: IsTerminal(os.Stdout), ErrTerminal: IsTerminal(os.Stderr)}
+	if s.OutTerminal {
+		if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil && w > 0 {
+			s.Width = w
+		}
+	}
+	return s
 }
 
 // Error is an error that knows its exit code and may carry hints for the user.
@@ -226,11 +256,18 @@ func NewApp(s Streams, name, usage string) *cli.App {
 	return app
 }
 
-// UsageError is an OnUsageError handler: the flag error becomes exit 2 with a hint.
+// UsageError is an OnUsageError handler: the flag error becomes exit 2 with a hint, and a
+// flag nobody defines is named with two dashes, with the closest defined one as a suggestion
+// ("unknown flag --formt; did you mean --format?").
 func UsageError(c *cli.Context, err error, _ bool) error {
 	name := c.App.Name
+	flags := c.App.Flags
 	if c.Command != nil && c.Command.Name != "" && c.Command.Name != c.App.Name {
 		name += " " + c.Command.Name
+		flags = append(append([]cli.Flag{}, c.Command.Flags...), InheritedFlags(c.App)...)
+	}
+	if bad, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: "); ok {
+		err = errors.New(UnknownFlag(strings.TrimLeft(bad, "-"), flagNames(flags)))
 	}
 	return &Error{Code: ExitUsage, Err: err, Hints: []string{"see '" + name + " --help'"}}
 }

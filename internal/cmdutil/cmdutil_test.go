@@ -152,7 +152,7 @@ func TestNewAppUsageErrorsExit2(t *testing.T) {
 	if code != ExitUsage {
 		t.Fatalf("exit %d, want 2", code)
 	}
-	if !strings.Contains(errb.String(), "fr-x: error: flag provided but not defined: -nope") ||
+	if !strings.Contains(errb.String(), "fr-x: error: unknown flag --nope") ||
 		!strings.Contains(errb.String(), "fr-x: hint: see 'fr-x --help'") {
 		t.Errorf("stderr %q", errb.String())
 	}

@@ -122,10 +122,7 @@ func App(s cmdutil.Streams) *cli.App {
 				&cli.IntFlag{Name: "parallel", Aliases: []string{"j"}, Value: 1, Usage: "run `N` tasks at a time"}},
 			Action: action(s, cmdRun)},
 	}
-	for _, c := range app.Commands {
-		c.OnUsageError = cmdutil.UsageError
-	}
-	return app
+	return cmdutil.Finish(app)
 }
 
 type command func(ctx context.Context, s cmdutil.Streams, o *options, cl *client, args []string) error
@@ -139,7 +136,7 @@ func action(s cmdutil.Streams, run command) cli.ActionFunc {
 			objective: c.String("objective"),
 			poll:      c.Duration("poll"),
 			maxPoll:   c.Duration("max-poll"),
-			terminal:  cmdutil.IsTerminal(s.Out),
+			terminal:  s.OutTerminal,
 		}
 		waits := c.Command.Name == "wait" || c.Command.Name == "run"
 		if waits && (o.poll <= 0 || o.maxPoll < o.poll) {

@@ -85,6 +85,7 @@ func writeBody(b *strings.Builder, lines []string) {
 // flagSpec is what the docs need of a flag.
 type flagSpec struct {
 	names    []string
+	vals     []string // the values it takes, when a known few
 	usage    string
 	value    bool   // takes a value
 	def      string // default shown, if any
@@ -102,6 +103,9 @@ func specOf(f cli.Flag) flagSpec {
 	}
 	if v, ok := f.(cli.VisibleFlag); ok {
 		s.isHidden = !v.IsVisible()
+	}
+	if e, ok := f.(interface{ EnumValues() []string }); ok {
+		s.vals = e.EnumValues()
 	}
 	return s
 }
@@ -133,6 +137,9 @@ func unquoteUsage(usage string) (placeholder, text string) {
 func visibleFlags(flags []cli.Flag) []flagSpec {
 	var out []flagSpec
 	for _, f := range flags {
+		if f == cli.HelpFlag || f == cli.VersionFlag {
+			continue // added by the parser when it runs; the scripts name them themselves
+		}
 		s := specOf(f)
 		if s.isHidden || len(s.names) == 0 {
 			continue
@@ -277,46 +284,46 @@ func dedupe(s []string) []string {
 
 func funcName(app *cli.App) string { return "_" + strings.ReplaceAll(app.Name, "-", "_") }
 
-// flagValues lists the values of flags that take one of a known few, keyed by command and the
-// flag's first name ("*" for every command), for completion. Every value is named in the
-// flag's usage too (a test checks it). Other flags that take a value complete file names.
-var flagValues = map[string][]string{
-	"fr-ls format":      {"jsonl", "json", "tsv", "table"},
-	"fr-stream format":  {"jsonl", "pretty"},
-	"fr-attach format":  {"jsonl", "pretty"},
-	"fr-approve format": {"jsonl", "table"},
-	"* color":           {"auto", "always", "never"},
-}
+// OwnFlagsKey marks, in an app's Metadata, that the app's flags are its own action's and not
+// options of its subcommands (cmdutil.OwnFlags): completion does not offer them after one.
+const OwnFlagsKey = "fr.ownFlags"
 
-// FlagValues returns a copy of the table of flags' known values, keyed by "COMMAND FLAG"
-// ("* FLAG" for every command).
-func FlagValues() map[string][]string {
-	out := map[string][]string{}
-	for k, v := range flagValues {
-		out[k] = append([]string(nil), v...)
-	}
-	return out
-}
-
-// Values returns the values flag (a first name) of command app takes, or nil when they are not
-// a known few.
-func Values(app, flag string) []string {
-	if v, ok := flagValues[app+" "+flag]; ok {
-		return v
-	}
-	return flagValues["* "+flag]
-}
-
-func (s flagSpec) values(app string) []string {
-	if !s.value || len(s.names) == 0 {
+// inherited are the flags of app a subcommand also takes.
+func inherited(app *cli.App) []cli.Flag {
+	if own, _ := app.Metadata[OwnFlagsKey].(bool); own {
 		return nil
 	}
-	return Values(app, s.names[0])
+	return app.Flags
+}
+
+// Values returns the values flag (any of its names) of app or of one of its subcommands
+// takes, from the flag's definition (an enum flag's EnumValues), or nil when they are not a
+// known few.
+func Values(app *cli.App, flag string) []string {
+	all := append([]cli.Flag{}, app.Flags...)
+	for _, c := range app.Commands {
+		all = append(all, c.Flags...)
+	}
+	for _, f := range all {
+		for _, n := range f.Names() {
+			if n == flag {
+				return specOf(f).vals
+			}
+		}
+	}
+	return nil
+}
+
+func (s flagSpec) values() []string {
+	if !s.value {
+		return nil
+	}
+	return s.vals
 }
 
 // bashValueCases writes a case on $prev giving, after a flag that takes a value, its known
 // values (vals) or file names (file).
-func bashValueCases(b *strings.Builder, app string, flags []cli.Flag, indent string) {
+func bashValueCases(b *strings.Builder, flags []cli.Flag, indent string) {
 	var lists []string
 	byList := map[string][]string{}
 	var files []string
@@ -332,7 +339,7 @@ func bashValueCases(b *strings.Builder, app string, flags []cli.Flag, indent str
 				names = append(names, d)
 			}
 		}
-		if vals := f.values(app); len(vals) > 0 {
+		if vals := f.values(); len(vals) > 0 {
 			key := strings.Join(vals, " ")
 			if _, ok := byList[key]; !ok {
 				lists = append(lists, key)
@@ -392,14 +399,17 @@ func Bash(app *cli.App) string {
 	}
 	b.WriteString("  case $sub in\n")
 	for _, c := range cmds {
-		all := append(append([]cli.Flag{}, c.Flags...), app.Flags...)
+		all := append(append([]cli.Flag{}, c.Flags...), inherited(app)...)
 		fmt.Fprintf(&b, "    %s) flags=%q\n", strings.Join(c.Names(), "|"), strings.Join(words(all), " "))
-		bashValueCases(&b, app.Name, all, "      ")
+		bashValueCases(&b, all, "      ")
 		b.WriteString("      ;;\n")
 	}
 	top := append(append([]string{}, names...), words(app.Flags)...)
+	if !app.HideVersion {
+		top = append(top, "--version", "-V")
+	}
 	fmt.Fprintf(&b, "    *) flags=%q\n", strings.Join(top, " "))
-	bashValueCases(&b, app.Name, app.Flags, "      ")
+	bashValueCases(&b, app.Flags, "      ")
 	b.WriteString("      ;;\n  esac\n")
 	b.WriteString("  if [[ -n $file ]]; then\n    :\n")
 	b.WriteString("  elif [[ -n $vals ]]; then\n    COMPREPLY=($(compgen -W \"$vals\" -- \"$cur\"))\n    return\n")
@@ -422,12 +432,12 @@ func zshQuote(s string) string {
 	return s
 }
 
-func zshFlags(b *strings.Builder, app string, flags []cli.Flag, indent string) {
+func zshFlags(b *strings.Builder, flags []cli.Flag, indent string) {
 	for _, f := range visibleFlags(flags) {
 		_, plain := unquoteUsage(f.usage)
 		usage := zshQuote(plain)
 		val := ""
-		if vals := f.values(app); len(vals) > 0 {
+		if vals := f.values(); len(vals) > 0 {
 			val = ":value:(" + strings.Join(vals, " ") + ")"
 		} else if f.value {
 			val = ":value:_files"
@@ -447,7 +457,7 @@ func Zsh(app *cli.App) string {
 	cmds := visibleCommands(app.Commands)
 	if len(cmds) == 0 {
 		b.WriteString("  _arguments -s \\\n")
-		zshFlags(&b, app.Name, app.Flags, "    ")
+		zshFlags(&b, app.Flags, "    ")
 		b.WriteString("    '*:file:_files'\n}\n")
 	} else {
 		b.WriteString("  local -a cmds\n  cmds=(\n")
@@ -457,11 +467,14 @@ func Zsh(app *cli.App) string {
 		// The subcommand is the first word that names one (global flags may come before it).
 		fmt.Fprintf(&b, "  )\n  local sub=\"\" i\n  for ((i = 2; i < CURRENT; i++)); do\n    case ${words[i]} in %s) sub=${words[i]}; break ;; esac\n  done\n",
 			strings.Join(commandNames(cmds), "|"))
-		b.WriteString("  if [[ -z $sub ]]; then\n    _describe command cmds\n    return\n  fi\n")
+		// Before the subcommand: its flags after a dash, else the subcommands.
+		b.WriteString("  if [[ -z $sub ]]; then\n    if [[ $PREFIX == -* ]]; then\n      _arguments -s \\\n")
+		zshFlags(&b, app.Flags, "        ")
+		b.WriteString("        '*:file:_files'\n    else\n      _describe command cmds\n    fi\n    return\n  fi\n")
 		b.WriteString("  case $sub in\n")
 		for _, c := range cmds {
 			fmt.Fprintf(&b, "    %s)\n      _arguments -s \\\n", strings.Join(c.Names(), "|"))
-			zshFlags(&b, app.Name, c.Flags, "        ")
+			zshFlags(&b, append(append([]cli.Flag{}, c.Flags...), inherited(app)...), "        ")
 			b.WriteString("        '*:file:_files' ;;\n")
 		}
 		b.WriteString("    *) _files ;;\n  esac\n}\n")
@@ -484,7 +497,7 @@ func fishFlags(b *strings.Builder, name, cond string, flags []cli.Flag) {
 				fmt.Fprintf(b, " -l %s", n)
 			}
 		}
-		if vals := f.values(name); len(vals) > 0 {
+		if vals := f.values(); len(vals) > 0 {
 			fmt.Fprintf(b, " -x -a %s", fishQuote(strings.Join(vals, " ")))
 		} else if f.value {
 			b.WriteString(" -r")
@@ -509,7 +522,11 @@ func Fish(app *cli.App) string {
 				app.Name, strings.Join(all, " "), c.Name, fishQuote(c.Usage))
 		}
 	}
-	fishFlags(&b, app.Name, "", app.Flags)
+	appCond := ""
+	if len(cmds) > 0 && len(inherited(app)) == 0 {
+		appCond = " -n 'not __fish_seen_subcommand_from " + strings.Join(all, " ") + "'"
+	}
+	fishFlags(&b, app.Name, appCond, app.Flags)
 	for _, c := range cmds {
 		fishFlags(&b, app.Name, " -n '__fish_seen_subcommand_from "+strings.Join(c.Names(), " ")+"'", c.Flags)
 	}

@@ -10,6 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/render"
 )
 
 // options is a parsed command line.
@@ -46,22 +49,158 @@ type options struct {
 	timestamps bool
 	color      string
 	anyVersion bool
+	completion string // --completion SHELL
 }
 
-// flagKind is how many values a flag takes.
-var flagKind = map[string]int{
-	"type": 1, "t": 1,
-	"raw-output": 0, "r": 0, "join-output": 0, "j": 0, "raw-output0": 0,
-	"compact-output": 0, "c": 0, "tab": 0, "indent": 1, "sort-keys": 0, "S": 0, "seq": 0,
-	"exit-status": 0, "e": 0, "null-input": 0, "n": 0, "slurp": 0, "s": 0,
-	"from-file": 0, "f": 0,
-	"raw-input": 0, "R": 0, "color-output": 0, "C": 0, "monochrome-output": 0, "M": 0,
-	"ascii-output": 0, "a": 0, "library-path": 1, "L": 1, "stream": 0, "stream-errors": 0,
-	"arg": 2, "argjson": 2, "slurpfile": 2, "rawfile": 2,
-	"args": 0, "jsonargs": 0,
-	"env": 0, "strict": 0, "timeout": 1, "pretty": 0, "p": 0, "color": 1, "timestamps": 0,
-	"any-version": 0, "unbuffered": 0,
-	"help": 0, "h": 0, "version": 0, "V": 0, "v": 0,
+// flagDef is one of fr-filter's flags: its names, how many values it takes, its usage and what
+// it sets. The table below is the only list of them: the parser, the help, the man page and
+// the completions all read it.
+type flagDef struct {
+	name, short string
+	hidden      []string // more names, undocumented (gojq's -v)
+	args        int      // values it takes: 0, 1, or 2 (--arg NAME VALUE)
+	usage       string
+	values      []string // the values it takes, when a known few
+	set         func(o *options, vals []string, mode *string) error
+}
+
+func on(f func(o *options)) func(*options, []string, *string) error {
+	return func(o *options, _ []string, _ *string) error { f(o); return nil }
+}
+
+// flagTable is every flag, in the order --help shows them.
+var flagTable []flagDef
+
+func init() {
+	flagTable = []flagDef{
+		{name: "type", short: "t", args: 1, usage: "keep only events of the types in `T[,T...]` (repeatable), decided before decoding", values: render.Types(),
+			set: func(o *options, vals []string, _ *string) error {
+				for _, t := range strings.Split(vals[0], ",") {
+					if t = strings.TrimSpace(t); t != "" {
+						o.types = append(o.types, t)
+					}
+				}
+				if len(o.types) == 0 {
+					return usageErr("--type needs at least one event type")
+				}
+				return nil
+			}},
+		{name: "raw-output", short: "r", usage: "print strings raw, without quotes", set: on(func(o *options) { o.raw = true })},
+		{name: "join-output", short: "j", usage: "like -r, with no newline after each value", set: on(func(o *options) { o.join = true })},
+		{name: "raw-output0", usage: "like -r, with a NUL after each value", set: on(func(o *options) { o.raw0 = true })},
+		{name: "compact-output", short: "c", usage: "compact output, one value a line (the default; given, lines passed on are compacted too)", set: on(func(o *options) { o.compact = true })},
+		{name: "tab", usage: "pretty-print with a tab for each level", set: on(func(o *options) { o.tab = true })},
+		{name: "indent", args: 1, usage: "pretty-print with `N` spaces for each level (0-7; 0 is compact)",
+			set: func(o *options, vals []string, _ *string) error {
+				n, err := strconv.Atoi(vals[0])
+				if err != nil || n < 0 {
+					return usageErr("--indent %s: not a number of spaces", quoteArg(vals[0]))
+				}
+				o.indent = n
+				return nil
+			}},
+		{name: "sort-keys", short: "S", usage: "sort the keys of every object, also of lines passed on unchanged", set: on(func(o *options) { o.sortKeys = true })},
+		{name: "seq", usage: "write an ASCII RS before each value (application/json-seq); accept it before input lines", set: on(func(o *options) { o.seq = true })},
+		{name: "exit-status", short: "e", usage: "exit 1 when the last value is false or null, 4 when there is none", set: on(func(o *options) { o.exitStatus = true })},
+		{name: "null-input", short: "n", usage: "run the filter once with null as input; read lines with input and inputs", set: on(func(o *options) { o.nullInput = true })},
+		{name: "slurp", short: "s", usage: "read every line into one array and run the filter once on it (holds the whole input in memory)", set: on(func(o *options) { o.slurp = true })},
+		{name: "from-file", short: "f", usage: "read the filter from the file the first argument names", set: on(func(o *options) { o.fromFile = true })},
+		{name: "raw-input", short: "R", usage: "read each line as a string, not as JSON (with -s, the whole input as one string)", set: on(func(o *options) { o.rawInput = true })},
+		{name: "stream", usage: "read each value as [path, leaf] events, in the order of the input", set: on(func(o *options) { o.stream = true })},
+		{name: "stream-errors", usage: "as --stream (lines that are not JSON are skipped, so there is no error to stream)", set: on(func(o *options) { o.stream, o.streamErrors = true, true })},
+		{name: "library-path", short: "L", args: 1, usage: "search `DIR` for modules (import, include); repeatable; default ~/.jq, $ORIGIN/../lib/jq, $ORIGIN/../lib",
+			set: func(o *options, vals []string, _ *string) error { o.libPaths = append(o.libPaths, vals[0]); return nil }},
+		{name: "color-output", short: "C", usage: "colour JSON output, as jq does (JQ_COLORS), even when not on a terminal", set: on(func(o *options) { o.colorFlag = "always" })},
+		{name: "monochrome-output", short: "M", usage: "no colour", set: on(func(o *options) { o.colorFlag = "never" })},
+		{name: "ascii-output", short: "a", usage: "escape every character past ASCII as \\uXXXX", set: on(func(o *options) { o.ascii = true })},
+		{name: "arg", args: 2, usage: "NAME VALUE: set $NAME to the string VALUE (repeatable)",
+			set: func(o *options, vals []string, _ *string) error { return o.addVar(vals[0], vals[1]) }},
+		{name: "argjson", args: 2, usage: "NAME JSON: set $NAME to the JSON value (repeatable)",
+			set: func(o *options, vals []string, _ *string) error {
+				v, err := parseJSONArg(vals[1])
+				if err != nil {
+					return usageErr("--argjson %s: %s is not JSON: %v", vals[0], quoteArg(vals[1]), err)
+				}
+				return o.addVar(vals[0], v)
+			}},
+		{name: "slurpfile", args: 2, usage: "NAME FILE: set $NAME to an array of the JSON values in FILE",
+			set: func(o *options, vals []string, _ *string) error {
+				data, err := os.ReadFile(vals[1])
+				if err != nil {
+					return usageErr("--slurpfile %s: %v", vals[0], err)
+				}
+				v, err := parseJSONValues(data)
+				if err != nil {
+					return usageErr("--slurpfile %s: %s: %v", vals[0], vals[1], err)
+				}
+				return o.addVar(vals[0], v)
+			}},
+		{name: "rawfile", args: 2, usage: "NAME FILE: set $NAME to the contents of FILE as a string",
+			set: func(o *options, vals []string, _ *string) error {
+				data, err := os.ReadFile(vals[1])
+				if err != nil {
+					return usageErr("--rawfile %s: %v", vals[0], err)
+				}
+				return o.addVar(vals[0], string(data))
+			}},
+		{name: "args", usage: "the remaining arguments are strings, in $ARGS.positional (not input files)",
+			set: func(_ *options, _ []string, mode *string) error { *mode = "args"; return nil }},
+		{name: "jsonargs", usage: "the remaining arguments are JSON values, in $ARGS.positional",
+			set: func(_ *options, _ []string, mode *string) error { *mode = "jsonargs"; return nil }},
+		{name: "env", usage: "let the filter see the environment ($ENV, env)", set: on(func(o *options) { o.env = true })},
+		{name: "strict", usage: "a line that is not JSON is an error (exit 5) instead of being skipped", set: on(func(o *options) { o.strict = true })},
+		{name: "timeout", args: 1, usage: "stop evaluating a line after `DUR` (e.g. 2s) and report it as an error on that line",
+			set: func(o *options, vals []string, _ *string) error {
+				d, err := time.ParseDuration(vals[0])
+				if err != nil || d <= 0 {
+					return usageErr("--timeout %s: not a duration such as 500ms or 2s", quoteArg(vals[0]))
+				}
+				o.timeout = d
+				return nil
+			}},
+		{name: "pretty", short: "p", usage: "render events for a person, as fr-stream does on a terminal", set: on(func(o *options) { o.pretty = true })},
+		{name: "color", args: 1, usage: "colour: `WHEN` is {values} (default auto; -C and -M win)", values: cmdutil.ColorValues,
+			set: func(o *options, vals []string, _ *string) error { o.color = vals[0]; return nil }},
+		{name: "timestamps", usage: "with --pretty, start lines with the time their event was read", set: on(func(o *options) { o.timestamps = true })},
+		{name: "any-version", usage: "go on (with a warning) when fuseraft speaks an unsupported protocolVersion", set: on(func(o *options) { o.anyVersion = true })},
+		{name: "unbuffered", usage: "accepted for jq compatibility: output is always written as it is ready", set: on(func(*options) {})},
+		{name: "completion", args: 1, usage: "print the completion script for `SHELL`: {values}", values: cmdutil.Shells,
+			set: func(o *options, vals []string, _ *string) error { o.completion = vals[0]; return nil }},
+		// The first of --help and --version counts, as in jq.
+		{name: "help", short: "h", usage: "show help", set: on(func(o *options) { o.help = o.help || !o.version })},
+		{name: "version", short: "V", hidden: []string{"v"}, usage: "print the version and the revision it was built from",
+			set: on(func(o *options) { o.version = o.version || !o.help })},
+	}
+	flagByName = map[string]*flagDef{}
+	for i := range flagTable {
+		f := &flagTable[i]
+		for _, n := range append([]string{f.name, f.short}, f.hidden...) {
+			if n != "" {
+				flagByName[n] = f
+			}
+		}
+	}
+}
+
+// flagByName finds a flag by any of its names.
+var flagByName map[string]*flagDef
+
+// flagKind is how many values the flag name takes, and whether there is one.
+func flagKind(name string) (int, bool) {
+	f, ok := flagByName[name]
+	if !ok {
+		return 0, false
+	}
+	return f.args, true
+}
+
+// knownLong are the long names, for suggestions.
+func knownLong() []string {
+	var out []string
+	for _, f := range flagTable {
+		out = append(out, f.name)
+	}
+	return out
 }
 
 // parseArgs reads a jq-style command line: flags and arguments in any order, bundled short
@@ -122,7 +261,7 @@ func parseArgs(args []string) (*options, error) {
 					filter = true
 					break
 				}
-				if flagKind[string(c)] > 0 {
+				if n, _ := flagKind(string(c)); n > 0 {
 					if k+1 < len(a) {
 						v := strings.TrimPrefix(a[k+1:], "=")
 						inline = &v
@@ -140,12 +279,16 @@ func parseArgs(args []string) (*options, error) {
 			}
 		}
 		for _, name := range names {
-			n, ok := flagKind[name]
+			n, ok := flagKind(name)
 			if !ok || (len(name) == 1) != !strings.HasPrefix(a, "--") {
-				if !strings.HasPrefix(a, "--") {
-					return nil, usageErr("unknown flag `%s'", name)
+				msg := fmt.Sprintf("unknown flag `%s'", name)
+				if strings.HasPrefix(a, "--") {
+					msg = fmt.Sprintf("unknown flag `%s'", flagName(name, a))
 				}
-				return nil, usageErr("unknown flag `%s'", flagName(name, a))
+				if s := cmdutil.DidYouMean(name, knownLong()); s != "" && len(name) > 1 {
+					msg += "; did you mean `--" + s + "'?"
+				}
+				return nil, usageErr("%s", msg)
 			}
 			if n == 0 && inline != nil && strings.HasPrefix(a, "--") {
 				return nil, usageErr("boolean flag `--%s' cannot have an argument", name)
@@ -161,7 +304,7 @@ func parseArgs(args []string) (*options, error) {
 				i++
 				vals = append(vals, args[i])
 			}
-			if err := o.set(name, vals, &mode); err != nil {
+			if err := flagByName[name].set(o, vals, &mode); err != nil {
 				return nil, err
 			}
 		}
@@ -175,10 +318,13 @@ func parseArgs(args []string) (*options, error) {
 	if o.indent > 7 {
 		return nil, usageErr("--indent %d: at most 7 spaces", o.indent)
 	}
-	switch o.color {
-	case "auto", "always", "never":
-	default:
-		return nil, usageErr("--color %s: use auto, always or never", quoteArg(o.color))
+	if err := cmdutil.CheckEnum("color", o.color, cmdutil.ColorValues); err != nil {
+		return nil, cmdutil.WithHint(err, "see 'fr-filter --help'")
+	}
+	if o.completion != "" {
+		if err := cmdutil.CheckEnum("completion", o.completion, cmdutil.Shells); err != nil {
+			return nil, cmdutil.WithHint(err, "see 'fr-filter --help'")
+		}
 	}
 	if o.rawInput {
 		o.stream = false // as gojq: raw lines have no structure to stream
@@ -239,115 +385,6 @@ func validVarName(s string) bool {
 		return false
 	}
 	return true
-}
-
-func (o *options) set(name string, vals []string, mode *string) error {
-	switch name {
-	case "help", "h":
-		// The first of --help and --version counts, as in jq.
-		o.help = o.help || !o.version
-	case "version", "V", "v":
-		o.version = o.version || !o.help
-	case "type", "t":
-		for _, t := range strings.Split(vals[0], ",") {
-			if t = strings.TrimSpace(t); t != "" {
-				o.types = append(o.types, t)
-			}
-		}
-		if len(o.types) == 0 {
-			return usageErr("--type needs at least one event type")
-		}
-	case "raw-output", "r":
-		o.raw = true
-	case "join-output", "j":
-		o.join = true
-	case "raw-output0":
-		o.raw0 = true
-	case "compact-output", "c":
-		o.compact = true
-	case "tab":
-		o.tab = true
-	case "indent":
-		n, err := strconv.Atoi(vals[0])
-		if err != nil || n < 0 {
-			return usageErr("--indent %s: not a number of spaces", quoteArg(vals[0]))
-		}
-		o.indent = n
-	case "sort-keys", "S":
-		o.sortKeys = true
-	case "seq":
-		o.seq = true
-	case "exit-status", "e":
-		o.exitStatus = true
-	case "null-input", "n":
-		o.nullInput = true
-	case "slurp", "s":
-		o.slurp = true
-	case "from-file", "f":
-		o.fromFile = true
-	case "raw-input", "R":
-		o.rawInput = true
-	case "color-output", "C":
-		o.colorFlag = "always"
-	case "monochrome-output", "M":
-		o.colorFlag = "never"
-	case "ascii-output", "a":
-		o.ascii = true
-	case "library-path", "L":
-		o.libPaths = append(o.libPaths, vals[0])
-	case "stream":
-		o.stream = true
-	case "stream-errors":
-		o.stream, o.streamErrors = true, true
-	case "arg":
-		return o.addVar(vals[0], vals[1])
-	case "argjson":
-		v, err := parseJSONArg(vals[1])
-		if err != nil {
-			return usageErr("--argjson %s: %s is not JSON: %v", vals[0], quoteArg(vals[1]), err)
-		}
-		return o.addVar(vals[0], v)
-	case "slurpfile":
-		data, err := os.ReadFile(vals[1])
-		if err != nil {
-			return usageErr("--slurpfile %s: %v", vals[0], err)
-		}
-		v, err := parseJSONValues(data)
-		if err != nil {
-			return usageErr("--slurpfile %s: %s: %v", vals[0], vals[1], err)
-		}
-		return o.addVar(vals[0], v)
-	case "rawfile":
-		data, err := os.ReadFile(vals[1])
-		if err != nil {
-			return usageErr("--rawfile %s: %v", vals[0], err)
-		}
-		return o.addVar(vals[0], string(data))
-	case "args":
-		*mode = "args"
-	case "jsonargs":
-		*mode = "jsonargs"
-	case "env":
-		o.env = true
-	case "strict":
-		o.strict = true
-	case "timeout":
-		d, err := time.ParseDuration(vals[0])
-		if err != nil || d <= 0 {
-			return usageErr("--timeout %s: not a duration such as 500ms or 2s", quoteArg(vals[0]))
-		}
-		o.timeout = d
-	case "pretty", "p":
-		o.pretty = true
-	case "timestamps":
-		o.timestamps = true
-	case "color":
-		o.color = vals[0]
-	case "any-version":
-		o.anyVersion = true
-	case "unbuffered":
-	}
-	return nil
 }
 
 // parseJSONArg parses exactly one JSON value, with numbers as gojq's command line reads them.

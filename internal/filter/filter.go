@@ -4,6 +4,7 @@ package filter
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -131,7 +132,7 @@ func app(s cmdutil.Streams, cfg config) *cli.App {
 		}
 		return act(c.Context, s, opts, cfg)
 	}
-	return app
+	return cmdutil.Finish(app)
 }
 
 // act does what a parsed command line other than --help asks.
@@ -142,6 +143,14 @@ func act(ctx context.Context, s cmdutil.Streams, opts *options, cfg config) erro
 	if opts.version {
 		fmt.Fprintf(s.Out, "%s version %s\n", prog, cmdutil.VersionString())
 		return nil
+	}
+	if opts.completion != "" {
+		script, err := cmdutil.CompletionScript(App(s), opts.completion)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprint(s.Out, script)
+		return err
 	}
 	return run(ctx, s, opts, cfg)
 }
@@ -163,59 +172,27 @@ func Run(ctx context.Context, s cmdutil.Streams, args []string) int {
 	return cmdutil.Report(prog, s.Err, err)
 }
 
+// flagDocs describes flagTable for the help, the man page and the completions.
 func flagDocs() []cli.Flag {
-	b := func(name, alias, usage string) cli.Flag {
-		f := &cli.BoolFlag{Name: name, Usage: usage}
-		if alias != "" {
-			f.Aliases = []string{alias}
+	var out []cli.Flag
+	for _, f := range flagTable {
+		var aliases []string
+		if f.short != "" {
+			aliases = []string{f.short}
 		}
-		return f
-	}
-	v := func(name, alias, usage string) cli.Flag {
-		f := &cli.StringFlag{Name: name, Usage: usage}
-		if alias != "" {
-			f.Aliases = []string{alias}
+		switch {
+		case f.args == 0:
+			out = append(out, &cli.BoolFlag{Name: f.name, Aliases: aliases, Usage: f.usage})
+		case strings.Contains(f.usage, "{values}"):
+			out = append(out, cmdutil.Enum(f.name, f.values, "", f.usage, aliases...))
+		case f.values != nil:
+			// values to complete, too many to name in the usage (--type's event types)
+			out = append(out, &cmdutil.EnumFlag{StringFlag: cli.StringFlag{Name: f.name, Aliases: aliases, Usage: f.usage}, Values: f.values})
+		default:
+			out = append(out, &cli.StringFlag{Name: f.name, Aliases: aliases, Usage: f.usage})
 		}
-		return f
 	}
-	return []cli.Flag{
-		v("type", "t", "keep only events of the types in `T[,T...]` (repeatable), decided before decoding"),
-		b("raw-output", "r", "print strings raw, without quotes"),
-		b("join-output", "j", "like -r, with no newline after each value"),
-		b("raw-output0", "", "like -r, with a NUL after each value"),
-		b("compact-output", "c", "compact output, one value a line (the default; given, lines passed on are compacted too)"),
-		b("tab", "", "pretty-print with a tab for each level"),
-		v("indent", "", "pretty-print with `N` spaces for each level (0-7; 0 is compact)"),
-		b("sort-keys", "S", "sort the keys of every object, also of lines passed on unchanged"),
-		b("seq", "", "write an ASCII RS before each value (application/json-seq); accept it before input lines"),
-		b("exit-status", "e", "exit 1 when the last value is false or null, 4 when there is none"),
-		b("null-input", "n", "run the filter once with null as input; read lines with input and inputs"),
-		b("slurp", "s", "read every line into one array and run the filter once on it (holds the whole input in memory)"),
-		b("from-file", "f", "read the filter from the file the first argument names"),
-		b("raw-input", "R", "read each line as a string, not as JSON (with -s, the whole input as one string)"),
-		b("stream", "", "read each value as [path, leaf] events, in the order of the input"),
-		b("stream-errors", "", "as --stream (lines that are not JSON are skipped, so there is no error to stream)"),
-		v("library-path", "L", "search `DIR` for modules (import, include); repeatable; default ~/.jq, $ORIGIN/../lib/jq, $ORIGIN/../lib"),
-		b("color-output", "C", "colour JSON output, as jq does (JQ_COLORS), even when not on a terminal"),
-		b("monochrome-output", "M", "no colour"),
-		b("ascii-output", "a", "escape every character past ASCII as \\uXXXX"),
-		v("arg", "", "NAME VALUE: set $NAME to the string VALUE (repeatable)"),
-		v("argjson", "", "NAME JSON: set $NAME to the JSON value (repeatable)"),
-		v("slurpfile", "", "NAME FILE: set $NAME to an array of the JSON values in FILE"),
-		v("rawfile", "", "NAME FILE: set $NAME to the contents of FILE as a string"),
-		b("args", "", "the remaining arguments are strings, in $ARGS.positional (not input files)"),
-		b("jsonargs", "", "the remaining arguments are JSON values, in $ARGS.positional"),
-		b("env", "", "let the filter see the environment ($ENV, env)"),
-		b("strict", "", "a line that is not JSON is an error (exit 5) instead of being skipped"),
-		v("timeout", "", "stop evaluating a line after `DUR` (e.g. 2s) and report it as an error on that line"),
-		b("pretty", "p", "render events for a person, as fr-stream does on a terminal"),
-		v("color", "", "colour: `WHEN` is auto, always or never (default auto; -C and -M win)"),
-		b("timestamps", "", "with --pretty, start lines with the time their event was read"),
-		b("any-version", "", "go on (with a warning) when fuseraft speaks an unsupported protocolVersion"),
-		b("unbuffered", "", "accepted for jq compatibility: output is always written as it is ready"),
-		b("help", "h", "show help"),
-		b("version", "V", "print the version"),
-	}
+	return out
 }
 
 // usageErr is a usage error with the usual hint.

@@ -15,7 +15,6 @@ import (
 	"github.com/fuseraft/fr/internal/jsonscan"
 
 	"github.com/itchyny/gojq"
-	"golang.org/x/term"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/internal/render"
@@ -122,7 +121,7 @@ func run(ctx context.Context, s cmdutil.Streams, o *options, cfg config) error {
 		case "always":
 			color = true
 		case "":
-			color = o.color == "always" || o.color == "auto" && cmdutil.UseColor("auto", s.Env, cmdutil.IsTerminal(s.Out))
+			color = o.color == "always" || o.color == "auto" && cmdutil.UseColor("auto", s.Env, s.OutTerminal)
 		}
 		if color || o.ascii {
 			cols, ok := parseColors(s.Env("JQ_COLORS"))
@@ -135,8 +134,8 @@ func run(ctx context.Context, s cmdutil.Streams, o *options, cfg config) error {
 	r.w = wire.NewWriter(s.Out)
 	if o.pretty {
 		r.ren = render.New(r.w, render.Options{
-			Color:      cmdutil.UseColor(o.color, s.Env, cmdutil.IsTerminal(s.Out)),
-			Width:      width(s),
+			Color:      cmdutil.UseColor(o.color, s.Env, s.OutTerminal),
+			Width:      s.Columns(),
 			Timestamps: o.timestamps,
 		})
 	}
@@ -191,18 +190,6 @@ func run(ctx context.Context, s cmdutil.Streams, o *options, cfg config) error {
 		return cmdutil.Exit(exitFalsy)
 	}
 	return nil
-}
-
-func width(s cmdutil.Streams) int {
-	if f, ok := s.Out.(*os.File); ok && cmdutil.IsTerminal(f) {
-		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
-			return w
-		}
-	}
-	if n, err := strconv.Atoi(s.Env("COLUMNS")); err == nil && n > 0 {
-		return n
-	}
-	return 0
 }
 
 // where names the current line for messages: "line 12", or "events.jsonl:12".

@@ -18,104 +18,20 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
-	"github.com/fuseraft/fr/internal/render"
 	"github.com/fuseraft/fr/internal/termsafe"
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
 const prog = "fr-ls"
 
-// Test hooks, read from the environment: FR_LS_TERMINAL=1|0 decides whether stdout counts as a
-// terminal, FR_LS_NOW=RFC3339 fixes the clock relative times are measured from.
-const (
-	envTerminal = "FR_LS_TERMINAL"
-	envNow      = "FR_LS_NOW"
-)
-
-// Options are what fr-ls asks of its surroundings; nil fields take the real ones.
-type Options struct {
-	Terminal func() bool      // is stdout a terminal
-	Width    func() int       // columns a table may use
-	Now      func() time.Time // the clock for relative times
-}
-
-// Run runs fr-ls with args (args[0] is the program name) and returns its exit code.
+// Run runs fr-ls with args (args[0] is the program name) and returns its exit code. Whether
+// stdout is a terminal, its width and the clock relative times are measured from are s's.
 func Run(ctx context.Context, s cmdutil.Streams, args []string) int {
 	cmdutil.QuietOnClosedStdout(s)
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return RunWith(ctx, s, args, Options{})
-}
-
-// RunWith is Run with the terminal, width and clock given.
-func RunWith(ctx context.Context, s cmdutil.Streams, args []string, opts Options) int {
-	app := newApp(s, &opts)
-	return cmdutil.RunApp(ctx, app, s, reorder(args))
-}
-
-// App is fr-ls's command line.
-func App(s cmdutil.Streams) *cli.App { return newApp(s, &Options{}) }
-
-var globalFlags = map[string]bool{"format": true, "fields": true, "jq": true, "fuseraft": true, "color": true,
-	"any-version": false, "help": false, "h": false, "version": false, "v": false}
-
-// resourceValueFlags are the resources' flags that take a value.
-var resourceValueFlags = map[string]bool{"project": true, "agent": true, "dir": true, "plugin": true}
-
-// reorder lets flags come anywhere, as users write them (`fr-ls session ID --format json`):
-// fr-ls's own flags go before the resource, the resource's flags before its arguments.
-func reorder(args []string) []string {
-	if len(args) < 2 {
-		return args
-	}
-	var globals, res, flags, pos []string
-	for i := 1; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			pos = append(pos, args[i+1:]...)
-			break
-		}
-		if len(a) < 2 || a[0] != '-' {
-			if res == nil {
-				res = []string{a}
-			} else {
-				pos = append(pos, a)
-			}
-			continue
-		}
-		name, _, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		takes, global := globalFlags[name]
-		if global && !(res != nil && (name == "h" || name == "help")) {
-			globals = append(globals, a)
-			if takes && !hasVal && i+1 < len(args) {
-				i++
-				globals = append(globals, args[i])
-			}
-			continue
-		}
-		if res == nil { // an unknown flag before the resource: let the parser say so
-			globals = append(globals, a)
-			continue
-		}
-		flags = append(flags, a)
-		if resourceValueFlags[name] && !hasVal && i+1 < len(args) {
-			i++
-			flags = append(flags, args[i])
-		}
-	}
-	out := append([]string{args[0]}, globals...)
-	out = append(out, res...)
-	out = append(out, flags...)
-	for _, f := range flags {
-		if f == "--help" || f == "-h" || f == "-help" {
-			pos = nil // help for the resource, not a help topic named by its argument
-		}
-	}
-	if len(pos) > 0 {
-		out = append(out, "--")
-		out = append(out, pos...)
-	}
-	return out
+	app := App(s)
+	return cmdutil.RunApp(ctx, app, s, cmdutil.Intersperse(app, args))
 }
 
 const description = `fr-ls runs one of fuseraft's resource queries with --json appended (the command line is
@@ -152,8 +68,6 @@ ENVIRONMENT
    FUSERAFT_BIN     the fuseraft binary when --fuseraft is not given (else fuseraft on PATH)
    NO_COLOR, TERM   no colour when NO_COLOR is set or TERM is dumb
    COLUMNS          table width when stdout is not a terminal (default 80)
-   FR_LS_TERMINAL   1 or 0: treat stdout as a terminal or not (for tests)
-   FR_LS_NOW        an RFC 3339 time relative times are measured from (for tests)
 
 EXAMPLES
    fr-ls sessions --all
@@ -163,29 +77,34 @@ EXAMPLES
    fuseraft config --list --json | fr-ls - --format table
    FUSERAFT_BIN=fr-sim fr-ls plugins --plugin github --jq '.functions[].name'`
 
-func newApp(s cmdutil.Streams, opts *Options) *cli.App {
+// App is fr-ls's command line.
+func App(s cmdutil.Streams) *cli.App {
 	app := cmdutil.NewApp(s, prog, "list fuseraft's sessions, memories, schedules and more, for pipes and people")
 	app.UsageText = "fr-ls [--format jsonl|json|tsv|table] [--fields A,B] [--jq EXPR] RESOURCE [ARGS]\n" +
 		"fr-ls [options] - < envelope.json"
 	app.Description = description
 	app.Flags = []cli.Flag{
-		&cli.StringFlag{Name: "format", Usage: "output `FORMAT`: jsonl, json, tsv or table (default: table on a terminal, else jsonl)"},
+		cmdutil.Enum("format", []string{"jsonl", "json", "tsv", "table"}, "", "output `FORMAT`: {values} (default: table on a terminal, else jsonl)"),
 		&cli.StringFlag{Name: "fields", Usage: "comma-separated `FIELDS` to show, in order (keys of jsonl and json items too)"},
 		&cli.StringFlag{Name: "jq", Usage: "run the jq program `EXPR` on each item and print its outputs (strings raw in jsonl)"},
 		&cli.StringFlag{Name: "fuseraft", Usage: "the fuseraft binary at `PATH` (else $FUSERAFT_BIN, else fuseraft on PATH)"},
 		&cli.BoolFlag{Name: "any-version", Usage: "go on, with a warning, when fuseraft speaks an unsupported protocolVersion"},
-		&cli.StringFlag{Name: "color", Value: "auto", Usage: "colour in tables: `WHEN` is auto, always or never"},
+		cmdutil.ColorFlag("colour in tables"),
 	}
 	app.Action = func(c *cli.Context) error {
 		if c.Args().Len() == 0 {
 			return cmdutil.WithHint(cmdutil.Usagef("no resource given"),
 				"resources: "+strings.Join(resourceNames(), ", ")+", - (stdin)", "see 'fr-ls --help'")
 		}
-		return cmdutil.WithHint(cmdutil.Usagef("unknown resource %q", c.Args().First()),
+		msg := fmt.Sprintf("unknown resource %q", c.Args().First())
+		if s := cmdutil.DidYouMean(c.Args().First(), resourceNames()); s != "" {
+			msg += "; did you mean " + s + "?"
+		}
+		return cmdutil.WithHint(cmdutil.Usagef("%s", msg),
 			"resources: "+strings.Join(resourceNames(), ", ")+", - (stdin)")
 	}
 	for _, r := range resources {
-		app.Commands = append(app.Commands, resourceCommand(s, opts, r))
+		app.Commands = append(app.Commands, resourceCommand(s, r))
 	}
 	app.Commands = append(app.Commands, &cli.Command{
 		Name:      "-",
@@ -195,14 +114,14 @@ func newApp(s cmdutil.Streams, opts *Options) *cli.App {
 			if c.Args().Len() > 0 {
 				return cmdutil.Usagef("- takes no arguments (got %q)", c.Args().First())
 			}
-			o, err := newRun(c, s, opts, nil)
+			o, err := newRun(c, s, nil)
 			if err != nil {
 				return err
 			}
 			return o.fromStdin()
 		},
 	})
-	return app
+	return cmdutil.Finish(app)
 }
 
 func resourceNames() []string {
@@ -214,7 +133,7 @@ func resourceNames() []string {
 }
 
 // resourceCommand is the subcommand of one resource, with the flags fuseraft takes for it.
-func resourceCommand(s cmdutil.Streams, opts *Options, r *resource) *cli.Command {
+func resourceCommand(s cmdutil.Streams, r *resource) *cli.Command {
 	var flags []cli.Flag
 	nargs := 0
 	var fuseraftArgs func(c *cli.Context) []string
@@ -260,12 +179,11 @@ func resourceCommand(s cmdutil.Streams, opts *Options, r *resource) *cli.Command
 		usageText += " " + r.args
 	}
 	return &cli.Command{
-		Name:         r.name,
-		Usage:        r.usage,
-		UsageText:    usageText,
-		Description:  fmt.Sprintf("Runs: fuseraft %s --json\nItems: %s (%s)", strings.Join(describeArgs(r), " "), r.item, strings.Join(r.fields, ", ")),
-		Flags:        flags,
-		OnUsageError: cmdutil.UsageError,
+		Name:        r.name,
+		Usage:       r.usage,
+		UsageText:   usageText,
+		Description: fmt.Sprintf("Runs: fuseraft %s --json\nItems: %s (%s)", strings.Join(describeArgs(r), " "), r.item, strings.Join(r.fields, ", ")),
+		Flags:       flags,
 		Action: func(c *cli.Context) error {
 			if c.Args().Len() != nargs {
 				if nargs == 0 {
@@ -273,7 +191,7 @@ func resourceCommand(s cmdutil.Streams, opts *Options, r *resource) *cli.Command
 				}
 				return cmdutil.WithHint(cmdutil.Usagef("%s needs exactly one %s", r.name, r.args), "see 'fr-ls "+r.name+" --help'")
 			}
-			o, err := newRun(c, s, opts, r)
+			o, err := newRun(c, s, r)
 			if err != nil {
 				return err
 			}
@@ -341,31 +259,17 @@ type lsRun struct {
 	jqFailed   int
 }
 
-func newRun(c *cli.Context, s cmdutil.Streams, opts *Options, r *resource) (*lsRun, error) {
+func newRun(c *cli.Context, s cmdutil.Streams, r *resource) (*lsRun, error) {
 	o := &lsRun{ctx: c.Context, s: s, fuseraft: c.String("fuseraft"), anyVersion: c.Bool("any-version"), res: r}
-	terminal := cmdutil.IsTerminal(s.Out)
-	if opts.Terminal != nil {
-		terminal = opts.Terminal()
-	} else if v := s.Env(envTerminal); v != "" {
-		terminal = v == "1" || v == "true"
-	}
+	terminal := s.OutTerminal
 	format := c.String("format")
-	switch format {
-	case "":
+	if format == "" {
 		format = "jsonl"
 		if terminal {
 			format = "table"
 		}
-	case "jsonl", "json", "tsv", "table":
-	default:
-		return nil, cmdutil.WithHint(cmdutil.Usagef("unknown format %q", format), "formats: jsonl, json, tsv, table")
 	}
 	color := c.String("color")
-	switch color {
-	case "auto", "always", "never":
-	default:
-		return nil, cmdutil.Usagef("--color %q: want auto, always or never", color)
-	}
 	var fields []string
 	if c.IsSet("fields") {
 		seen := map[string]bool{}
@@ -391,25 +295,9 @@ func newRun(c *cli.Context, s cmdutil.Streams, opts *Options, r *resource) (*lsR
 		}
 		o.jq = j
 	}
-	width := 0
-	if opts.Width != nil {
-		width = opts.Width()
-	} else {
-		width = render.Width(s.Out, s.Env)
-	}
-	now := time.Now()
-	if opts.Now != nil {
-		now = opts.Now()
-	} else if v := s.Env(envNow); v != "" {
-		t, err := time.Parse(time.RFC3339, v)
-		if err != nil {
-			return nil, cmdutil.Usagef("%s=%q: want an RFC 3339 time", envNow, v)
-		}
-		now = t
-	}
 	o.out = wire.NewWriter(s.Out)
 	o.p = &printer{format: format, fields: fields, res: r, jq: o.jq != nil, w: o.out,
-		color: cmdutil.UseColor(color, s.Env, terminal), width: width, now: now}
+		color: cmdutil.UseColor(color, s.Env, terminal), width: s.Columns(), now: s.Time()}
 	return o, nil
 }
 
@@ -517,46 +405,27 @@ func (o *lsRun) fromFuseraft(args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := cmd.Start(); err != nil {
+	child, err := cmdutil.Start(cmd)
+	if err != nil {
 		return cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitUnavailable, "cannot run %s: %v", bin, err),
 			"pass --fuseraft PATH or set FUSERAFT_BIN to the fuseraft binary")
 	}
 	// Stop fuseraft when we are interrupted; it is in our process group and usually gets the
 	// terminal's SIGINT too.
-	stopped := make(chan struct{})
-	go func() {
-		select {
-		case <-o.ctx.Done():
-			_ = cmd.Process.Signal(os.Interrupt)
-			select {
-			case <-stopped:
-			case <-time.After(2 * time.Second):
-				_ = cmd.Process.Kill()
-			}
-		case <-stopped:
-		}
-	}()
+	stopWatch := child.StopOnCancel(o.ctx, os.Interrupt)
 	head, rerr := o.read(stdout)
 	var werr error
-	weKilled := false
 	if rerr != nil {
 		// We stopped reading early (a broken envelope, our own output gone, --fields said
 		// no). Let fuseraft finish by itself for a moment, reading what else it writes, so
 		// that a crash of its own is told apart from our stopping it.
 		go func() { _, _ = io.Copy(io.Discard, stdout) }()
-		waited := make(chan error, 1)
-		go func() { waited <- cmd.Wait() }()
-		select {
-		case werr = <-waited:
-		case <-time.After(2 * time.Second):
-			weKilled = true
-			_ = cmd.Process.Kill()
-			werr = <-waited
-		}
+		werr = child.WaitOrKill(cmdutil.StopGrace)
 	} else {
-		werr = cmd.Wait()
+		werr = child.Wait()
 	}
-	close(stopped)
+	stopWatch()
+	weKilled := child.Killed()
 	if o.ctx.Err() != nil {
 		_ = o.out.Flush()
 		return cmdutil.Exit(cmdutil.ExitInterrupted)
@@ -564,18 +433,14 @@ func (o *lsRun) fromFuseraft(args []string) error {
 	if rerr != nil && wire.IsBrokenPipe(rerr) {
 		return nil
 	}
-	var ee *exec.ExitError
-	var ws syscall.WaitStatus
-	status := 0
-	if errors.As(werr, &ee) {
-		ws, _ = ee.Sys().(syscall.WaitStatus)
-		status = ee.ExitCode()
-	} else if werr != nil {
+	exit := cmdutil.ExitOf(werr)
+	if exit.Err != nil {
 		return werr
 	}
-	if ws.Signaled() && !weKilled && (rerr == nil || isEnvelopeError(rerr)) {
+	status := exit.Code
+	if exit.Signaled && !weKilled && (rerr == nil || isEnvelopeError(rerr)) {
 		_ = o.out.Flush()
-		err := cmdutil.Errorf(cmdutil.ExitFailed, "fuseraft was killed by signal %d (%v)", ws.Signal(), ws.Signal())
+		err := cmdutil.Errorf(cmdutil.ExitFailed, "fuseraft was killed by signal %d (%v)", exit.Signal, exit.Signal)
 		if rerr != nil {
 			return cmdutil.WithHint(err, "its output ended early: "+rerr.Error())
 		}

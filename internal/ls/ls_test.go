@@ -38,11 +38,28 @@ func TestMain(m *testing.M) {
 		os.Exit(sim.Run(context.Background(), cmdutil.OSStreams(), append([]string{"fr-sim"}, os.Args[1:]...)))
 	}
 	testscript.Main(m, map[string]func(){
-		"fr-ls": func() { os.Exit(Run(context.Background(), cmdutil.OSStreams(), os.Args)) },
+		"fr-ls": func() { os.Exit(Run(context.Background(), scriptStreams(), os.Args)) },
 		// fr-sim under fuseraft's name, so fr-ls finds it on PATH as it would find fuseraft.
 		"fuseraft": func() { os.Exit(sim.Run(context.Background(), cmdutil.OSStreams(), os.Args)) },
 		"fr-sim":   func() { os.Exit(sim.Run(context.Background(), cmdutil.OSStreams(), os.Args)) },
 	})
+}
+
+// scriptStreams are the real streams, with the facts a script sets in its environment:
+// TEST_TERMINAL=1|0 says whether stdout is a terminal, TEST_NOW (RFC 3339) fixes the clock.
+func scriptStreams() cmdutil.Streams {
+	s := cmdutil.OSStreams()
+	if v := os.Getenv("TEST_TERMINAL"); v != "" {
+		s.OutTerminal = v == "1"
+	}
+	if v := os.Getenv("TEST_NOW"); v != "" {
+		now, err := time.Parse(time.RFC3339, v)
+		if err != nil {
+			panic(err)
+		}
+		s.Now = func() time.Time { return now }
+	}
+	return s
 }
 
 func TestScripts(t *testing.T) {
@@ -134,9 +151,8 @@ func TestEveryResourceEveryFormat(t *testing.T) {
 				}
 				var out, errb bytes.Buffer
 				env := map[string]string{}
-				code := RunWith(context.Background(), cmdutil.Streams{In: strings.NewReader(""), Out: &out, Err: &errb,
-					Getenv: func(k string) string { return env[k] }}, args,
-					Options{Terminal: func() bool { return terminal }, Width: func() int { return 72 }, Now: func() time.Time { return now }})
+				code := Run(context.Background(), cmdutil.Streams{In: strings.NewReader(""), Out: &out, Err: &errb,
+					Getenv: func(k string) string { return env[k] }, OutTerminal: terminal, Width: 72, Now: func() time.Time { return now }}, args)
 				label := strings.Join(args[3:], " ")
 				if terminal {
 					label += " (terminal)"
@@ -225,16 +241,16 @@ func stripANSI(s string) string {
 func TestReorder(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"fr-ls sessions --format json --all", "fr-ls --format json sessions --all"},
-		{"fr-ls session ID --fields a,b", "fr-ls --fields a,b session -- ID"},
+		{"fr-ls session ID --fields a,b", "fr-ls --fields a,b session ID"},
 		{"fr-ls --jq .x memory --agent coder", "fr-ls --jq .x memory --agent coder"},
-		{"fr-ls validate cfg.yaml --format=tsv --any-version", "fr-ls --format=tsv --any-version validate -- cfg.yaml"},
+		{"fr-ls validate cfg.yaml --format=tsv --any-version", "fr-ls --format=tsv --any-version validate cfg.yaml"},
 		{"fr-ls sessions --project P --format table", "fr-ls --format table sessions --project P"},
 		{"fr-ls sessions --help", "fr-ls sessions --help"},
 		{"fr-ls - --format tsv", "fr-ls --format tsv -"},
 		{"fr-ls validate -- --odd.yaml", "fr-ls validate -- --odd.yaml"},
 		{"fr-ls", "fr-ls"},
 	} {
-		got := strings.Join(reorder(strings.Fields(tc.in)), " ")
+		got := strings.Join(cmdutil.Intersperse(App(cmdutil.Streams{}), strings.Fields(tc.in)), " ")
 		if got != tc.want {
 			t.Errorf("reorder(%q) = %q, want %q", tc.in, got, tc.want)
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/itchyny/gojq"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
+	jqlang "github.com/fuseraft/fr/internal/jq"
 	"github.com/fuseraft/fr/internal/render"
 	"github.com/fuseraft/fr/internal/termsafe"
 )
@@ -714,27 +715,9 @@ type jq struct {
 
 // compileJQ compiles expr, reporting a parse error with a caret under the bad token.
 func compileJQ(expr string) (*jq, error) {
-	q, err := gojq.Parse(expr)
+	_, code, err := jqlang.ParseAndCompile(expr, "")
 	if err != nil {
-		msg := "invalid --jq expression: " + err.Error()
-		if pe, ok := err.(*gojq.ParseError); ok {
-			lines := strings.Split(expr, "\n")
-			off, row := pe.Offset, 0
-			for row < len(lines)-1 && off > len(lines[row]) {
-				off -= len(lines[row]) + 1
-				row++
-			}
-			tokLen := max(len(pe.Token), 1)
-			col := max(off-len(pe.Token), 0)
-			col = min(col, len(lines[row]))
-			caret := strings.Repeat(" ", render.StringWidth(lines[row][:col])) + strings.Repeat("^", tokLen)
-			msg += "\n    " + lines[row] + "\n    " + caret
-		}
-		return nil, cmdutil.Usagef("%s", msg)
-	}
-	code, err := gojq.Compile(q)
-	if err != nil {
-		return nil, cmdutil.Usagef("invalid --jq expression: %v", err)
+		return nil, cmdutil.Usagef("--jq: %v", err)
 	}
 	return &jq{code: code}, nil
 }

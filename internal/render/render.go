@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"time"
 
@@ -316,6 +317,17 @@ func (r *Renderer) neutral(typ string, raw []byte) {
 type handler func(r *Renderer, o *obj) func()
 
 var handlers map[string]handler
+
+// Types are the event types the renderer has a handler for (every type of the protocol page,
+// inputs included), sorted.
+func Types() []string {
+	out := make([]string, 0, len(handlers))
+	for t := range handlers {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
+}
 
 func init() {
 	handlers = map[string]handler{

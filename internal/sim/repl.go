@@ -25,7 +25,7 @@ func repl(ctx context.Context, s cmdutil.Streams, o replOptions) error {
 		return cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitUsage, "fr-sim only plays the JSON bridge: pass --vscode"),
 			"fr-sim repl --vscode --no-banner")
 	}
-	if cmdutil.IsTerminal(s.In) {
+	if s.InTerminal {
 		// fuseraft speaks JSON only when stdin is not a terminal; an interactive chat is not
 		// something fr-sim can stand in for.
 		return cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitFailed, "repl --vscode reads JSON lines from a pipe, and stdin is a terminal"),

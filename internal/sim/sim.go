@@ -24,90 +24,8 @@ const prog = "fr-sim"
 
 // Run runs fr-sim with args (args[0] is the program name) and returns its exit code.
 func Run(ctx context.Context, s cmdutil.Streams, args []string) int {
-	return cmdutil.RunApp(ctx, App(s), s, reorder(args))
-}
-
-// globalValueFlags are fr-sim's own flags that take a value (for reorder).
-var globalValueFlags = map[string]bool{"scenario": true, "record": true, "faults": true, "pace": true,
-	"split": true, "version-override": true, "unknown-kind": true, "big": true, "crash-after": true, "flood": true}
-
-var globalBoolFlags = map[string]bool{"dotnet": true, "crlf": true, "noise": true}
-
-// commandValueFlags are the flags of repl and run that take a value.
-var commandValueFlags = map[string]map[string]bool{
-	"repl": {"model": true, "resume": true},
-	"run":  {"c": true, "config": true, "resume": true},
-}
-
-// reorder lets flags follow arguments for repl and run, as fuseraft accepts them
-// (`fr-sim run "task" --bridge -c cfg`, `fr-sim repl --vscode --dotnet`): urfave/cli stops at
-// the first argument, and knows fr-sim's global flags only before the command.
-func reorder(args []string) []string {
-	if len(args) < 2 {
-		return args
-	}
-	i := 1
-	for i < len(args) {
-		name, hasVal := flagName(args[i])
-		if name == "" {
-			break
-		}
-		i++
-		if globalValueFlags[name] && !hasVal {
-			i++
-		}
-	}
-	if i >= len(args) {
-		return args
-	}
-	cmd := args[i]
-	vals, ok := commandValueFlags[cmd]
-	if !ok {
-		return args
-	}
-	globals := append([]string{}, args[:i]...)
-	var flags, positional []string
-	dashdash := false
-	for j := i + 1; j < len(args); j++ {
-		a := args[j]
-		if a == "--" {
-			dashdash = true
-			positional = append(positional, args[j+1:]...)
-			break
-		}
-		name, hasVal := flagName(a)
-		switch {
-		case name == "":
-			positional = append(positional, a)
-		case globalValueFlags[name] || globalBoolFlags[name]:
-			globals = append(globals, a)
-			if globalValueFlags[name] && !hasVal && j+1 < len(args) {
-				j++
-				globals = append(globals, args[j])
-			}
-		default:
-			flags = append(flags, a)
-			if vals[name] && !hasVal && j+1 < len(args) {
-				j++
-				flags = append(flags, args[j])
-			}
-		}
-	}
-	out := append(globals, cmd)
-	out = append(out, flags...)
-	if dashdash || len(positional) > 0 {
-		out = append(out, "--")
-	}
-	return append(out, positional...)
-}
-
-func flagName(a string) (name string, hasVal bool) {
-	if len(a) < 2 || a[0] != '-' || a == "--" {
-		return "", false
-	}
-	name = strings.TrimLeft(a, "-")
-	name, _, hasVal = strings.Cut(name, "=")
-	return name, hasVal
+	app := App(s)
+	return cmdutil.RunApp(ctx, app, s, cmdutil.Intersperse(app, args))
 }
 
 // env folds the global flags into the environment a mode sees.
@@ -220,7 +138,7 @@ func App(s cmdutil.Streams) *cli.App {
 	} {
 		app.Commands = append(app.Commands, passthrough(q.name, "resource query: "+q.usage, query.Run, true))
 	}
-	return app
+	return cmdutil.Finish(app)
 }
 
 // serveCommand gives the serve passthrough the definition of fr-sim serve (its usage, text and
@@ -251,7 +169,6 @@ func replCommand(streams *cmdutil.Streams) *cli.Command {
 			&cli.StringFlag{Name: "model", Usage: "report model `ID` in ready"},
 			&cli.StringFlag{Name: "resume", Usage: "resume session `ID`: replay follows ready; an unknown id exits 1"},
 		},
-		OnUsageError: cmdutil.UsageError,
 		Action: func(c *cli.Context) error {
 			if c.Args().Len() > 0 {
 				return cmdutil.Usagef("repl takes no arguments (got %q)", c.Args().First())
@@ -282,7 +199,6 @@ func runCommand(streams *cmdutil.Streams) *cli.Command {
 			&cli.BoolFlag{Name: "hitl", Usage: "refused with --bridge, as fuseraft does"},
 			&cli.BoolFlag{Name: "ci", Usage: "without --bridge: check the config's success criteria; exit 2 when one failed (the scenario's run.ci)"},
 		},
-		OnUsageError: cmdutil.UsageError,
 		Action: func(c *cli.Context) error {
 			return run(c.Context, *streams, runOptions{bridge: c.Bool("bridge"), config: c.String("config"),
 				resume: c.String("resume"), json: c.Bool("json"), hitl: c.Bool("hitl"), ci: c.Bool("ci"),

@@ -59,16 +59,16 @@ func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
 func TestReorder(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"fr-sim repl --vscode --no-banner", "fr-sim repl --vscode --no-banner"},
-		{"fr-sim run task words --bridge -c cfg.yaml", "fr-sim run --bridge -c cfg.yaml -- task words"},
-		{"fr-sim run --bridge fix -c cfg.yaml --dotnet", "fr-sim --dotnet run --bridge -c cfg.yaml -- fix"},
-		{"fr-sim --scenario s.yaml run -c=x t --record r.jsonl", "fr-sim --scenario s.yaml --record r.jsonl run -c=x -- t"},
+		{"fr-sim run task words --bridge -c cfg.yaml", "fr-sim run --bridge -c cfg.yaml task words"},
+		{"fr-sim run --bridge fix -c cfg.yaml --dotnet", "fr-sim --dotnet run --bridge -c cfg.yaml fix"},
+		{"fr-sim --scenario s.yaml run -c=x t --record r.jsonl", "fr-sim --scenario s.yaml --record r.jsonl run -c=x t"},
 		{"fr-sim repl --model m --vscode --split 5/1ms", "fr-sim --split 5/1ms repl --model m --vscode"},
 		{"fr-sim run --bridge -c c -- --odd-task", "fr-sim run --bridge -c c -- --odd-task"},
 		{"fr-sim sessions --json --all", "fr-sim sessions --json --all"},
 		{"fr-sim --faults dotnet serve --socket x", "fr-sim --faults dotnet serve --socket x"},
 		{"fr-sim", "fr-sim"},
 	} {
-		if got := strings.Join(reorder(strings.Fields(tc.in)), " "); got != tc.want {
+		if got := strings.Join(cmdutil.Intersperse(App(cmdutil.Streams{}), strings.Fields(tc.in)), " "); got != tc.want {
 			t.Errorf("reorder(%q)\n got %q\nwant %q", tc.in, got, tc.want)
 		}
 	}

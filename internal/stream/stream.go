@@ -6,7 +6,6 @@ import (
 	"context"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -16,18 +15,19 @@ import (
 
 const prog = "fr-stream"
 
+// stdoutIsTerminal is asked by the pretty renderer of session.go; the format's default is
+// decided by Streams.OutTerminal. It goes once session.go reads the Streams fact too.
+var stdoutIsTerminal = func(w io.Writer) bool { return cmdutil.IsTerminal(w) }
+
 // Run runs fr-stream with args (args[0] is the program name) and returns its exit code.
 func Run(ctx context.Context, s cmdutil.Streams, args []string) int {
 	args, extra := splitArgs(args)
 	app := newApp(s, extra)
-	return cmdutil.RunApp(ctx, app, s, args)
+	return cmdutil.RunApp(ctx, app, s, cmdutil.Intersperse(app, args))
 }
 
 // App returns fr-stream's complete command definition (for help and man pages).
 func App(s cmdutil.Streams) *cli.App { return newApp(s, nil) }
-
-// stdoutIsTerminal decides the default format; tests replace it.
-var stdoutIsTerminal = func(w io.Writer) bool { return cmdutil.IsTerminal(w) }
 
 const description = `fr-stream starts fuseraft as a JSON bridge and makes the session a well-behaved Unix
 stream. Every event fuseraft sends is written to stdout the moment it is read, byte for byte
@@ -101,8 +101,8 @@ func commonFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "input", Aliases: []string{"i"}, Usage: "read input lines from `PATH` (a file, or a named pipe whose writers may come and go) instead of stdin"},
 		&cli.BoolFlag{Name: "input-eof", Usage: "end input at the first end of file of the --input named pipe instead of waiting for its next writer"},
-		&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "output `FORMAT`: jsonl, or pretty for a person (default: pretty on a terminal, else jsonl)"},
-		&cli.StringFlag{Name: "color", Value: "auto", Usage: "colour in pretty output: `WHEN` is auto, always or never"},
+		cmdutil.Enum("format", []string{"jsonl", "pretty"}, "", "output `FORMAT`: {values} for a person (default: pretty on a terminal, else jsonl)", "f"),
+		cmdutil.ColorFlag("colour in pretty output"),
 		&cli.BoolFlag{Name: "timestamps", Usage: "in pretty output, start lines with the time their event arrived"},
 		&cli.DurationFlag{Name: "grace", Value: 60 * time.Second, Usage: "how long (a `DURATION`, e.g. 90s) to wait for fuseraft to finish after input ends or SIGTERM, before stopping it"},
 		&cli.BoolFlag{Name: "any-version", Usage: "go on, with a warning, when fuseraft speaks an unsupported protocolVersion"},
@@ -119,7 +119,9 @@ func newApp(s cmdutil.Streams, extra []string) *cli.App {
 	app.Description = description
 	app.Action = func(c *cli.Context) error {
 		if c.Args().Len() > 0 {
-			return cmdutil.WithHint(cmdutil.Usagef("unknown command %q", c.Args().First()), "the commands are 'repl' and 'run'; see 'fr-stream --help'")
+			err := cmdutil.UnknownCommand(prog, c.Args().First(), c.App.Commands)
+			err.Hints = []string{"the commands are 'repl' and 'run'; see 'fr-stream --help'"}
+			return err
 		}
 		return cmdutil.WithHint(cmdutil.Usagef("a command is needed: repl or run"), "see 'fr-stream --help'")
 	}
@@ -136,7 +138,6 @@ func newApp(s cmdutil.Streams, extra []string) *cli.App {
 				&cli.StringFlag{Name: "resume", Aliases: []string{"r"}, Usage: "continue the chat with session `ID` (see 'fr-ls repl-sessions')"},
 				&cli.BoolFlag{Name: "questions", Usage: "let the agent ask questions (sets FUSERAFT_VSCODE_QUESTIONS=1); answer them with question_response lines"},
 			}, commonFlags()...),
-			OnUsageError: cmdutil.UsageError,
 			Action: func(c *cli.Context) error {
 				if c.Args().Len() > 0 {
 					return cmdutil.WithHint(cmdutil.Usagef("unexpected argument %q", c.Args().First()), "send messages on stdin or --input; pass fuseraft arguments after --")
@@ -171,7 +172,6 @@ func newApp(s cmdutil.Streams, extra []string) *cli.App {
 				&cli.StringFlag{Name: "config", Aliases: []string{"c"}, Usage: "the orchestration config `FILE`"},
 				&cli.StringFlag{Name: "resume", Aliases: []string{"r"}, Usage: "continue the run with session `ID` (see 'fr-ls sessions')"},
 			}, commonFlags()...),
-			OnUsageError: cmdutil.UsageError,
 			Action: func(c *cli.Context) error {
 				o, err := options(c, s, "run", extra)
 				if err != nil {
@@ -205,7 +205,7 @@ func newApp(s cmdutil.Streams, extra []string) *cli.App {
 			},
 		},
 	}
-	return app
+	return cmdutil.Finish(app)
 }
 
 // options reads the flags every command shares.
@@ -229,20 +229,12 @@ func options(c *cli.Context, s cmdutil.Streams, mode string, extra []string) (*s
 			return nil, cmdutil.WithHint(cmdutil.Usagef("--input: %v", err), "create a named pipe with: mkfifo "+o.input)
 		}
 	}
-	switch color := c.String("color"); color {
-	case "auto", "always", "never", "":
-		o.color = color
-	default:
-		return nil, cmdutil.Usagef("--color must be auto, always or never, not %q", color)
-	}
-	switch f := c.String("format"); f {
+	o.color = c.String("color")
+	switch c.String("format") {
 	case "":
-		o.pretty = stdoutIsTerminal(s.Out)
-	case "jsonl":
+		o.pretty = s.OutTerminal
 	case "pretty":
 		o.pretty = true
-	default:
-		return nil, cmdutil.WithHint(cmdutil.Usagef("unknown --format %q", f), "the formats are jsonl and pretty")
 	}
 	o.timestamps = c.Bool("timestamps")
 	bin, err := cmdutil.FindFuseraft(c.String("fuseraft"), s.Env)
@@ -254,49 +246,15 @@ func options(c *cli.Context, s cmdutil.Streams, mode string, extra []string) (*s
 }
 
 // splitArgs takes the arguments after the first "--" of a repl or run command line, which go
-// to fuseraft unchanged, and moves flags written after the task in front of it, since the flag
-// parser stops at the first positional argument.
+// to fuseraft unchanged; flags may come anywhere in the rest (cmdutil.Intersperse).
 func splitArgs(args []string) (rest, extra []string) {
 	if len(args) < 2 || (args[1] != "repl" && args[1] != "run") {
 		return args, nil
 	}
-	tail := args[2:]
-	for i, a := range tail {
+	for i, a := range args {
 		if a == "--" {
-			extra = append([]string{}, tail[i+1:]...)
-			tail = tail[:i]
-			break
+			return args[:i], append([]string{}, args[i+1:]...)
 		}
 	}
-	var flags, pos []string
-	for i := 0; i < len(tail); i++ {
-		a := tail[i]
-		if len(a) < 2 || a[0] != '-' {
-			pos = append(pos, a)
-			continue
-		}
-		flags = append(flags, a)
-		name := strings.TrimLeft(a, "-")
-		if strings.Contains(name, "=") {
-			continue
-		}
-		if valueFlags[name] && i+1 < len(tail) {
-			flags = append(flags, tail[i+1])
-			i++
-		}
-	}
-	out := append([]string{args[0], args[1]}, flags...)
-	if len(pos) > 0 {
-		// "--" keeps a task that starts with "-" from being read as a flag.
-		out = append(out, "--")
-		out = append(out, pos...)
-	}
-	return out, extra
-}
-
-// valueFlags are the flags (and aliases) that take a value.
-var valueFlags = map[string]bool{
-	"input": true, "i": true, "format": true, "f": true, "color": true, "grace": true,
-	"fuseraft": true, "model": true, "m": true, "resume": true, "r": true, "config": true, "c": true,
-	"max-input-line": true,
+	return args, nil
 }

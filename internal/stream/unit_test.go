@@ -3,7 +3,6 @@ package stream
 import (
 	"bytes"
 	"io"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -20,39 +19,23 @@ func TestSplitArgs(t *testing.T) {
 		{"fr-stream --help", "fr-stream --help", ""},
 		{"fr-stream repl", "fr-stream repl", ""},
 		{"fr-stream repl --model m", "fr-stream repl --model m", ""},
-		{"fr-stream run -c team.yaml task --grace 5s", "fr-stream run -c team.yaml --grace 5s -- task", ""},
-		{"fr-stream run task -c=team.yaml --any-version", "fr-stream run -c=team.yaml --any-version -- task", ""},
-		{"fr-stream run -c team.yaml task -- --max-turns 3", "fr-stream run -c team.yaml -- task", "--max-turns 3"},
+		{"fr-stream run -c team.yaml task --grace 5s", "fr-stream run -c team.yaml --grace 5s task", ""},
+		{"fr-stream run task -c=team.yaml --any-version", "fr-stream run -c=team.yaml --any-version task", ""},
+		{"fr-stream run -c team.yaml task -- --max-turns 3", "fr-stream run -c team.yaml task", "--max-turns 3"},
 		{"fr-stream repl -- --flag -- x", "fr-stream repl", "--flag -- x"},
-		{"fr-stream run -c team.yaml - --input in", "fr-stream run -c team.yaml --input in -- -", ""},
-		{"fr-stream other a --b", "fr-stream other a --b", ""},
+		{"fr-stream run -c team.yaml - --input in", "fr-stream run -c team.yaml --input in -", ""},
+		{"fr-stream run task -f pretty -r x", "fr-stream run -f pretty -r x task", ""},
+		{"fr-stream other a --b", "fr-stream --b other a", ""},
 	}
 	for _, tt := range tests {
 		rest, extra := splitArgs(strings.Fields(tt.in))
-		if got := strings.Join(rest, " "); got != tt.rest {
+		app := App(cmdutil.Streams{})
+		if got := strings.Join(cmdutil.Intersperse(app, rest), " "); got != tt.rest {
 			t.Errorf("splitArgs(%q) rest = %q, want %q", tt.in, got, tt.rest)
 		}
 		if got := strings.Join(extra, " "); got != tt.extra {
 			t.Errorf("splitArgs(%q) extra = %q, want %q", tt.in, got, tt.extra)
 		}
-	}
-}
-
-// valueFlags must name exactly the flags that take a value, or reordering breaks them.
-func TestValueFlagsMatchApp(t *testing.T) {
-	want := map[string]bool{}
-	for _, c := range App(cmdutil.Streams{Out: io.Discard, Err: io.Discard}).Commands {
-		for _, f := range c.Flags {
-			if _, isBool := f.(*cli.BoolFlag); isBool {
-				continue
-			}
-			for _, n := range f.Names() {
-				want[n] = true
-			}
-		}
-	}
-	if !reflect.DeepEqual(want, valueFlags) {
-		t.Errorf("valueFlags = %v\nthe commands' value flags are %v", valueFlags, want)
 	}
 }
 
@@ -91,7 +74,6 @@ func FuzzIsEndOfInput(f *testing.F) {
 }
 
 func TestFormatDefault(t *testing.T) {
-	defer func(f func(io.Writer) bool) { stdoutIsTerminal = f }(stdoutIsTerminal)
 	for _, tc := range []struct {
 		terminal bool
 		args     []string
@@ -102,9 +84,8 @@ func TestFormatDefault(t *testing.T) {
 		{true, []string{"--format", "jsonl"}, false},
 		{false, []string{"--format", "pretty"}, true},
 	} {
-		stdoutIsTerminal = func(io.Writer) bool { return tc.terminal }
 		var got *sessionOptions
-		s := cmdutil.Streams{Out: io.Discard, Err: io.Discard, Getenv: func(k string) string {
+		s := cmdutil.Streams{Out: io.Discard, Err: io.Discard, OutTerminal: tc.terminal, Getenv: func(k string) string {
 			if k == "FUSERAFT_BIN" {
 				return "sh"
 			}

@@ -89,7 +89,7 @@ func Flags() []cli.Flag {
 		&cli.StringFlag{Name: "faults", Usage: "add the faults in `LIST` (as fr-sim --faults)"},
 		&cli.IntFlag{Name: "drop-after-approval", Usage: "fault: drop the connection right after sending the `N`th approval_request"},
 		&cli.StringSliceFlag{Name: "auto-objective", Usage: "dispatch the task of objective `ID:TASK` by itself (auto_dispatched) once the first client is attached; repeatable"},
-		&cli.StringFlag{Name: "unattended-policy", Value: "deny", Usage: "decide the approvals of tasks nobody attends (dispatch_task, objectives, A2A calls): `POLICY` deny or allow"},
+		cmdutil.Enum("unattended-policy", []string{"deny", "allow"}, "deny", "decide the approvals of tasks nobody attends (dispatch_task, objectives, A2A calls): `POLICY` {values}"),
 		&cli.IntFlag{Name: "send-queue", Value: defaultSendQueue, Usage: "disconnect a client that lets more than `BYTES` of events wait for it (default 64 MiB)", DefaultText: "67108864"},
 		&cli.DurationFlag{Name: "write-timeout", Value: defaultWriteTimeout, Usage: "disconnect a client when a write to it makes no progress for `DUR`"},
 		&cli.BoolFlag{Name: "a2a", Usage: "host A2A calls at POST /a2a/AGENT on the --port server, each announced with a2a_call and played as a task"},
@@ -250,11 +250,6 @@ func App(s cmdutil.Streams) *cli.App {
 		var err error
 		if o.autoObjectives, err = parseObjectives(c.StringSlice("auto-objective")); err != nil {
 			return err
-		}
-		switch p := c.String("unattended-policy"); p {
-		case "deny", "allow":
-		default:
-			return cmdutil.Usagef("--unattended-policy must be deny or allow, not %q", p)
 		}
 		if o.a2a && !o.wsEnabled {
 			return cmdutil.Usagef("--a2a needs --port: the A2A endpoint is on the HTTP server")

@@ -1,0 +1,54 @@
+package cmdutil
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestChild(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	for _, tc := range []struct {
+		script, want string
+	}{
+		{"exit 0", "exited with status 0"},
+		{"exit 3", "exited with status 3"},
+		{"kill -TERM $$", "was killed by signal terminated"},
+	} {
+		c, err := Start(exec.Command("sh", "-c", tc.script))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ExitOf(c.Wait()).String(); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.script, got, tc.want)
+		}
+	}
+	// A child that ignores the stop signal is killed after StopGrace.
+	c, err := Start(exec.Command("sh", "-c", "trap '' INT; sleep 30"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond) // let the trap be set
+	ctx, cancel := context.WithCancel(context.Background())
+	stop := c.StopOnCancel(ctx, os.Interrupt)
+	start := time.Now()
+	cancel()
+	st := ExitOf(c.Wait())
+	stop()
+	if !st.Signaled || st.Signal != syscall.SIGKILL || !c.Killed() || time.Since(start) < StopGrace {
+		t.Errorf("ignored stop: %v after %v, killed %v", st, time.Since(start), c.Killed())
+	}
+	// WaitOrKill kills a child that does not end by itself.
+	c, err = Start(exec.Command("sleep", "30"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := ExitOf(c.WaitOrKill(50 * time.Millisecond)); !st.Signaled || !c.Killed() {
+		t.Errorf("WaitOrKill: %v", st)
+	}
+}
