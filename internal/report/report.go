@@ -120,7 +120,7 @@ func App(s cmdutil.Streams) *cli.App {
 	app.ArgsUsage = "[FILE|DIR...]"
 	app.Description = description + "\n\n" + exitStatus + "\n\n" + environment + "\n\n" + example
 	app.Flags = []cli.Flag{
-		&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "markdown", Usage: "`FORMAT` of the report: markdown, github, junit, html or json"},
+		cmdutil.Enum("format", formats, "markdown", "`FORMAT` of the report: {values}", "f"),
 		&cli.StringFlag{Name: "audit", Usage: "fr-approve's audit log `FILE`: the decision of each prompt and who made it"},
 		&cli.StringFlag{Name: "prices", Usage: "price table `FILE` (YAML, USD per million tokens per model; see COST)"},
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the report to `FILE` instead of stdout"},
@@ -131,14 +131,17 @@ func App(s cmdutil.Streams) *cli.App {
 		&cli.BoolFlag{Name: "any-version", Usage: "read a stream of an unsupported protocolVersion, with a warning"},
 	}
 	app.Action = func(c *cli.Context) error { return run(c, s) }
-	return app
+	return cmdutil.Finish(app)
 }
 
+// formats are the values of --format, in the order the help lists them.
+var formats = []string{"markdown", "github", "junit", "html", "json"}
+
 func run(c *cli.Context, s cmdutil.Streams) error {
-	pr := printers[c.String("format")]
-	if pr == nil {
-		return cmdutil.WithHint(cmdutil.Usagef("unknown --format %q", c.String("format")), "use markdown, github, junit, html or json")
+	if err := cmdutil.CheckEnum("format", c.String("format"), formats); err != nil {
+		return err
 	}
+	pr := printers[c.String("format")]
 	red, err := redactor(c, s)
 	if err != nil {
 		return err
