@@ -56,7 +56,7 @@ func TestUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--format", "pdf"}, `unknown --format "pdf"`},
+		{[]string{"--format", "pdf"}, `--format must be markdown, github, junit, html or json, not "pdf"`},
 		{[]string{"--redact-pattern", "("}, "redact pattern"},
 		{[]string{"--redact-env", "SHORT"}, "too short"},
 		{[]string{"--no-redact", "--redact-env", "X"}, "choose one"},
