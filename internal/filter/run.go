@@ -133,6 +133,7 @@ func run(ctx context.Context, s cmdutil.Streams, o *options) error {
 			Color:      cmdutil.UseColor(o.color, s.Env, cmdutil.IsTerminal(s.Out)),
 			Width:      width(s),
 			Timestamps: o.timestamps,
+			DiffMore:   "the whole new file: fr-filter -r '.newContent // empty'",
 		})
 	}
 	if len(r.files) == 0 {
