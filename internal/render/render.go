@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fuseraft/fr/internal/prompt"
 	"github.com/fuseraft/fr/internal/termsafe"
 	"github.com/fuseraft/fr/pkg/wire"
 )
@@ -1259,9 +1260,9 @@ func (r *Renderer) approvalResponse(o *obj) func() {
 	approved := o.boolean("approved")
 	return func() {
 		if approved {
-			r.line(sp(boldYel, "┃ "), sp(green, "✓ approved"))
+			r.line(sp(boldYel, "┃ "), sp(green, prompt.Outcome(true)))
 		} else {
-			r.line(sp(boldYel, "┃ "), sp(red, "✗ denied"))
+			r.line(sp(boldYel, "┃ "), sp(red, prompt.Outcome(false)))
 		}
 	}
 }
