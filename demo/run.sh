@@ -96,14 +96,39 @@ mkfifo "$tmp/events" "$tmp/answers"
 fr-approve --policy "$policy" --audit "$audit" --input "$tmp/events" --output "$tmp/answers" &
 approver=$!
 
-# 3. The task: its events go to the log, to the approver and, rendered, to the person.
-#    (In the background, so that an interrupt is acted on at once; fr-attach's exit status,
-#    the task's outcome, and its messages are kept for the end.)
+# decisions follows the events to the renderer and, after each approval_request, waits for
+# the approver's decision of it in the audit log (one record a prompt, in order) and adds it
+# under the prompt, with the rule that decided: "┃ ✓ allowed · rule go-tools". The next event
+# cannot come before that decision anyway: the task waits for the answer.
+decisions() {
+	local n=0 line tries
+	while IFS= read -r line; do
+		printf '%s\n' "$line"
+		case $line in
+		'{"type":"approval_request"'* | '{"type": "approval_request"'*) ;;
+		*) continue ;;
+		esac
+		n=$((n + 1))
+		tries=0
+		until [ -s "$audit" ] && [ "$(wc -l <"$audit")" -ge $n ]; do
+			tries=$((tries + 1))
+			if ! kill -0 "$approver" 2>/dev/null || [ $tries -ge 600 ]; then
+				continue 2 # the approver is gone (fr-attach says so), or stuck
+			fi
+			sleep 0.05
+		done
+		sed -n "${n}p" "$audit" | fr-filter -c '{type: "text", text: ("┃ " + (if .decision == "allow" then "✓ allowed" else "✗ denied" end) + " · " + (if .rule then "rule " + .rule else .decider end) + (if .part and .part != (.summary | ltrimstr("shell: ")) then " on: " + .part else "" end))}'
+	done
+}
+
+# 3. The task: its events go to the log, to the approver and, rendered with the decisions, to
+#    the person. (In the background, so that an interrupt is acted on at once; fr-attach's exit
+#    status, the task's outcome, and its messages are kept for the end.)
 {
 	fr-attach --socket "$sock" --task "$task" --exit-on-result --input "$tmp/answers" \
 		--max-reconnects 0 2>"$tmp/attach.err"
 	echo $? >"$tmp/status"
-} | tee "$log" "$tmp/events" | fr-filter --pretty &
+} | tee "$log" "$tmp/events" | decisions | fr-filter --pretty &
 
 # The approver ends with the event stream. If the stream was cut short (the reader of the
 # output went away), fr-attach may still be waiting for an answer: stopping the daemon ends it.
@@ -137,8 +162,17 @@ if fr-approve verify-audit "$audit" >/dev/null; then
 fi
 echo
 cat "$tmp/attach.err" >&2
+denied=$(fr-filter -s 'map(select(.type == "approval_request" and .decision == "deny")) | length' "$audit")
 case $status in
-0) echo "${bold}task ${green}succeeded${off} (exit 0)" ;;
+0)
+	if [ "${denied:-0}" -gt 0 ]; then
+		# The task's own result decides: an agent that is denied something goes on without it.
+		echo "${bold}task ${green}succeeded${off} (exit 0), with $denied of $(wc -l <"$audit" | tr -d ' ') prompts denied:"
+		echo "  the agent finished without what was denied; its last message (above) says what came of it"
+	else
+		echo "${bold}task ${green}succeeded${off} (exit 0)"
+	fi
+	;;
 1) echo "${bold}task ${red}failed${off} (exit 1)" ;;
 *) echo "${bold}fr-attach ended with exit $status${off}" ;;
 esac

@@ -396,22 +396,23 @@ func (srv *server) approval(ctx context.Context, raw []byte, start time.Time) er
 	d := srv.dec.Decide(raw)
 	allow := d.Verdict == policy.Allow
 	decider := d.Decider
+	var typed []string
 	if d.Verdict == policy.Ask {
 		if err := srv.flush(); err != nil {
 			return err
 		}
-		ok, by, err := srv.asker.Approve(ctx, d.Request, d)
+		ok, by, t, err := srv.asker.Approve(ctx, d.Request, d)
 		if err != nil {
 			return err
 		}
-		allow, decider = ok, by
+		allow, decider, typed = ok, by, t
 	}
 	if err := srv.respond(wire.ApprovalResponse(allow)); err != nil {
 		return err
 	}
 	now := time.Now()
 	rec := Record{Time: now.UTC().Format(time.RFC3339Nano), Session: srv.session, Type: wire.TypeApproval, Kind: d.Kind,
-		Summary: d.Summary, Decision: "deny", Decider: decider, Rule: d.Rule, Part: d.Part, Reason: d.Reason,
+		Summary: d.Summary, Decision: "deny", Decider: decider, Typed: typed, Rule: d.Rule, Part: d.Part, Reason: d.Reason,
 		Policy: "sha256:" + srv.p.SHA256, Latency: latencyMs(start, now)}
 	if d.Decider == policy.ByMalformed {
 		rec.Summary = "malformed approval_request"
@@ -441,15 +442,16 @@ func (srv *server) approval(ctx context.Context, raw []byte, start time.Time) er
 func (srv *server) question(ctx context.Context, raw []byte, start time.Time) error {
 	qd := srv.dec.AnswerQuestion(raw)
 	answer, decider := qd.Answer, qd.Decider
+	var typed []string
 	if qd.Action == "ask" && qd.Q != nil {
 		if err := srv.flush(); err != nil {
 			return err
 		}
-		a, by, err := srv.asker.Question(ctx, qd.Q)
+		a, by, t, err := srv.asker.Question(ctx, qd.Q)
 		if err != nil {
 			return err
 		}
-		answer, decider = a, by
+		answer, decider, typed = a, by, t
 	} else if qd.Action != "answer" {
 		answer = nil
 	}
@@ -462,7 +464,7 @@ func (srv *server) question(ctx context.Context, raw []byte, start time.Time) er
 		summary = "question: " + qd.Q.Question
 	}
 	rec := Record{Time: now.UTC().Format(time.RFC3339Nano), Session: srv.session, Type: wire.TypeQuestion, Summary: summary,
-		Decision: "skip", Answer: answer, Decider: decider, Rule: qd.Rule, Reason: qd.Reason,
+		Decision: "skip", Answer: answer, Decider: decider, Typed: typed, Rule: qd.Rule, Reason: qd.Reason,
 		Policy: "sha256:" + srv.p.SHA256, Latency: latencyMs(start, now)}
 	if answer != nil {
 		rec.Decision = "answer"

@@ -15,6 +15,7 @@ import (
 
 	"github.com/fuseraft/fr/internal/approve/policy"
 	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/prompt"
 	"github.com/fuseraft/fr/internal/render"
 	"github.com/fuseraft/fr/internal/termsafe"
 	"github.com/fuseraft/fr/pkg/wire"
@@ -30,10 +31,11 @@ const (
 // Asker asks a person. Everything it shows and reads goes through the terminal, never stdin
 // or stdout, which carry the protocol.
 type Asker interface {
-	// Approve asks whether to allow req; decider is ByPerson, ByTimeout or ByNoTTY.
-	Approve(ctx context.Context, req *wire.ApprovalRequest, d policy.Decision) (allow bool, decider string, err error)
+	// Approve asks whether to allow req; decider is ByPerson, ByTimeout or ByNoTTY, typed
+	// every line the person typed at the prompt, in order.
+	Approve(ctx context.Context, req *wire.ApprovalRequest, d policy.Decision) (allow bool, decider string, typed []string, err error)
 	// Question asks a question; nil skips it.
-	Question(ctx context.Context, q *wire.Question) (answer *string, decider string, err error)
+	Question(ctx context.Context, q *wire.Question) (answer *string, decider string, typed []string, err error)
 }
 
 // ttyAsker asks on a terminal device (/dev/tty by default).
@@ -116,14 +118,18 @@ func closedWith(l ttyLine) chan ttyLine {
 	return c
 }
 
-// read waits for a line, the timeout or ctx.
-func (a *ttyAsker) read(ctx context.Context) (string, string, error) {
-	var timer <-chan time.Time
-	if a.timeout > 0 {
-		t := time.NewTimer(a.timeout)
-		defer t.Stop()
-		timer = t.C
+// deadline is the timer of one prompt: however often it is asked again, --ask-timeout counts
+// from when it was first shown. nil when there is no timeout.
+func (a *ttyAsker) deadline() (<-chan time.Time, func()) {
+	if a.timeout <= 0 {
+		return nil, func() {}
 	}
+	t := time.NewTimer(a.timeout)
+	return t.C, func() { t.Stop() }
+}
+
+// read waits for a line, the prompt's deadline or ctx.
+func (a *ttyAsker) read(ctx context.Context, timer <-chan time.Time) (string, string, error) {
 	for {
 		select {
 		case l, ok := <-a.lines:
@@ -158,9 +164,9 @@ func (a *ttyAsker) useColor() bool {
 	return cmdutil.UseColor(a.color, a.getenv, true)
 }
 
-func (a *ttyAsker) Approve(ctx context.Context, req *wire.ApprovalRequest, d policy.Decision) (bool, string, error) {
+func (a *ttyAsker) Approve(ctx context.Context, req *wire.ApprovalRequest, d policy.Decision) (bool, string, []string, error) {
 	if err := a.open(); err != nil {
-		return false, ByNoTTY, nil
+		return false, ByNoTTY, nil, nil
 	}
 	a.discard()
 	color := a.useColor()
@@ -203,24 +209,49 @@ func (a *ttyAsker) Approve(ctx context.Context, req *wire.ApprovalRequest, d pol
 		}
 		b.WriteString("  " + termsafe.Line(raw) + "\n")
 	}
-	b.WriteString("allow? [y/N] ")
+	b.WriteString(prompt.Approval)
 	if _, err := io.WriteString(a.f, b.String()); err != nil {
-		return false, ByNoTTY, nil
+		return false, ByNoTTY, nil, nil
 	}
-	ans, by, err := a.read(ctx)
-	if err != nil || by != ByPerson {
-		return false, by, err
+	timer, stop := a.deadline()
+	defer stop()
+	var typed []string
+	for {
+		ans, by, err := a.read(ctx, timer)
+		if err != nil || by != ByPerson {
+			return false, by, typed, err
+		}
+		typed = append(typed, ans)
+		switch prompt.Read(ans) {
+		case prompt.Allow:
+			a.outcome(true, color)
+			return true, ByPerson, typed, nil
+		case prompt.Deny:
+			a.outcome(false, color)
+			return false, ByPerson, typed, nil
+		}
+		// Anything else (a typo, "d" where the whole diff is on the screen already) answers
+		// nothing: ask again.
+		fmt.Fprintf(a.f, "%s: %s", prompt.Hint, prompt.Approval)
 	}
-	switch strings.ToLower(ans) {
-	case "y", "yes":
-		return true, ByPerson, nil
-	}
-	return false, ByPerson, nil
 }
 
-func (a *ttyAsker) Question(ctx context.Context, q *wire.Question) (*string, string, error) {
+// outcome shows what the person's answer decided.
+func (a *ttyAsker) outcome(allow bool, color bool) {
+	s := prompt.Outcome(allow)
+	if color {
+		sgr := "\x1b[31m"
+		if allow {
+			sgr = "\x1b[32m"
+		}
+		s = sgr + s + "\x1b[0m"
+	}
+	fmt.Fprintln(a.f, s)
+}
+
+func (a *ttyAsker) Question(ctx context.Context, q *wire.Question) (*string, string, []string, error) {
 	if err := a.open(); err != nil {
-		return nil, ByNoTTY, nil
+		return nil, ByNoTTY, nil, nil
 	}
 	a.discard()
 	var b strings.Builder
@@ -241,22 +272,26 @@ func (a *ttyAsker) Question(ctx context.Context, q *wire.Question) (*string, str
 		b.WriteString("answer (empty skips): ")
 	}
 	if _, err := io.WriteString(a.f, b.String()); err != nil {
-		return nil, ByNoTTY, nil
+		return nil, ByNoTTY, nil, nil
 	}
+	timer, stop := a.deadline()
+	defer stop()
+	var typed []string
 	for {
-		ans, by, err := a.read(ctx)
+		ans, by, err := a.read(ctx, timer)
 		if err != nil || by != ByPerson {
-			return nil, by, err
+			return nil, by, typed, err
 		}
+		typed = append(typed, ans)
 		if ans == "" {
-			return nil, ByPerson, nil
+			return nil, ByPerson, typed, nil
 		}
 		if n, err := strconv.Atoi(ans); err == nil && n >= 1 && n <= len(q.Options) {
 			o := q.Options[n-1]
-			return &o, ByPerson, nil
+			return &o, ByPerson, typed, nil
 		}
 		if len(q.Options) == 0 || q.AllowOther {
-			return &ans, ByPerson, nil
+			return &ans, ByPerson, typed, nil
 		}
 		fmt.Fprintf(a.f, "pick 1-%d, or press enter to skip: ", len(q.Options))
 	}

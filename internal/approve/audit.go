@@ -17,21 +17,24 @@ import (
 
 // Record is one line of the audit log. Fields keep this order on disk.
 type Record struct {
-	Time     string   `json:"time"`
-	Session  *string  `json:"session"`
-	Type     string   `json:"type"` // approval_request or question
-	Kind     string   `json:"kind,omitempty"`
-	Summary  string   `json:"summary"`
-	Decision string   `json:"decision"` // allow, deny; for questions answer or skip
-	Answer   *string  `json:"answer,omitempty"`
-	Decider  string   `json:"decider"` // rule, person, timeout, no-tty, default, malformed
-	Rule     string   `json:"rule,omitempty"`
-	Part     string   `json:"part,omitempty"`
-	Reason   string   `json:"reason,omitempty"`
-	Charged  []string `json:"charged,omitempty"`
-	Policy   string   `json:"policy"`
-	Latency  float64  `json:"latencyMs"`
-	Prev     *string  `json:"prev"`
+	Time     string  `json:"time"`
+	Session  *string `json:"session"`
+	Type     string  `json:"type"` // approval_request or question
+	Kind     string  `json:"kind,omitempty"`
+	Summary  string  `json:"summary"`
+	Decision string  `json:"decision"` // allow, deny; for questions answer or skip
+	Answer   *string `json:"answer,omitempty"`
+	Decider  string  `json:"decider"` // rule, person, timeout, no-tty, default, malformed
+	// Typed is every line the person typed at the prompt, in order (a typo asked again, then
+	// the answer); absent when nobody was asked, and in logs written before it was recorded.
+	Typed   []string `json:"typed,omitempty"`
+	Rule    string   `json:"rule,omitempty"`
+	Part    string   `json:"part,omitempty"`
+	Reason  string   `json:"reason,omitempty"`
+	Charged []string `json:"charged,omitempty"`
+	Policy  string   `json:"policy"`
+	Latency float64  `json:"latencyMs"`
+	Prev    *string  `json:"prev"`
 	// Hash is the sha256 of the line as it would be without its hash field. It is written
 	// after marshalling, never by encoding/json.
 	Hash string `json:"-"`

@@ -10,9 +10,11 @@ events is checked.
 
 A policy decides each prompt: allow, deny, or ask a person. Asking happens on the terminal
 (/dev/tty, or --tty), never on stdin or stdout: a one-line summary (file writes as a unified diff,
-coloured unless NO_COLOR), then "allow? [y/N]". y or yes allows; anything else denies. With no
-terminal, or no answer within --ask-timeout, the prompt is denied and recorded as no-tty or
-timeout, never as a person's answer.
+coloured unless NO_COLOR), then "allow? [y/N]", as fr-attach asks it. y or yes allows; n, no or
+an empty line denies; anything else answers nothing and is asked again; the answer is then shown
+(✓ approved, ✗ denied). With no terminal, or no answer within --ask-timeout (counted from when
+the prompt was first shown), the prompt is denied and recorded as no-tty or timeout, never as a
+person's answer.
 
 POLICY FORMAT
   version: 1                 # required
@@ -147,7 +149,8 @@ default decide. With --audit the counts survive a restart: they are rebuilt from
 
 AUDIT LOG
 --audit FILE appends one JSON line per decision: time, session, type, kind, summary, decision,
-answer (questions), decider (rule, person, timeout, no-tty, default, malformed), rule, part,
+answer (questions), decider (rule, person, timeout, no-tty, default, malformed), typed (every
+line the person typed at that prompt, in order, when one was asked), rule, part,
 reason, charged (limited rules), policy (sha256 of the policy file), latencyMs, prev (the hash
 of the previous line, null on the first) and hash (the sha256 of the line without this field).
 'fr-approve verify-audit FILE' checks the chain and prints the last hash; keep it where the

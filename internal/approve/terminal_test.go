@@ -196,21 +196,27 @@ func TestTerminalAsk(t *testing.T) {
 		t.Fatalf("after y: got %s", got)
 	}
 
-	// a file write is shown as a diff; anything but y/yes denies
+	s.screen.waitFor(t, "✓ approved", 1)
+
+	// a file write is shown as a diff; anything but y/yes/n/no/empty is asked again, as
+	// fr-attach does
 	s.send(`{"type":"approval_request","kind":"file_write","plugin":"fs","action":"write","path":"src/a.go","oldContent":"package a\n","newContent":"package a\n\nvar X = 1\n"}`)
 	s.screen.waitFor(t, "allow? [y/N] ", 2)
 	if scr := s.screen.String(); !strings.Contains(scr, "approval: write: src/a.go") || !strings.Contains(scr, "+++ b/src/a.go") {
 		t.Errorf("no diff on the terminal:\n%s", scr)
 	}
 	s.typeLine("sure")
+	s.screen.waitFor(t, "answer y or n (an empty line is no): allow? [y/N] ", 1)
+	s.typeLine("n")
 	if got := s.response(); got != `{"type":"approval_response","approved":false}` {
-		t.Fatalf("after 'sure': got %s", got)
+		t.Fatalf("after 'sure', then n: got %s", got)
 	}
+	s.screen.waitFor(t, "✗ denied", 1)
 
 	// an escape sequence in the command is shown, not obeyed
 	// (as is a bidirectional mark or override that would make it read differently)
 	s.send(`{"type":"approval_request","kind":"shell_command","command":"echo hi\u001b[2K\rls \u200e\u061c\u202ex"}`)
-	s.screen.waitFor(t, "allow? [y/N] ", 3)
+	s.screen.waitFor(t, "allow? [y/N] ", 4) // the typo's was the third
 	if scr := s.screen.String(); !strings.Contains(scr, "echo hi␛[2K␍ls \uFFFD\uFFFD\uFFFDx") || strings.Contains(scr, "\x1b[2K") || strings.ContainsAny(scr, "\u200e\u061c\u202e") {
 		t.Errorf("escape sequence reached the terminal:\n%q", scr)
 	}
@@ -229,7 +235,7 @@ func TestTerminalAsk(t *testing.T) {
 
 	// an unknown kind: the raw event is shown and the person decides
 	s.send(`{"type":"approval_request","kind":"browser_action","url":"https://example.com"}`)
-	s.screen.waitFor(t, "allow? [y/N] ", 4)
+	s.screen.waitFor(t, "allow? [y/N] ", 5)
 	if scr := s.screen.String(); !strings.Contains(scr, `"url":"https://example.com"`) {
 		t.Errorf("raw event not shown:\n%s", scr)
 	}
@@ -245,8 +251,9 @@ func TestTerminalAsk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`"decision":"allow","decider":"rule","rule":"ls"`, `"summary":"shell: make deploy","decision":"allow","decider":"person"`,
-		`"summary":"write: src/a.go","decision":"deny","decider":"person"`, `"decision":"answer","answer":"dev","decider":"person"`} {
+	for _, want := range []string{`"decision":"allow","decider":"rule","rule":"ls"`, `"summary":"shell: make deploy","decision":"allow","decider":"person","typed":["y"]`,
+		`"summary":"write: src/a.go","decision":"deny","decider":"person","typed":["sure","n"]`, `"decision":"answer","answer":"dev","decider":"person","typed":["2"]`,
+		`"decision":"deny","decider":"person","typed":[""]`} {
 		if !strings.Contains(string(log), want) {
 			t.Errorf("audit log lacks %s:\n%s", want, log)
 		}
@@ -312,4 +319,52 @@ func TestTerminalColour(t *testing.T) {
 	s.typeLine("n")
 	s.response()
 	s.end()
+}
+
+// A command longer than three lines of the terminal is shown whole, every character in order,
+// and the answer is shown once given.
+func TestTerminalLongCommand(t *testing.T) {
+	s := startSession(t, askPolicy, map[string]string{"NO_COLOR": "1"})
+	cmd := "go test ./... && go vet ./... && git add -A && git commit -m 'lexer: keep quoted words together when a quote is escaped' && git tag -a v1.2.3 -m 'release 1.2.3' && git push origin HEAD:main --force && git push --tags"
+	s.send(`{"type":"approval_request","kind":"shell_command","command":"` + cmd + `"}`)
+	s.screen.waitFor(t, "allow? [y/N] ", 1)
+	joined := strings.Join(strings.Fields(s.screen.String()), "")
+	if !strings.Contains(joined, strings.Join(strings.Fields(cmd), "")) {
+		t.Errorf("the command is not shown whole:\n%s", s.screen.String())
+	}
+	s.typeLine("y")
+	if got := s.response(); got != `{"type":"approval_response","approved":true}` {
+		t.Fatalf("got %s", got)
+	}
+	s.screen.waitFor(t, "✓ approved", 1)
+	s.end()
+}
+
+// A typo is asked again, not taken as a denial; --ask-timeout still denies when no answer
+// follows it, counting from when the prompt was first shown, and the log keeps what was typed.
+func TestTerminalTypoThenTimeout(t *testing.T) {
+	audit := filepath.Join(t.TempDir(), "audit.log")
+	s := startSession(t, askPolicy, map[string]string{"NO_COLOR": "1"}, "--audit", audit, "--ask-timeout", "1s")
+	start := time.Now()
+	s.send(`{"type":"approval_request","kind":"shell_command","command":"make deploy"}`)
+	s.screen.waitFor(t, "allow? [y/N] ", 1)
+	s.typeLine("yse")
+	s.screen.waitFor(t, "answer y or n (an empty line is no): allow? [y/N] ", 1)
+	if got := s.response(); got != `{"type":"approval_response","approved":false}` {
+		t.Fatalf("got %s", got)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("denied after %s: the timeout started again with the typo", d)
+	}
+	s.screen.waitFor(t, "no answer within 1s", 1)
+	if code := s.end(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	log, _ := os.ReadFile(audit)
+	if !strings.Contains(string(log), `"decision":"deny","decider":"timeout","typed":["yse"]`) {
+		t.Errorf("audit log lacks the timeout and what was typed:\n%s", log)
+	}
+	if _, err := verifyChain(audit, bytes.NewReader(log), ""); err != nil {
+		t.Errorf("verify: %v", err)
+	}
 }

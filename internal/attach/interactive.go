@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
+	asking "github.com/fuseraft/fr/internal/prompt"
 	"github.com/fuseraft/fr/internal/render"
 	"github.com/fuseraft/fr/pkg/wire"
 )
@@ -217,7 +218,7 @@ func (u *ui) refresh() error {
 		u.con.setPrompt(u.paint("\x1b[1;36m", "› "), 2, 0)
 	} else {
 		p := u.prompts[0]
-		text := "allow? [y/N] "
+		text := asking.Approval
 		if p.typ == wire.TypeQuestion {
 			text = questionPrompt(p.q)
 		}
@@ -253,19 +254,6 @@ func questionPrompt(q *wire.Question) string {
 		return fmt.Sprintf("answer 1-%d (empty skips): ", n)
 	}
 	return "answer (empty skips): "
-}
-
-// approvalAnswer reads a typed answer to allow? [y/N]: y or yes allows; n, no or an empty
-// line denies. ok is false for anything else (a task typed there by mistake, say): the
-// approval is not answered and is asked again.
-func approvalAnswer(s string) (allow, ok bool) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "y", "yes":
-		return true, true
-	case "", "n", "no":
-		return false, true
-	}
-	return false, false
 }
 
 // questionAnswer reads a typed answer to a question: an option's number, an option's text,
@@ -309,9 +297,13 @@ func (u *ui) line(t typedLine) error {
 		p := u.prompts[0]
 		var in wire.Input
 		if p.typ == wire.TypeApproval {
-			allow, ok := approvalAnswer(t.text)
-			if !ok {
-				return u.note("answer y or n (an empty line is no): %q was not sent as a task", cmdutil.FirstLine(strings.TrimSpace(t.text)))
+			var allow bool
+			switch asking.Read(t.text) {
+			case asking.Allow:
+				allow = true
+			case asking.Deny:
+			default:
+				return u.note("%s: %q was not sent as a task", asking.Hint, cmdutil.FirstLine(strings.TrimSpace(t.text)))
 			}
 			in = wire.Input{Line: wire.ApprovalResponse(allow), Type: wire.TypeApprovalResponse}
 		} else {

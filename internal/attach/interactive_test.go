@@ -16,28 +16,6 @@ import (
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
-func TestApprovalAnswer(t *testing.T) {
-	allow := []string{"y", "yes", "Y", "YES", "Yes", " y ", "yes\r"}
-	deny := []string{"", " ", "\r", "n", "no", "N", "NO", "No", " n ", "no\r"}
-	neither := []string{"yep", "yes please", "nope", "1", "0", "ja", "ok", "true", "allow", "deny",
-		"y y", "second task", `{"type":"approval_response","approved":true}`}
-	for _, in := range allow {
-		if got, ok := approvalAnswer(in); !got || !ok {
-			t.Errorf("approvalAnswer(%q) = %v, %v, want true, true", in, got, ok)
-		}
-	}
-	for _, in := range deny {
-		if got, ok := approvalAnswer(in); got || !ok {
-			t.Errorf("approvalAnswer(%q) = %v, %v, want false, true", in, got, ok)
-		}
-	}
-	for _, in := range neither {
-		if got, ok := approvalAnswer(in); got || ok {
-			t.Errorf("approvalAnswer(%q) = %v, %v, want no answer", in, got, ok)
-		}
-	}
-}
-
 func TestQuestionAnswer(t *testing.T) {
 	branches := &wire.Question{Question: "Which branch?", Options: []string{"main", "dev"}}
 	open := &wire.Question{Question: "Which branch?", Options: []string{"main", "dev"}, AllowOther: true}

@@ -96,13 +96,19 @@ type term struct {
 
 func startTerm(t *testing.T, args ...string) *term {
 	t.Helper()
+	return startTermSize(t, 100, args...)
+}
+
+// startTermSize is startTerm on a terminal cols wide.
+func startTermSize(t *testing.T, cols uint16, args ...string) *term {
+	t.Helper()
 	bin, err := exec.LookPath("fr-attach")
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "TERM=xterm", "NO_COLOR=", "FUSERAFT_SERVE_TOKEN=")
-	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 100})
+	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: cols})
 	if err != nil {
 		t.Skipf("no pseudo-terminal: %v", err)
 	}

@@ -137,6 +137,7 @@ func run(ctx context.Context, s cmdutil.Streams, o *options, cfg config) error {
 			Color:      cmdutil.UseColor(o.color, s.Env, s.OutTerminal),
 			Width:      s.Columns(),
 			Timestamps: o.timestamps,
+			DiffMore:   "the whole new file: fr-filter -r '.newContent // empty'",
 		})
 	}
 	if len(r.files) == 0 {

@@ -45,13 +45,16 @@ Formats (--format): jsonl, one item a line exactly as fuseraft wrote it (the def
 stdout is not a terminal); json, one array; tsv, a header line then one row per item, tabs,
 newlines and backslashes inside values escaped as \t \n \\, times in RFC 3339, nothing cut;
 table, columns fitted to the terminal, long values cut with "…", times relative ("3 hours
-ago"), colour unless NO_COLOR is set or TERM=dumb (the default on a terminal). Table and tsv
+ago"), colour unless NO_COLOR is set or TERM=dumb (the default on a terminal). A table too wide
+for the terminal shows long ids by their shortest unique prefix (8 characters at least, as git
+does), then drops its last columns (stderr says which) before cutting values. Table and tsv
 show a few columns chosen for each resource; --fields picks and orders them, and picks and
 orders the keys of jsonl and json items too. --jq runs a jq program on each item (gojq); its
 outputs are printed instead of the item (objects with their keys sorted; in jsonl a string is
 printed raw, without quotes, as gh --jq prints it, so 'while read id' reads the id).
 
-An empty list prints nothing in jsonl, tsv and table, and [] in json.
+An empty list prints nothing in jsonl, tsv and table, and [] in json; on a terminal stderr
+says so ("no sessions"), and the exit status is 0.
 
 EXIT STATUS
    0    success, empty lists included
@@ -298,6 +301,9 @@ func newRun(c *cli.Context, s cmdutil.Streams, r *resource) (*lsRun, error) {
 	o.out = wire.NewWriter(s.Out)
 	o.p = &printer{format: format, fields: fields, res: r, jq: o.jq != nil, w: o.out,
 		color: cmdutil.UseColor(color, s.Env, terminal), width: s.Columns(), now: s.Time()}
+	if terminal {
+		o.p.errw = s.Err
+	}
 	return o, nil
 }
 

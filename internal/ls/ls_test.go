@@ -32,7 +32,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(asFrLs) == "1" {
 		os.Unsetenv(asFrLs)
 		os.Setenv(asFuseraft, "1") // the fuseraft it starts is this binary again
-		os.Exit(Run(context.Background(), cmdutil.OSStreams(), append([]string{"fr-ls"}, os.Args[1:]...)))
+		os.Exit(Run(context.Background(), scriptStreams(), append([]string{"fr-ls"}, os.Args[1:]...)))
 	}
 	if os.Getenv(asFuseraft) == "1" {
 		os.Exit(sim.Run(context.Background(), cmdutil.OSStreams(), append([]string{"fr-sim"}, os.Args[1:]...)))

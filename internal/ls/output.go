@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"math/big"
+	"slices"
 
 	"github.com/fuseraft/fr/internal/jsonscan"
 
@@ -334,6 +335,7 @@ type printer struct {
 	w       io.Writer
 	color   bool
 	width   int
+	errw    io.Writer // notes for a person (an empty table, ids shortened); nil: none
 	now     time.Time
 	columns []column // decided at the first record (table, tsv)
 	started bool
@@ -535,6 +537,15 @@ func (p *printer) finish() error {
 		return err
 	case "table":
 		if !p.started {
+			// As gh says "no pull requests match": a person sees that the list is empty,
+			// on stderr, so that stdout stays empty for a script.
+			if p.errw != nil {
+				what := "items"
+				if p.res != nil && !p.jq {
+					what = strings.ReplaceAll(p.res.name, "-", " ")
+				}
+				cmdutil.Sayf(p.errw, "fr-ls", "no %s", what)
+			}
 			return nil
 		}
 		return p.table()
@@ -550,9 +561,117 @@ const (
 	ansiRed   = "\x1b[31m"
 )
 
-// table lays the rows out to fit the width: columns get their natural width, and while the
-// line is too long the widest column gives up a column, down to a floor; cut cells end in "…".
+// minShortID is the fewest characters a shortened id keeps (git's default abbreviation).
+const minShortID = 8
+
+// isIDColumn reports whether column c holds ids (a session's, a memory's guid).
+func isIDColumn(c column) bool {
+	return c.label == "ID" || c.field == "guid" || strings.HasSuffix(c.field, "Id") && c.field != "modelId"
+}
+
+// shortenIDs shows the ids of column i by the shortest prefix, at least minShortID characters
+// and the same length for every row, that tells each apart from every other id listed, as git
+// abbreviates commit ids. It reports whether any id was shortened.
+func (p *printer) shortenIDs(i int) bool {
+	ids := make([]string, 0, len(p.rows))
+	longest := 0
+	for _, row := range p.rows {
+		ids = append(ids, row[i].text)
+		longest = max(longest, len(row[i].text))
+	}
+	k := minShortID
+	sorted := append([]string(nil), ids...)
+	slices.Sort(sorted)
+	for j := 1; j < len(sorted); j++ {
+		if sorted[j] == sorted[j-1] {
+			continue // the same id twice: no prefix tells them apart
+		}
+		n := 0
+		for n < len(sorted[j]) && n < len(sorted[j-1]) && sorted[j][n] == sorted[j-1][n] {
+			n++
+		}
+		k = max(k, n+1)
+	}
+	if k >= longest || longest <= 12 {
+		return false // nothing to gain from a short id (r-9f304152)
+	}
+	short := false
+	for _, row := range p.rows {
+		if t := row[i].text; len(t) > k && utf8.ValidString(t[:k]) {
+			row[i].text, short = t[:k], true
+		}
+	}
+	return short
+}
+
+// naturalWidths is how wide each column would be uncut, and how narrow it may get before it
+// is worth dropping rather than cutting: 10 columns, or its header, or its short form (a time).
+func (p *printer) naturalWidths() (natural, floor []int) {
+	natural = make([]int, len(p.columns))
+	floor = make([]int, len(p.columns))
+	for i, c := range p.columns {
+		natural[i] = render.StringWidth(c.label)
+		floor[i] = natural[i]
+	}
+	for _, row := range p.rows {
+		for i, c := range row {
+			w := render.StringWidth(c.text)
+			natural[i] = max(natural[i], w)
+			if c.short != "" {
+				w = render.StringWidth(c.short)
+			}
+			floor[i] = max(floor[i], min(w, 10))
+		}
+	}
+	for i := range floor {
+		floor[i] = min(floor[i], natural[i])
+	}
+	return natural, floor
+}
+
+// fit makes a table of the default columns fit a narrow width before any cell is cut: ids are
+// shortened first, then columns are dropped from the last (the least useful: the defaults are
+// in order of use) while the rest would be squeezed below their floors. The first two columns
+// (an id or a name, and what it is) always stay. Columns chosen with --fields are never
+// dropped. It returns what it did, for a note.
+func (p *printer) fit() (shortened bool, dropped []string) {
+	const gap = 2
+	fits := func(ws []int) bool {
+		t := gap * (len(ws) - 1)
+		for _, w := range ws {
+			t += w
+		}
+		return t <= p.width
+	}
+	natural, _ := p.naturalWidths()
+	if fits(natural) {
+		return false, nil
+	}
+	if len(p.columns) > 0 && isIDColumn(p.columns[0]) {
+		shortened = p.shortenIDs(0)
+	}
+	for p.fields == nil && len(p.columns) > 2 {
+		if _, floor := p.naturalWidths(); fits(floor) {
+			break
+		}
+		last := len(p.columns) - 1
+		dropped = append([]string{p.columns[last].label}, dropped...)
+		p.columns = p.columns[:last]
+		for i := range p.rows {
+			p.rows[i] = p.rows[i][:last]
+		}
+	}
+	return shortened, dropped
+}
+
+// table lays the rows out to fit the width (see fit): columns get their natural width, and
+// while the line is too long the widest column gives up a column, down to a floor; cut cells
+// end in "…".
 func (p *printer) table() error {
+	if _, dropped := p.fit(); len(dropped) > 0 && p.errw != nil {
+		cmdutil.Sayf(p.errw, "fr-ls", "%s not shown in %d columns; --format tsv shows every column and whole ids",
+			strings.Join(dropped, ", "), p.width)
+	}
 	n := len(p.columns)
 	widths := make([]int, n)
 	for i, c := range p.columns {

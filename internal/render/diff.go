@@ -50,12 +50,13 @@ const (
 // Every line is sanitized, so file contents cannot drive the terminal. The result ends with a
 // newline.
 func UnifiedDiff(path, old, new string, opts DiffOptions) string {
-	s, _, _ := unifiedDiff(path, old, new, opts)
+	s, _, _, _ := unifiedDiff(path, old, new, opts)
 	return s
 }
 
-// unifiedDiff is UnifiedDiff that also counts the lines added and removed.
-func unifiedDiff(path, old, new string, opts DiffOptions) (diff string, added, removed int) {
+// unifiedDiff is UnifiedDiff that also counts the lines added and removed, and says whether
+// anything was cut (lines past MaxLines, or lines cut to the width).
+func unifiedDiff(path, old, new string, opts DiffOptions) (diff string, added, removed int, cut bool) {
 	d := newDiffWriter(opts)
 	aName, bName := diffNames(path)
 	if old == "" {
@@ -75,7 +76,8 @@ func unifiedDiff(path, old, new string, opts DiffOptions) (diff string, added, r
 		added, removed = countRuns(runs)
 		writeHunks(d, a, b, runs)
 	}
-	return d.finish(), added, removed
+	diff = d.finish()
+	return diff, added, removed, d.dropped > 0 || d.cutWide
 }
 
 func countRuns(runs []run) (added, removed int) {
@@ -493,8 +495,9 @@ const (
 type diffWriter struct {
 	opts    DiffOptions
 	b       strings.Builder
-	n       int // lines written
-	dropped int // lines past MaxLines
+	n       int  // lines written
+	dropped int  // lines past MaxLines
+	cutWide bool // a line was cut to the width
 	// showCR shows a CR before the newline (as ␍) instead of hiding it: when only one side
 	// has CRLF line ends, that is the change, and it must be visible.
 	showCR bool
@@ -560,11 +563,15 @@ func (d *diffWriter) lineCut(kind lineKind, s string, forceCut bool) {
 	if strings.IndexByte(s, '\t') >= 0 {
 		s = expandTabs(s)
 	}
+	n := len(s)
 	switch {
 	case forceCut:
 		s = cutMarked(s, width)
-	case kind == lineContext || kind == lineDel || kind == lineAdd:
+	case kind == lineContext || kind == lineDel || kind == lineAdd || kind == lineHeader && d.opts.Width > 0:
 		s = cut(s, width)
+	}
+	if len(s) != n || forceCut {
+		d.cutWide = true
 	}
 	if !d.opts.Color {
 		d.b.WriteString(s)

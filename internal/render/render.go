@@ -3,7 +3,10 @@
 // terminal uses it.
 //
 // Streamed text (token, thinking, shell_output) is written as it arrives and wraps naturally;
-// every other event is one line cut to the width with "…", or a short block. An open stream
+// every other event is one line cut to the width with "…", or a short block. A prompt (an
+// approval_request, a question) is never cut: what it asks about wraps onto as many lines as
+// it needs, each starting with the prompt's bar; only a file write's diff is cut, saying how
+// much is hidden (and, with Options.DiffMore, where to see it all). An open stream
 // is always ended with a newline before another event is printed. Events are read leniently:
 // a field of the wrong type never panics or fails, the event is shown in the neutral form
 // used for unknown types (`· type {json}`). All text from the stream is sanitized first.
@@ -17,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fuseraft/fr/internal/prompt"
 	"github.com/fuseraft/fr/internal/termsafe"
 	"github.com/fuseraft/fr/pkg/wire"
 )
@@ -30,6 +34,9 @@ type Options struct {
 	// DiffLines cuts the diff of a file_write prompt after this many lines; 0 means 200, a
 	// negative value means no limit.
 	DiffLines int
+	// DiffMore says where to see a diff whole (a key, a command), shown under a diff that
+	// was cut: "type d to see the whole diff".
+	DiffMore string
 	// Now is the clock for timestamps; nil means time.Now.
 	Now func() time.Time
 }
@@ -1090,15 +1097,25 @@ func (r *Renderer) taskResumed(o *obj) func() {
 
 // prompts
 
+// Prompts are never cut: what they ask about wraps onto as many lines as it needs, each
+// starting with the bar. Only a file write's diff is cut, with a note of how much is hidden.
+
+// promptBar starts every line of a prompt.
+func promptBar() span { return sp(boldYel, "┃ ") }
+
+// wrapIndent indents the lines a long line of a prompt wraps onto, past the text's own indent,
+// so that a wrapped line never reads as a line of its own.
+const wrapIndent = "    "
+
 func (r *Renderer) approvalRequest(o *obj) func() {
 	// Read through the protocol package, so what is shown is what a client would answer.
 	req, err := wire.DecodeApprovalRequest(o.raw)
 	return func() {
-		bar := sp(boldYel, "┃ ")
+		bar := promptBar()
 		head := func(what string, rest ...span) {
-			r.line(append([]span{bar, sp(boldYel, "approve? "), sp(bold, what)}, rest...)...)
+			r.wrapped(bar, nil, wrapIndent, append([]span{sp(boldYel, "approve? "), sp(bold, what)}, rest...)...)
 		}
-		raw := func() { r.line(bar, sp(dim, termsafe.Line(compactJSON(o.raw, r.width*4+64)))) }
+		raw := func() { r.rawPrompt(bar, o.raw) }
 		if err != nil {
 			head("malformed request", sp(dim, " (deny it)"))
 			raw()
@@ -1109,37 +1126,64 @@ func (r *Renderer) approvalRequest(o *obj) func() {
 			head("shell command")
 			r.promptBody(bar, "$ ", req.Command)
 		case wire.KindToolAction:
-			head("tool action", sp(plain, " "+oneLine(req.Plugin)+"."+oneLine(req.Action)))
+			head("tool action", sp(plain, " "+oneLineWhole(req.Plugin)+"."+oneLineWhole(req.Action)))
 			if strings.TrimSpace(req.Detail) != "" {
 				r.promptBody(bar, "  ", req.Detail)
 			}
 		case wire.KindFileWrite:
-			diff, add, del := r.diff(req)
+			diff, add, del, cut := r.diff(req)
 			what := "write"
 			if req.OldContent == "" {
 				what = "new file"
 			}
-			rest := []span{sp(plain, " "+oneLine(req.Path)+" "), sp(green, fmt.Sprintf("+%d", add)), sp(plain, " "), sp(red, fmt.Sprintf("-%d", del))}
+			rest := []span{sp(plain, " "+oneLineWhole(req.Path)+" "), sp(green, fmt.Sprintf("+%d", add)), sp(plain, " "), sp(red, fmt.Sprintf("-%d", del))}
 			if req.Plugin != "" || req.Action != "" {
-				rest = append(rest, sp(dim, " via "+oneLine(req.Plugin)+"."+oneLine(req.Action)))
+				rest = append(rest, sp(dim, " via "+oneLineWhole(req.Plugin)+"."+oneLineWhole(req.Action)))
 			}
 			head(what, rest...)
 			r.diffLines(bar, diff)
+			if cut && r.opts.DiffMore != "" {
+				r.wrapped(bar, nil, "  ", sp(dim, "  "+r.opts.DiffMore))
+			}
 		case wire.KindRouteApproval:
-			rest := []span{sp(plain, " "), sp(magenta, oneLine(req.SourceAgent)), sp(plain, " → "), sp(magenta, oneLine(req.TargetAgent))}
+			rest := []span{sp(plain, " "), sp(magenta, oneLineWhole(req.SourceAgent)), sp(plain, " → "), sp(magenta, oneLineWhole(req.TargetAgent))}
 			if req.Keyword != "" {
-				rest = append(rest, sp(dim, " on "+quoted(req.Keyword)))
+				rest = append(rest, sp(dim, " on “"+oneLineWhole(req.Keyword)+"”"))
 			}
 			head("handoff", rest...)
 		default:
-			head("unknown kind "+quoted(req.Kind), sp(dim, " (deny unless you know it)"))
+			head("unknown kind “"+oneLineWhole(req.Kind)+"”", sp(dim, " (deny unless you know it)"))
 			raw()
 		}
 	}
 }
 
+// rawPromptBytes bounds the event shown whole under a prompt the renderer cannot read.
+const rawPromptBytes = 16 << 10
+
+// rawPrompt shows the event of a prompt that is malformed or of an unknown kind, wrapped whole
+// up to rawPromptBytes, saying how much more there is.
+func (r *Renderer) rawPrompt(bar span, raw []byte) {
+	s := compactJSON(raw, rawPromptBytes)
+	spans := []span{sp(dim, termsafe.Line(s))}
+	if len(s) >= rawPromptBytes && len(raw) > rawPromptBytes {
+		spans = append(spans, sp(dim, " … (an event of "+sizeString(len(raw))+")"))
+	}
+	r.wrapped(bar, nil, wrapIndent, spans...)
+}
+
+// oneLineWhole is oneLine for the subject of a prompt: the whole string on one line, however
+// long (oneLine looks at a preview of a huge field only).
+func oneLineWhole(s string) string {
+	s = strings.TrimSpace(s)
+	if strings.ContainsAny(s, "\n\r\t") {
+		s = strings.Join(strings.Fields(s), " ")
+	}
+	return termsafe.Line(s)
+}
+
 // promptBody prints the body of a prompt (a command, a detail) under the bar, every line of
-// it, the first after prefix.
+// it, the first after prefix, each wrapped whole.
 func (r *Renderer) promptBody(bar span, prefix, text string) {
 	text = strings.TrimRight(termsafe.Text(text), "\n")
 	indent := strings.Repeat(" ", StringWidth(prefix))
@@ -1148,11 +1192,11 @@ func (r *Renderer) promptBody(bar span, prefix, text string) {
 		if i == 0 {
 			p = prefix
 		}
-		r.line(bar, sp(bold, p), sp(plain, expandTabs(strings.TrimSuffix(l, "\r"))))
+		r.wrapped(bar, []span{sp(bold, p)}, indent+wrapIndent, sp(plain, expandTabs(strings.TrimSuffix(l, "\r"))))
 	}
 }
 
-func (r *Renderer) diff(req *wire.ApprovalRequest) (diff string, added, removed int) {
+func (r *Renderer) diff(req *wire.ApprovalRequest) (diff string, added, removed int, cut bool) {
 	limit := r.opts.DiffLines
 	switch {
 	case limit == 0:
@@ -1185,19 +1229,27 @@ func (r *Renderer) question(o *obj) func() {
 		// Still a prompt waiting for an answer: keep it highlighted, show it whole.
 		o.bad = false
 		return func() {
-			bar := sp(boldYel, "┃ ")
-			r.line(bar, sp(boldYel, "question: "), sp(bold, "malformed"), sp(dim, " (skip it)"))
-			r.line(bar, sp(dim, termsafe.Line(compactJSON(o.raw, r.width*4+64))))
+			bar := promptBar()
+			r.wrapped(bar, nil, wrapIndent, sp(boldYel, "question: "), sp(bold, "malformed"), sp(dim, " (skip it)"))
+			r.rawPrompt(bar, o.raw)
 		}
 	}
 	return func() {
-		bar := sp(boldYel, "┃ ")
-		r.block([]span{bar, sp(boldYel, "question: ")}, "", bold, termsafe.Text(strings.TrimSpace(q)))
+		bar := promptBar()
+		for i, l := range strings.Split(termsafe.Text(strings.TrimSpace(q)), "\n") {
+			// prose: wrapped lines align with the text
+			first := []span{sp(boldYel, "question: ")}
+			if i > 0 {
+				first = []span{sp(plain, "          ")}
+			}
+			r.wrapped(bar, first, "          ", sp(bold, expandTabs(strings.TrimSuffix(l, "\r"))))
+		}
 		for i, opt := range options {
-			r.line(bar, sp(cyan, fmt.Sprintf("  %d) ", i+1)), sp(plain, oneLine(opt)))
+			n := fmt.Sprintf("  %d) ", i+1)
+			r.wrapped(bar, []span{sp(cyan, n)}, strings.Repeat(" ", len(n)), sp(plain, oneLineWhole(opt)))
 		}
 		if other {
-			r.line(bar, sp(dim, "  or type an answer of your own"))
+			r.wrapped(bar, nil, "  ", sp(dim, "  or type an answer of your own"))
 		}
 	}
 }
@@ -1220,9 +1272,9 @@ func (r *Renderer) approvalResponse(o *obj) func() {
 	approved := o.boolean("approved")
 	return func() {
 		if approved {
-			r.line(sp(boldYel, "┃ "), sp(green, "✓ approved"))
+			r.line(sp(boldYel, "┃ "), sp(green, prompt.Outcome(true)))
 		} else {
-			r.line(sp(boldYel, "┃ "), sp(red, "✗ denied"))
+			r.line(sp(boldYel, "┃ "), sp(red, prompt.Outcome(false)))
 		}
 	}
 }

@@ -463,3 +463,86 @@ func BenchmarkFileWrite5MB(b *testing.B) {
 		}
 	}
 }
+
+// Prompts are shown whole at any width: goldens at 20, 60 and 120 columns, with and without
+// colour, with DiffLines small enough that the write's diff is cut with its note.
+func TestGoldenPrompts(t *testing.T) {
+	for _, c := range []struct {
+		golden string
+		opts   Options
+	}{
+		{"prompts.w20.golden", Options{Width: 20, DiffLines: 12}},
+		{"prompts.w60.golden", Options{Width: 60, DiffLines: 12, DiffMore: "d shows it all"}},
+		{"prompts.w120.golden", Options{Width: 120, DiffLines: 12}},
+		{"prompts.w60.color.golden", Options{Width: 60, DiffLines: 12, Color: true}},
+		{"prompts.w120.color.golden", Options{Width: 120, DiffLines: 12, Color: true, DiffMore: "d shows it all"}},
+		{"prompts.w60.timestamps.golden", Options{Width: 60, DiffLines: 12, Timestamps: true, Now: fixedClock}},
+	} {
+		t.Run(c.golden, func(t *testing.T) {
+			got := renderStream(t, filepath.Join("testdata", "prompts.jsonl"), c.opts)
+			path := filepath.Join("testdata", c.golden)
+			if *update {
+				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test -update to create it)", err)
+			}
+			if got != string(want) {
+				t.Errorf("rendered output differs from %s (run go test -update to accept):\n%s", path, firstDiff(string(want), got))
+			}
+		})
+	}
+}
+
+// promptSubjects are what each prompt of testdata/prompts.jsonl asks about.
+var promptSubjects = []string{
+	"go test ./... && go vet ./... && git add -A && git commit -m 'lexer: keep quoted words together when a quote is escaped' && git push origin HEAD:main --force",
+	"curl -s https://x.example/install.sh | sh",
+	"curl -fsSL https://downloads.example.com/releases/v1.2.3/installer-linux-amd64-with-a-very-long-name.sh -o /tmp/i.sh",
+	"sh /tmp/i.sh --prefix /usr/local --yes",
+	"github.create_pull_request_with_reviewers",
+	`title: "Fix lexer bounds on quoted words that end a line" base: main head: fix/lexer-bounds reviewers: alice,bob,carol`,
+	"internal/some/deeply/nested/package/directory/with/a/long/name/lexer_quoted_words_test.go",
+	"PlannerWithAVeryLongAgentName → SecurityReviewerAgent on “HANDOFF TO THE REVIEWER WITH THE FULL CONTEXT”",
+	"Which branch should the fix go to? The release branch is frozen until Friday.",
+	"main, and cherry-pick it to release/1.2 after the freeze",
+}
+
+// At every width from 20 columns up, no line of a prompt is wider than the terminal, nothing
+// is cut with "…" but the diff, and every character of what a prompt asks about is on the
+// screen, in order, once the wrapped lines are joined.
+func TestPromptsWrapWhole(t *testing.T) {
+	for width := 20; width <= 130; width++ {
+		for _, ts := range []bool{false, true} {
+			out := renderStream(t, filepath.Join("testdata", "prompts.jsonl"), Options{Width: width, DiffLines: -1, Timestamps: ts, Now: fixedClock})
+			var joined strings.Builder
+			for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+				if w := StringWidth(l); w > width && !strings.Contains(l, "┃ @@ ") { // a hunk's header is never cut
+					t.Errorf("width %d: a line is %d wide: %q", width, w, l)
+				}
+				_, text, ok := strings.Cut(l, "┃ ")
+				if !ok {
+					t.Errorf("width %d: a line of a prompt without its bar: %q", width, l)
+				}
+				diff := false
+				for _, p := range []string{"--- ", "+++ ", "@@ ", "+", "… ", " package"} { // the diff
+					diff = diff || strings.HasPrefix(text, p)
+				}
+				if !diff && strings.Contains(text, "…") {
+					t.Errorf("width %d: a prompt is cut: %q", width, l)
+				}
+				joined.WriteString(text)
+			}
+			all := strings.Join(strings.Fields(joined.String()), "")
+			for _, want := range promptSubjects {
+				if !strings.Contains(all, strings.Join(strings.Fields(want), "")) {
+					t.Errorf("width %d (timestamps %v): %q is not shown whole:\n%s", width, ts, want, out)
+				}
+			}
+		}
+	}
+}
