@@ -5,7 +5,7 @@
 #   bench/run.sh --quick    smoke run on small corpora (under a minute)
 #   bench/run.sh --only filter,approve   run some sections only
 #
-# Sections: startup filter filterperf dotnet ls approve roundtrip attach stream latency
+# Sections: startup filter filterperf dotnet ls approve report roundtrip attach stream latency
 # Corpora are generated (deterministic, seeded) into bench/corpus/, tools are built into
 # bench/results/bin/, and each run writes bench/results/RUN/results.md (Markdown tables)
 # and results.jsonl (every figure as JSON). Nothing is installed: when jq or gojq is
@@ -29,11 +29,11 @@ done
 
 SEED=1
 if [ $QUICK = 1 ]; then
-	STREAM_SIZE=10MB ENVELOPE_SIZE=16MiB PROMPTS=2000 RUNS=2 WARM=0
+	STREAM_SIZE=10MB ENVELOPE_SIZE=16MiB PROMPTS=2000 RUNS=2 WARM=0 REPORT_SIZE=50MB
 	LAT_N=100 STREAM_LAT_N=300 TASKS=20 FLOOD=20000 RT_ROUNDS=1 STARTUP_RUNS=5
 	tag=quick
 else
-	STREAM_SIZE=200MB ENVELOPE_SIZE=1GiB PROMPTS=50000 RUNS=5 WARM=1
+	STREAM_SIZE=200MB ENVELOPE_SIZE=1GiB PROMPTS=50000 RUNS=5 WARM=1 REPORT_SIZE=1GB
 	LAT_N=500 STREAM_LAT_N=2000 TASKS=200 FLOOD=200000 RT_ROUNDS=2 STARTUP_RUNS=20
 	tag=full
 fi
@@ -70,7 +70,7 @@ note "writing $OUT"
 # ---- build: the harness, the stand-in child, and every tool that builds today
 go build -o "$BIN/" ./bench/harness ./bench/fakeraft ./bench/gen || { note "cannot build bench/"; exit 1; }
 declare -A AVAIL
-for t in fr-filter fr-ls fr-approve fr-stream fr-attach fr-sim; do
+for t in fr-filter fr-ls fr-approve fr-stream fr-attach fr-sim fr-report; do
 	if go build -o "$BIN/" "./cmd/$t" 2>"$TMP/build-$t.err"; then
 		AVAIL[$t]=1
 	else
@@ -93,7 +93,7 @@ probe() { # TOOL INPUT WANT ARGS...
 probe fr-filter '{"type":"approval_request","kind":"x"}' '{"type":"approval_request","kind":"x"}' --type approval_request
 probe fr-ls '{"protocolVersion":1,"items":[{"a":1},{"b":"é"}]}' "$(printf '{"a":1}\n{"b":"é"}')" -
 probe fr-approve '{"type":"approval_request","kind":"shell_command","command":"rm -rf /"}' '{"type":"approval_response","approved":false}' --policy "$ROOT/examples/ci-go.yaml" --tty /dev/null
-for t in fr-stream fr-attach fr-sim; do [ "${AVAIL[$t]}" = 1 ] && { timeout 10 "$t" --version >/dev/null 2>&1 || AVAIL[$t]=0; }; done
+for t in fr-stream fr-attach fr-sim fr-report; do [ "${AVAIL[$t]}" = 1 ] && { timeout 10 "$t" --version >/dev/null 2>&1 || AVAIL[$t]=0; }; done
 have() { [ "${AVAIL[$1]:-0}" = 1 ]; }
 skip() { say ""; say "_$1 not available in this build: rows skipped._"; say ""; }
 
@@ -211,6 +211,20 @@ if want ls; then
 		table run -runs $lr -warmup 0 -in "$ENVELOPE" -title "fr-ls - on one envelope of Session items (= jq -c '.items[]')" "${rows[@]}"
 	else
 		skip fr-ls
+	fi
+fi
+
+# ---- fr-report: a whole session reported, in bounded memory, beside jq reading it
+if want report; then
+	SESSION=$(corpus "stream-s$SEED-$REPORT_SIZE.jsonl" -size "$REPORT_SIZE")
+	if have fr-report; then
+		rows=("fr-report-markdown=fr-report" "fr-report-json=fr-report --format json")
+		[ $HAVE_JQ = 1 ] && rows+=("jq-results=jq -c 'select(.type==\"result\" or .type==\"message_end\")'")
+		[ $HAVE_GOJQ = 1 ] && rows+=("gojq-results=gojq -c 'select(.type==\"result\" or .type==\"message_end\")'")
+		rows+=("cat=cat")
+		table run -runs 2 -warmup 0 -in "$SESSION" -title "fr-report over a $REPORT_SIZE session (max RSS: bounded memory), beside jq and gojq only reading it" "${rows[@]}"
+	else
+		skip fr-report
 	fi
 fi
 
