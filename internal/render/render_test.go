@@ -463,3 +463,12 @@ func BenchmarkFileWrite5MB(b *testing.B) {
 		}
 	}
 }
+
+// Every event type of the protocol has a handler of its own (an unknown type is shown raw).
+func TestEveryEventTypeHasAHandler(t *testing.T) {
+	for _, typ := range wire.EventTypes() {
+		if handlers[typ] == nil {
+			t.Errorf("no handler for %q", typ)
+		}
+	}
+}
