@@ -235,69 +235,8 @@ func parseOptions(c *cli.Context, s cmdutil.Streams) (options, error) {
 	if o.maxBackoff < 100*time.Millisecond {
 		o.maxBackoff = 100 * time.Millisecond
 	}
-	t := &o.target
-	t.ping = c.Duration("ping-interval")
-	t.socket, t.url = c.String("socket"), c.String("url")
-	if t.socket != "" && t.url != "" {
-		return o, cmdutil.Usagef("--socket and --url cannot be combined")
-	}
-	if t.url != "" {
-		u, err := url.Parse(t.url)
-		if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
-			return o, cmdutil.WithHint(cmdutil.Usagef("--url %q is not a ws:// or wss:// URL", t.url),
-				"the daemon's WebSocket is ws://HOST:PORT/attach")
-		}
-	}
-	if f := c.String("ca-cert"); f != "" {
-		if t.url == "" || !strings.HasPrefix(t.url, "wss:") {
-			return o, cmdutil.Usagef("--ca-cert is for wss:// URLs")
-		}
-		cfg, err := loadCA(f)
-		if err != nil {
-			return o, err
-		}
-		t.tls = cfg
-	}
-	if f := c.String("token-file"); f != "" {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return o, cmdutil.Usagef("cannot read --token-file: %v", err)
-		}
-		t.token = strings.TrimSpace(cmdutil.FirstLine(strings.TrimSpace(string(b))))
-		if t.token == "" {
-			return o, cmdutil.Usagef("--token-file %s is empty", f)
-		}
-	} else {
-		t.token = strings.TrimSpace(s.Env("FUSERAFT_SERVE_TOKEN"))
-	}
-	if id := c.String("client-id"); c.IsSet("client-id") {
-		if !wire.ValidClientID(id) {
-			return o, cmdutil.Usagef("--client-id %q is not valid: it must be 1-64 of A-Z a-z 0-9 - _", id)
-		}
-		if t.url == "" {
-			cmdutil.Warnf(s.Err, prog, "the Unix socket cannot carry a client id: --client-id is ignored there")
-		} else {
-			t.clientID = id
-		}
-	} else if t.url != "" {
-		var b [8]byte
-		rand.Read(b[:])
-		t.clientID = "fr-attach-" + hex.EncodeToString(b[:])
-		o.randomID = true
-	}
-	if t.url == "" && t.socket == "" {
-		home, err := wire.Home(s.Env)
-		if err != nil {
-			return o, err
-		}
-		cwd, err := wire.WorkingDir()
-		if err != nil {
-			return o, err
-		}
-		t.socket, err = wire.SocketPath(home, cwd)
-		if err != nil {
-			return o, cmdutil.WithHint(err, "pass --socket PATH, or set FUSERAFT_HOME to a shorter directory")
-		}
+	if err := parseTarget(c, s, &o); err != nil {
+		return o, err
 	}
 	outTTY := cmdutil.IsTerminal(s.Out)
 	switch f := c.String("format"); f {
@@ -317,6 +256,76 @@ func parseOptions(c *cli.Context, s cmdutil.Streams) (options, error) {
 	}
 	o.color = cmdutil.UseColor(c.String("color"), s.Env, outTTY)
 	return o, nil
+}
+
+// parseTarget reads where the daemon is and how to authenticate: --socket or --url (else the
+// socket derived from the working directory), the token, the client id and the CA.
+func parseTarget(c *cli.Context, s cmdutil.Streams, o *options) error {
+	t := &o.target
+	t.ping = c.Duration("ping-interval")
+	t.socket, t.url = c.String("socket"), c.String("url")
+	if t.socket != "" && t.url != "" {
+		return cmdutil.Usagef("--socket and --url cannot be combined")
+	}
+	if t.url != "" {
+		u, err := url.Parse(t.url)
+		if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
+			return cmdutil.WithHint(cmdutil.Usagef("--url %q is not a ws:// or wss:// URL", t.url),
+				"the daemon's WebSocket is ws://HOST:PORT/attach")
+		}
+	}
+	if f := c.String("ca-cert"); f != "" {
+		if t.url == "" || !strings.HasPrefix(t.url, "wss:") {
+			return cmdutil.Usagef("--ca-cert is for wss:// URLs")
+		}
+		cfg, err := loadCA(f)
+		if err != nil {
+			return err
+		}
+		t.tls = cfg
+	}
+	if f := c.String("token-file"); f != "" {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return cmdutil.Usagef("cannot read --token-file: %v", err)
+		}
+		t.token = strings.TrimSpace(cmdutil.FirstLine(strings.TrimSpace(string(b))))
+		if t.token == "" {
+			return cmdutil.Usagef("--token-file %s is empty", f)
+		}
+	} else {
+		t.token = strings.TrimSpace(s.Env("FUSERAFT_SERVE_TOKEN"))
+	}
+	if id := c.String("client-id"); c.IsSet("client-id") {
+		if !wire.ValidClientID(id) {
+			return cmdutil.Usagef("--client-id %q is not valid: it must be 1-64 of A-Z a-z 0-9 - _", id)
+		}
+		if t.url == "" {
+			cmdutil.Warnf(s.Err, prog, "the Unix socket cannot carry a client id: --client-id is ignored there")
+		} else {
+			t.clientID = id
+		}
+	} else if t.url != "" {
+		var b [8]byte
+		rand.Read(b[:])
+		t.clientID = "fr-attach-" + hex.EncodeToString(b[:])
+		o.randomID = true
+	}
+	if t.url == "" && t.socket == "" {
+		home, err := wire.Home(s.Env)
+		if err != nil {
+			return err
+		}
+		cwd, err := wire.WorkingDir()
+		if err != nil {
+			return err
+		}
+		t.socket, err = wire.SocketPath(home, cwd)
+		if err != nil {
+			return cmdutil.WithHint(err, "pass --socket PATH, or set FUSERAFT_HOME to a shorter directory")
+		}
+	}
+	return nil
 }
 
 // defaultGiveUp is how long fr-attach goes without a connection before it gives up, unless

@@ -303,12 +303,14 @@ func (c *Conn) read(l link) error {
 	if !needHello {
 		c.setLink(l)
 	}
+	// A daemon that accepts and never says hello (hung, or not a fuseraft serve) is not
+	// waited on forever.
 	var noHello atomic.Bool
-	if needHello {
-		wait := c.daemon.helloTimeout()
-		t := time.AfterFunc(wait, func() { noHello.Store(true); l.close() })
-		defer t.Stop()
+	helloTimer := time.AfterFunc(c.daemon.helloTimeout(), func() { noHello.Store(true); l.close() })
+	if !needHello {
+		helloTimer.Stop()
 	}
+	defer helloTimer.Stop()
 	replaced := false
 	for {
 		if c.opts.BeforeRead != nil {
@@ -343,6 +345,10 @@ func (c *Conn) read(l link) error {
 			c.gate.Observe(ev)
 		}
 		if needHello && isEvent {
+			// The handshake is done: the wait for hello is over.
+			if !helloTimer.Stop() {
+				return &NoHelloError{Target: c.daemon.String(), After: c.daemon.helloTimeout()}
+			}
 			needHello = false
 			c.setLink(l)
 		}

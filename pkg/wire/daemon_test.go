@@ -1,6 +1,10 @@
 package wire
 
 import (
+	"context"
+	"io"
+	"net"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -26,6 +30,40 @@ func TestBackoff(t *testing.T) {
 		}
 		if got := Backoff(tc.n, tc.cap, zero); got != 0 {
 			t.Errorf("full jitter starts at 0, got %v", got)
+		}
+	}
+}
+
+// The wait for hello ends with hello: a connection that lives longer than HelloTimeout stays.
+func TestHelloTimeoutEndsWithHello(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "d.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		io.WriteString(c, `{"type":"hello","protocolVersion":1,"clientId":null,"readOnly":false,"inFlight":null,"pendingResults":[]}`+"\n")
+		time.Sleep(300 * time.Millisecond)
+		io.WriteString(c, `{"type":"agent_starting","agent":"coder"}`+"\n")
+		time.Sleep(time.Second)
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, err := Dial(ctx, Daemon{Socket: sock, HelloTimeout: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, want := range []string{TypeHello, TypeAgentStarting} {
+		l, err := c.Next(ctx)
+		if err != nil || l.Type != want {
+			t.Fatalf("got %q, %v; want %s", l.Type, err, want)
 		}
 	}
 }
