@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// Options are what every Conn takes, however it was opened (Dial, Spawn, NewConn).
+// Options are what every Conn takes, however it was opened (Dial, NewConn).
 type Options struct {
 	// Gate guards the input. nil makes a new one for the transport: Serve for a daemon,
 	// Stdio for repl --vscode, Bridge for run --bridge. Pass one of your own to queue input
@@ -34,8 +34,8 @@ type Options struct {
 	BeforeRead func(stop <-chan struct{})
 }
 
-// Conn is a live session with fuseraft: a connection to a serve daemon (Dial), a process it
-// started (Spawn), or a stream already open (NewConn). Lines come from Next (or Lines); input
+// Conn is a live session with fuseraft: a connection to a serve daemon (Dial), or a stream
+// already open (NewConn), such as the pipes of a fuseraft repl --vscode it started. Lines come from Next (or Lines); input
 // goes in with Send and reaches fuseraft only through the Conn's Gate, so whatever a caller
 // sends, a prompt gets exactly one answer and nothing else is read in its place.
 //
@@ -66,7 +66,7 @@ type Conn struct {
 	closeOnce sync.Once
 	warnOnce  sync.Once
 
-	// What opens links, and what ends the Conn: set by Dial, Spawn or NewConn.
+	// What opens links, and what ends the Conn: set by Dial (proc is for a started process).
 	daemon *Daemon
 	proc   *process
 }
@@ -188,7 +188,7 @@ func (c *Conn) setLink(l link) {
 
 // Next returns the next line fuseraft sent: an event (Line.Event), other JSON, or noise (a
 // daemon's or fuseraft's stray text). It writes what input may go before it waits and after
-// the line. At the end it returns the reason: io.EOF when a process's output ended, a
+// the line. At the end it returns the reason: io.EOF when a stream's output ended, a
 // *GaveUpError when a daemon could not be reached again, ErrClosed after Close, or what
 // broke the protocol (*ProtocolError, *VersionError, ErrReplaced, *NoHelloError).
 func (c *Conn) Next(ctx context.Context) (Line, error) {
@@ -225,9 +225,8 @@ func (c *Conn) Err() error {
 }
 
 // Close ends the Conn: a daemon connection is closed (the daemon keeps any task of ours, and
-// asks a pending approval again of a client that reconnects with the same id); a process
-// gets its end of input and the grace to finish (see Process.Grace) before it is stopped.
-// It waits until reading has stopped and returns the process's exit error, if any.
+// asks a pending approval again of a client that reconnects with the same id), and a
+// stream's reader and writer are closed. It waits until reading has stopped.
 func (c *Conn) Close() error {
 	c.closeOnce.Do(func() {
 		if c.proc != nil {
