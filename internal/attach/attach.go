@@ -235,44 +235,62 @@ func parseOptions(c *cli.Context, s cmdutil.Streams) (options, error) {
 	if o.maxBackoff < 100*time.Millisecond {
 		o.maxBackoff = 100 * time.Millisecond
 	}
+	if err := parseTarget(c, s, &o); err != nil {
+		return o, err
+	}
+	outTTY := s.OutTerminal
+	switch c.String("format") {
+	case "":
+		o.pretty = outTTY
+	case "pretty":
+		o.pretty = true
+	}
+	o.timestamps = c.Bool("timestamps")
+	o.color = cmdutil.UseColor(c.String("color"), s.Env, outTTY)
+	return o, nil
+}
+
+// parseTarget reads where the daemon is and how to authenticate: --socket or --url (else the
+// socket derived from the working directory), the token, the client id and the CA.
+func parseTarget(c *cli.Context, s cmdutil.Streams, o *options) error {
 	t := &o.target
 	t.ping = c.Duration("ping-interval")
 	t.socket, t.url = c.String("socket"), c.String("url")
 	if t.socket != "" && t.url != "" {
-		return o, cmdutil.Usagef("--socket and --url cannot be combined")
+		return cmdutil.Usagef("--socket and --url cannot be combined")
 	}
 	if t.url != "" {
 		u, err := url.Parse(t.url)
 		if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
-			return o, cmdutil.WithHint(cmdutil.Usagef("--url %q is not a ws:// or wss:// URL", t.url),
+			return cmdutil.WithHint(cmdutil.Usagef("--url %q is not a ws:// or wss:// URL", t.url),
 				"the daemon's WebSocket is ws://HOST:PORT/attach")
 		}
 	}
 	if f := c.String("ca-cert"); f != "" {
 		if t.url == "" || !strings.HasPrefix(t.url, "wss:") {
-			return o, cmdutil.Usagef("--ca-cert is for wss:// URLs")
+			return cmdutil.Usagef("--ca-cert is for wss:// URLs")
 		}
 		cfg, err := loadCA(f)
 		if err != nil {
-			return o, err
+			return err
 		}
 		t.tls = cfg
 	}
 	if f := c.String("token-file"); f != "" {
 		b, err := os.ReadFile(f)
 		if err != nil {
-			return o, cmdutil.Usagef("cannot read --token-file: %v", err)
+			return cmdutil.Usagef("cannot read --token-file: %v", err)
 		}
 		t.token = strings.TrimSpace(cmdutil.FirstLine(strings.TrimSpace(string(b))))
 		if t.token == "" {
-			return o, cmdutil.Usagef("--token-file %s is empty", f)
+			return cmdutil.Usagef("--token-file %s is empty", f)
 		}
 	} else {
 		t.token = strings.TrimSpace(s.Env("FUSERAFT_SERVE_TOKEN"))
 	}
 	if id := c.String("client-id"); c.IsSet("client-id") {
 		if !wire.ValidClientID(id) {
-			return o, cmdutil.Usagef("--client-id %q is not valid: it must be 1-64 of A-Z a-z 0-9 - _", id)
+			return cmdutil.Usagef("--client-id %q is not valid: it must be 1-64 of A-Z a-z 0-9 - _", id)
 		}
 		if t.url == "" {
 			cmdutil.Warnf(s.Err, prog, "the Unix socket cannot carry a client id: --client-id is ignored there")
@@ -288,27 +306,18 @@ func parseOptions(c *cli.Context, s cmdutil.Streams) (options, error) {
 	if t.url == "" && t.socket == "" {
 		home, err := wire.Home(s.Env)
 		if err != nil {
-			return o, err
+			return err
 		}
 		cwd, err := wire.WorkingDir()
 		if err != nil {
-			return o, err
+			return err
 		}
 		t.socket, err = wire.SocketPath(home, cwd)
 		if err != nil {
-			return o, cmdutil.WithHint(err, "pass --socket PATH, or set FUSERAFT_HOME to a shorter directory")
+			return cmdutil.WithHint(err, "pass --socket PATH, or set FUSERAFT_HOME to a shorter directory")
 		}
 	}
-	outTTY := s.OutTerminal
-	switch c.String("format") {
-	case "":
-		o.pretty = outTTY
-	case "pretty":
-		o.pretty = true
-	}
-	o.timestamps = c.Bool("timestamps")
-	o.color = cmdutil.UseColor(c.String("color"), s.Env, outTTY)
-	return o, nil
+	return nil
 }
 
 // defaultGiveUp is how long fr-attach goes without a connection before it gives up, unless

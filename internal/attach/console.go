@@ -477,15 +477,6 @@ func (c *console) feed(p []byte) (lines []typedLine, eof bool) {
 			}
 			c.out.Write(b.Bytes())
 			continue
-		case keyBackspace:
-			if c.pos > 0 {
-				c.line = append(c.line[:c.pos-1], c.line[c.pos:]...)
-				c.pos--
-			}
-		case keyDelete:
-			if c.pos < len(c.line) {
-				c.line = append(c.line[:c.pos], c.line[c.pos+1:]...)
-			}
 		case keyEOF:
 			if len(c.line) == 0 {
 				return lines, true
@@ -493,57 +484,78 @@ func (c *console) feed(p []byte) (lines []typedLine, eof bool) {
 			if c.pos < len(c.line) {
 				c.line = append(c.line[:c.pos], c.line[c.pos+1:]...)
 			}
-		case keyLeft:
-			c.pos = max(c.pos-1, 0)
-		case keyRight:
-			c.pos = min(c.pos+1, len(c.line))
-		case keyHome:
-			c.pos = 0
-		case keyEnd:
-			c.pos = len(c.line)
-		case keyWordLeft:
-			c.pos = wordLeft(c.line, c.pos)
-		case keyWordRight:
-			c.pos = wordRight(c.line, c.pos)
-		case keyKillLine:
-			c.line = append([]rune(nil), c.line[c.pos:]...)
-			c.pos = 0
-		case keyKillEnd:
-			c.line = c.line[:c.pos]
-		case keyKillWord:
-			i := wordLeft(c.line, c.pos)
-			c.line = append(c.line[:i], c.line[c.pos:]...)
-			c.pos = i
-		case keyUp:
-			if c.promptID != 0 || c.histIdx == 0 {
-				continue
-			}
-			if c.histIdx == len(c.hist) {
-				c.histCur = append([]rune(nil), c.line...)
-			}
-			c.histIdx--
-			c.line = []rune(c.hist[c.histIdx])
-			c.pos = len(c.line)
-		case keyDown:
-			if c.promptID != 0 || c.histIdx >= len(c.hist) {
-				continue
-			}
-			c.histIdx++
-			if c.histIdx == len(c.hist) {
-				c.line = c.histCur
-			} else {
-				c.line = []rune(c.hist[c.histIdx])
-			}
-			c.pos = len(c.line)
 		case keyRedraw:
 			c.out.Write([]byte("\x1b[H\x1b[2J"))
 			c.drawn = false
-		case keyNone:
-			continue
+		default:
+			if !c.editKey(kp.k) {
+				continue
+			}
 		}
 		c.redrawLocked()
 	}
 	return lines, false
+}
+
+// editKey moves in or changes the input line for an editing key, and reports whether the line
+// is to be drawn again.
+func (c *console) editKey(k key) bool {
+	switch k {
+	case keyBackspace:
+		if c.pos > 0 {
+			c.line = append(c.line[:c.pos-1], c.line[c.pos:]...)
+			c.pos--
+		}
+	case keyDelete:
+		if c.pos < len(c.line) {
+			c.line = append(c.line[:c.pos], c.line[c.pos+1:]...)
+		}
+	case keyLeft:
+		c.pos = max(c.pos-1, 0)
+	case keyRight:
+		c.pos = min(c.pos+1, len(c.line))
+	case keyHome:
+		c.pos = 0
+	case keyEnd:
+		c.pos = len(c.line)
+	case keyWordLeft:
+		c.pos = wordLeft(c.line, c.pos)
+	case keyWordRight:
+		c.pos = wordRight(c.line, c.pos)
+	case keyKillLine:
+		c.line = append([]rune(nil), c.line[c.pos:]...)
+		c.pos = 0
+	case keyKillEnd:
+		c.line = c.line[:c.pos]
+	case keyKillWord:
+		i := wordLeft(c.line, c.pos)
+		c.line = append(c.line[:i], c.line[c.pos:]...)
+		c.pos = i
+	case keyUp:
+		if c.promptID != 0 || c.histIdx == 0 {
+			return false
+		}
+		if c.histIdx == len(c.hist) {
+			c.histCur = append([]rune(nil), c.line...)
+		}
+		c.histIdx--
+		c.line = []rune(c.hist[c.histIdx])
+		c.pos = len(c.line)
+	case keyDown:
+		if c.promptID != 0 || c.histIdx >= len(c.hist) {
+			return false
+		}
+		c.histIdx++
+		if c.histIdx == len(c.hist) {
+			c.line = c.histCur
+		} else {
+			c.line = []rune(c.hist[c.histIdx])
+		}
+		c.pos = len(c.line)
+	default:
+		return false
+	}
+	return true
 }
 
 func wordLeft(line []rune, pos int) int {

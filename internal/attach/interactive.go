@@ -168,8 +168,8 @@ func (u *ui) note(format string, args ...any) error {
 
 // event follows an event the daemon sent (already rendered and observed by the gate).
 func (u *ui) event(ev wire.Event) error {
-	switch ev.Type {
-	case wire.TypeApproval, wire.TypeQuestion:
+	switch {
+	case ev.Type == wire.TypeApproval || ev.Type == wire.TypeQuestion:
 		// Its event is rendered already: it goes on the screen with the input line asking
 		// for its answer below it.
 		u.serial++
@@ -181,7 +181,7 @@ func (u *ui) event(ev wire.Event) error {
 			}
 		}
 		u.prompts = append(u.prompts, p)
-	case wire.TypeHello, wire.TypeResult, "message_end", "cancelled", wire.TypeSessEnd:
+	case wire.EndsPrompts(ev.Type):
 		if ev.Type == wire.TypeHello && u.a.gate.ReadOnly() && !u.saidReadOnly {
 			u.saidReadOnly = true
 			if err := u.a.rend.Note("the token is read-only: you can watch, but typed tasks are not sent"); err != nil {

@@ -559,23 +559,17 @@ func TestConsoleStderrKeepsTheInputLine(t *testing.T) {
 	}
 }
 
-type fakeLink struct{ sent []string }
-
-func (l *fakeLink) readLine() ([]byte, error) { return nil, io.EOF }
-func (l *fakeLink) writeLine(b []byte) error  { l.sent = append(l.sent, string(b)); return nil }
-func (l *fakeLink) close()                    {}
-
 func TestUIReadOnlyToken(t *testing.T) {
 	u, screen := testUI()
+	l := connectForTest(t, u.a)
 	observe(u, `{"type":"hello","protocolVersion":1,"clientId":"me","readOnly":true,"inFlight":null,"pendingResults":[]}`)
 	u.line(typedLine{text: "build it"})
-	var l fakeLink
-	if err := u.a.pump(&l); err != nil {
+	if err := u.a.pump(); err != nil {
 		t.Fatalf("a task typed with a read-only token stops fr-attach: %v", err)
 	}
 	u.a.out.Flush()
-	if len(l.sent) != 0 {
-		t.Errorf("sent %q", l.sent)
+	if len(l.lines) != 0 {
+		t.Errorf("sent %q", l.lines)
 	}
 	for _, want := range []string{"the token is read-only: you can watch, but typed tasks are not sent",
 		"not sent: the token is read-only, so the daemon takes no tasks from it"} {

@@ -1,22 +1,14 @@
 package attach
 
 import (
-	"bufio"
-	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"net"
+	"io/fs"
 	"net/http"
-	"os"
-	"strings"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
-
-	"github.com/coder/websocket"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/pkg/wire"
@@ -25,14 +17,6 @@ import (
 // connectTimeout bounds each step of connecting: the WebSocket handshake, and the wait for the
 // daemon's hello on either transport. A variable so that tests can shorten it.
 var connectTimeout = 30 * time.Second
-
-// link is one connection to the daemon: the Unix socket or a WebSocket.
-type link interface {
-	// readLine returns the next line (a WebSocket text message). Only one goroutine reads.
-	readLine() ([]byte, error)
-	writeLine(b []byte) error
-	close()
-}
 
 // target says where the daemon is and how to authenticate.
 type target struct {
@@ -51,33 +35,98 @@ func (t target) String() string {
 	return t.socket
 }
 
-// errAuth is a refused handshake (401 or 403). Two identical ones in a row stop reconnecting.
-type errAuth struct {
-	status int
-	body   string
+// daemon is how fr-attach connects and reconnects to the daemon.
+func (a *attacher) daemon() wire.Daemon {
+	t := a.o.target
+	return wire.Daemon{
+		Socket: t.socket, URL: t.url, Token: t.token, ClientID: t.clientID, TLS: t.tls, Ping: t.ping,
+		HelloTimeout:  connectTimeout,
+		MaxBackoff:    a.o.maxBackoff,
+		MaxReconnects: a.o.maxReconnects,
+		GiveUpAfter:   a.o.giveUp,
+		Reconnecting: func(attempt int, wait time.Duration, lost error) {
+			a.later(func() {
+				cmdutil.Sayf(a.s.Err, prog, "reconnecting to %s in %s (attempt %d): %v", t,
+					wait.Round(time.Millisecond), attempt, lost)
+			})
+		},
+		Options: wire.Options{
+			Gate:       a.gate,
+			AnyVersion: a.o.anyVersion,
+			Warn: func(err error) {
+				a.later(func() { a.warnf("%v; going on (--any-version)", err) })
+			},
+			Decided:    a.decided,
+			BeforeRead: a.beforeRead,
+		},
+	}
 }
 
-func (e *errAuth) Error() string {
-	msg := fmt.Sprintf("the daemon refused the connection: %d %s", e.status, http.StatusText(e.status))
-	if e.body != "" {
-		msg += ": " + e.body
+// later runs f in the attach's own goroutine, between events: the connection's goroutine
+// tells of reconnects that way.
+func (a *attacher) later(f func()) {
+	select {
+	case a.notes <- f:
+	case <-a.done:
 	}
-	return msg
+}
+
+// beforeRead holds the connection while stdout is behind: nothing more is read until it takes
+// some (a pong waiting behind unread events is not taken for a dead daemon meanwhile).
+func (a *attacher) beforeRead(stop <-chan struct{}) {
+	if a.outq != nil && a.outq.full() {
+		a.outq.waitRoom(stop)
+	}
+}
+
+// connError turns how the connection ended into fr-attach's error.
+func connError(t target, err error) error {
+	var ve *wire.VersionError
+	var nh *wire.NoHelloError
+	var gu *wire.GaveUpError
+	var pe *wire.ProtocolError
+	switch {
+	case errors.Is(err, wire.ErrReplaced):
+		return cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitFailed,
+			"a newer connection with client id %s replaced this one; stopping", t.clientID),
+			"give each fr-attach its own --client-id")
+	case errors.As(err, &nh):
+		return cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitUnavailable, "%v", err),
+			"is it a 'fuseraft serve' daemon, and is it responding?")
+	case errors.As(err, &ve):
+		return cmdutil.WithHint(err, "pass --any-version to go on anyway")
+	case errors.As(err, &pe):
+		return err
+	case errors.As(err, &gu) && gu.After > 0:
+		return cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitUnavailable,
+			"no connection to %s for %s (--give-up-after); gave up after %d reconnect attempts: %v",
+			t, gu.After, gu.Attempts, gu.Lost),
+			"check that 'fuseraft serve' is running, or raise --give-up-after (0: never give up)")
+	case errors.As(err, &gu):
+		return cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitUnavailable,
+			"lost the connection to %s (%v) and gave up after %d reconnect attempts", t, gu.Lost, gu.Attempts),
+			"raise --max-reconnects, or check that 'fuseraft serve' is running")
+	}
+	return dialError(t, err)
 }
 
 // dialError turns a failed connection into an *cmdutil.Error with the right exit code.
 func dialError(t target, err error) error {
-	var ae *errAuth
+	var ae *wire.AuthError
 	if errors.As(err, &ae) {
 		hint := "check the token in --token-file or FUSERAFT_SERVE_TOKEN"
-		if ae.status == http.StatusForbidden {
+		if ae.Status == http.StatusForbidden {
 			hint = "the daemon refuses this handshake (fr-attach never sends an Origin header; is a proxy adding one?)"
 		}
 		return cmdutil.WithHint(&cmdutil.Error{Code: cmdutil.ExitRefused, Err: ae}, hint)
 	}
-	var ce *cmdutil.Error
-	if errors.As(err, &ce) {
-		return ce
+	var he *wire.HandshakeError
+	if errors.As(err, &he) {
+		if he.Status == http.StatusBadRequest {
+			return cmdutil.Errorf(cmdutil.ExitUsage, "%v", he)
+		}
+		return &cmdutil.Error{Code: cmdutil.ExitProtocol, Err: he,
+			Hints: []string{"is " + t.url + " the attach endpoint of 'fuseraft serve' (…/attach)?"}}
 	}
 	var se *wire.SocketPathError
 	if errors.As(err, &se) {
@@ -86,10 +135,10 @@ func dialError(t target, err error) error {
 	hints := []string{"is 'fuseraft serve' running for this project?", "pass --socket PATH or --url ws://HOST:PORT/attach"}
 	var msg string
 	var ue x509.UnknownAuthorityError
-	var he x509.HostnameError
-	var ve *tls.CertificateVerificationError
+	var hn x509.HostnameError
+	var cv *tls.CertificateVerificationError
 	switch {
-	case errors.As(err, &ue) || errors.As(err, &he) || errors.As(err, &ve):
+	case errors.As(err, &ue) || errors.As(err, &hn) || errors.As(err, &cv):
 		msg = fmt.Sprintf("cannot connect to %s: %v", t, err)
 		hints = []string{"pass --ca-cert FILE with the certificate that signed the daemon's"}
 	case t.socket != "" && errors.Is(err, syscall.ENOENT):
@@ -102,185 +151,15 @@ func dialError(t target, err error) error {
 	return &cmdutil.Error{Code: cmdutil.ExitUnavailable, Err: errors.New(msg), Hints: hints}
 }
 
-func dial(ctx context.Context, t target) (link, error) {
-	if t.socket != "" {
-		if len(t.socket) > wire.MaxSocketPath() {
-			return nil, &wire.SocketPathError{Path: t.socket, Max: wire.MaxSocketPath()}
-		}
-		var d net.Dialer
-		nc, err := d.DialContext(ctx, "unix", t.socket)
-		if err != nil {
-			return nil, err
-		}
-		return &socketLink{nc: nc, r: wire.NewReader(nc, wire.ReaderOptions{}), w: bufio.NewWriter(nc)}, nil
-	}
-	h := http.Header{}
-	if t.token != "" {
-		h.Set("Authorization", "Bearer "+t.token)
-	}
-	if t.clientID != "" {
-		h.Set("Fuseraft-Client-Id", t.clientID)
-	}
-	opts := &websocket.DialOptions{HTTPHeader: h}
-	if t.tls != nil {
-		opts.HTTPClient = &http.Client{Transport: &http.Transport{TLSClientConfig: t.tls, Proxy: http.ProxyFromEnvironment}}
-	}
-	dctx, cancel := context.WithTimeout(ctx, connectTimeout)
-	defer cancel()
-	ws, resp, err := websocket.Dial(dctx, t.url, opts)
-	if err != nil {
-		if resp != nil {
-			var body [256]byte
-			n, _ := resp.Body.Read(body[:])
-			text := strings.TrimSpace(string(body[:n]))
-			switch resp.StatusCode {
-			case http.StatusUnauthorized, http.StatusForbidden:
-				return nil, &errAuth{status: resp.StatusCode, body: text}
-			case http.StatusBadRequest:
-				return nil, cmdutil.Errorf(cmdutil.ExitUsage, "the daemon rejected the handshake: 400 Bad Request: %s", text)
-			}
-			return nil, &cmdutil.Error{Code: cmdutil.ExitProtocol,
-				Err:   fmt.Errorf("the daemon answered the WebSocket handshake with %s", resp.Status),
-				Hints: []string{"is " + t.url + " the attach endpoint of 'fuseraft serve' (…/attach)?"}}
-		}
-		return nil, err
-	}
-	ws.SetReadLimit(wire.DefaultMaxLine + 2)
-	l := &wsLink{ws: ws}
-	l.ctx, l.cancel = context.WithCancel(context.Background())
-	if t.ping > 0 {
-		go l.pinger(t.ping)
-	}
-	return l, nil
-}
-
 // loadCA reads PEM certificates for --ca-cert.
 func loadCA(path string) (*tls.Config, error) {
-	b, err := os.ReadFile(path)
+	cfg, err := wire.LoadCA(path)
+	var pe *fs.PathError
 	if err != nil {
-		return nil, cmdutil.Usagef("cannot read --ca-cert: %v", err)
-	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(b) {
-		return nil, cmdutil.Usagef("--ca-cert %s holds no PEM certificate", path)
-	}
-	return &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, nil
-}
-
-// holder is a link told when fr-attach stops reading it for a while (stdout is behind).
-type holder interface{ hold(held bool) }
-
-type socketLink struct {
-	nc net.Conn
-	r  *wire.Reader
-	mu sync.Mutex
-	w  *bufio.Writer
-}
-
-func (l *socketLink) readLine() ([]byte, error) { return l.r.ReadLine() }
-
-func (l *socketLink) writeLine(b []byte) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.w.Write(b)
-	l.w.WriteByte('\n')
-	return l.w.Flush()
-}
-
-func (l *socketLink) close() { l.nc.Close() }
-
-type wsLink struct {
-	ws     *websocket.Conn
-	ctx    context.Context
-	cancel context.CancelFunc
-	// pingErr says why the pinger closed the connection, for the reader to report instead of
-	// the "use of closed network connection" that closing causes.
-	pingErr atomic.Pointer[error]
-	// holding says fr-attach is not reading (stdout is behind); holds counts the times it
-	// started. A pong then waits behind unread events, so a ping without one proves nothing.
-	holding atomic.Bool
-	holds   atomic.Int64
-	reads   atomic.Int64 // messages read
-}
-
-func (l *wsLink) hold(held bool) {
-	if held {
-		l.holds.Add(1)
-	}
-	l.holding.Store(held)
-}
-
-func (l *wsLink) readLine() ([]byte, error) {
-	_, msg, err := l.ws.Read(l.ctx)
-	l.reads.Add(1)
-	if err != nil {
-		if pe := l.pingErr.Load(); pe != nil {
-			return nil, *pe
+		if errors.As(err, &pe) {
+			return nil, cmdutil.Usagef("cannot read --ca-cert: %v", err)
 		}
-		return nil, err
+		return nil, cmdutil.Usagef("--ca-cert %v", err)
 	}
-	for len(msg) > 0 && (msg[len(msg)-1] == '\n' || msg[len(msg)-1] == '\r') {
-		msg = msg[:len(msg)-1]
-	}
-	return msg, nil
-}
-
-func (l *wsLink) writeLine(b []byte) error {
-	ctx, cancel := context.WithTimeout(l.ctx, 30*time.Second)
-	defer cancel()
-	return l.ws.Write(ctx, websocket.MessageText, b)
-}
-
-func (l *wsLink) close() {
-	l.cancel()
-	l.ws.CloseNow()
-}
-
-// pinger pings the daemon every interval, so a peer that died without closing the connection
-// is noticed within two intervals: the connection is then closed and the reader sees it.
-func (l *wsLink) pinger(interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-l.ctx.Done():
-			return
-		case <-t.C:
-		}
-		holds, reads := l.holds.Load(), l.reads.Load()
-		ctx, cancel := context.WithTimeout(l.ctx, interval)
-		err := l.ws.Ping(ctx)
-		cancel()
-		if errors.Is(err, context.DeadlineExceeded) &&
-			(l.holding.Load() || l.holds.Load() != holds || l.reads.Load() != reads) {
-			// Events kept coming, or we held back reading because stdout is behind: the
-			// daemon is there, and its pong waits behind events not read yet.
-			continue
-		}
-		if err != nil && l.ctx.Err() == nil {
-			why := pingFailure(err, interval)
-			l.pingErr.Store(&why)
-			l.ws.CloseNow()
-			return
-		}
-	}
-}
-
-// pingFailure says in plain words why a ping failed: no pong in time, or the ping could not
-// be sent.
-func pingFailure(err error, wait time.Duration) error {
-	if errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("the daemon stopped answering: no pong within %s", wait)
-	}
-	return fmt.Errorf("a ping failed: %w", err)
-}
-
-// replaced reports whether a read error says a newer connection with our client id took over.
-func replaced(err error) bool {
-	var ce websocket.CloseError
-	if !errors.As(err, &ce) {
-		return false
-	}
-	r := strings.ToLower(ce.Reason)
-	return ce.Code == 4001 || strings.Contains(r, "newer connection") || strings.Contains(r, "replaced")
+	return cfg, nil
 }

@@ -3,10 +3,12 @@ package attach
 import (
 	"bytes"
 	"context"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -69,25 +71,50 @@ func TestSocketWithoutHelloTimesOut(t *testing.T) {
 	}
 }
 
-type recordLink struct{ lines []string }
+// recordLink records the lines fr-attach sends.
+type recordLink struct {
+	mu    sync.Mutex
+	lines []string
+}
 
-func (l *recordLink) readLine() ([]byte, error) { select {} }
-func (l *recordLink) writeLine(b []byte) error  { l.lines = append(l.lines, string(b)); return nil }
-func (l *recordLink) close()                    {}
+func (l *recordLink) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, line := range strings.SplitAfter(string(b), "\n") {
+		if line != "" {
+			l.lines = append(l.lines, strings.TrimSuffix(line, "\n"))
+		}
+	}
+	return len(b), nil
+}
+
+// connectForTest connects a to a daemon that has said hello and records what a sends it.
+func connectForTest(t *testing.T, a *attacher) *recordLink {
+	t.Helper()
+	pr, pw := io.Pipe()
+	l := &recordLink{}
+	a.conn = wire.NewConn(pr, l, wire.Options{Gate: a.gate, Decided: a.decided})
+	t.Cleanup(func() { pw.Close(); a.conn.Close() })
+	go pw.Write([]byte(`{"type":"hello","protocolVersion":1,"clientId":null,"readOnly":false,"inFlight":null,"pendingResults":[]}` + "\n"))
+	if ln, err := a.conn.Next(context.Background()); err != nil || ln.Type != wire.TypeHello {
+		t.Fatalf("no hello: %v", err)
+	}
+	return l
+}
 
 // Once input has ended, a pending question is skipped and an approval denied, each with a
 // warning; before that they wait for their answer.
 func TestPromptsDeniedOnceInputEnded(t *testing.T) {
 	var out, errb bytes.Buffer
 	a := newAttacher(cmdutil.Streams{Out: &out, Err: &errb}, options{})
-	l := &recordLink{}
+	l := connectForTest(t, a)
 	prompt := func(raw string) {
 		ev, ok := wire.ParseLine([]byte(raw)).Event()
 		if !ok {
 			t.Fatalf("not an event: %s", raw)
 		}
 		a.observe(ev)
-		if err := a.pump(l); err != nil {
+		if err := a.pump(); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -96,7 +123,7 @@ func TestPromptsDeniedOnceInputEnded(t *testing.T) {
 		t.Fatalf("answered while input is open: %q %q", l.lines, errb.String())
 	}
 	a.inputEnded = true
-	if err := a.pump(l); err != nil {
+	if err := a.pump(); err != nil {
 		t.Fatal(err)
 	}
 	prompt(`{"type":"approval_request","kind":"shell_command","command":"rm -rf build"}`)

@@ -6,12 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"strings"
-	"time"
-
-	"github.com/coder/websocket"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/internal/liveio"
@@ -44,8 +40,7 @@ type attacher struct {
 	failed         []string   // why tasks count as failed
 	inputEnded     bool
 	inputIsFIFO    bool
-	inputTasks     int // tasks that came from the input
-	warnedVersion  bool
+	inputTasks     int    // tasks that came from the input
 	connected      bool   // a hello was ever received
 	lastPrompt     string // a short description of the latest approval_request or question
 	lastPromptType string
@@ -53,6 +48,10 @@ type attacher struct {
 	outStalled     <-chan struct{} // closed when output cannot keep up
 	outGone        <-chan struct{} // closed when stdout's reader has gone (a pipe only)
 	outClosed      bool            // stdout's reader has gone; --exit-on-result goes on without it
+
+	conn  *wire.Conn
+	notes chan func()   // from the connection's goroutine, run between events
+	done  chan struct{} // closed when the attach is over
 
 	// interactive mode: the person at the terminal, and where their lines come from
 	ui         *ui
@@ -139,23 +138,6 @@ type errStop struct{ err error }
 
 func (e *errStop) Error() string { return fmt.Sprint(e.err) }
 
-// errLost is a connection that dropped; we may reconnect.
-type errLost struct{ err error }
-
-func (e *errLost) Error() string {
-	var ce websocket.CloseError
-	switch {
-	case e.err == nil || errors.Is(e.err, io.EOF):
-		return "the daemon closed the connection"
-	case errors.As(e.err, &ce):
-		if ce.Reason != "" {
-			return fmt.Sprintf("the daemon closed the connection: %s (status %d)", ce.Reason, int(ce.Code))
-		}
-		return fmt.Sprintf("the daemon closed the connection (status %d)", int(ce.Code))
-	}
-	return e.err.Error()
-}
-
 // run attaches until the end, then waits for queued events to reach stdout.
 func (a *attacher) run(ctx context.Context, in io.Reader) error {
 	err := a.attach(ctx, in)
@@ -213,101 +195,26 @@ func (a *attacher) attach(ctx context.Context, in io.Reader) error {
 		a.gate.Push(wire.Input{Line: b, Type: wire.TypeUserInput})
 	}
 
-	l, err := dial(ctx, a.o.target)
+	a.notes, a.done = make(chan func(), 16), make(chan struct{})
+	conn, err := wire.Dial(ctx, a.daemon())
 	if err != nil {
+		close(a.done)
 		if ctx.Err() != nil {
 			return cmdutil.Exit(cmdutil.ExitInterrupted)
 		}
 		return dialError(a.o.target, err)
 	}
-	var lastAuth string
-	for {
-		err := a.session(ctx, l, inputs)
-		l.close()
-		var stop *errStop
-		if errors.As(err, &stop) {
-			return stop.err
-		}
-		lost, lostAt := err, time.Now()
-		// Reconnect with exponential backoff and full jitter.
-		attempt := 0
-		for {
-			if ctx.Err() != nil {
-				return cmdutil.Exit(cmdutil.ExitInterrupted)
-			}
-			if a.o.maxReconnects >= 0 && attempt >= a.o.maxReconnects {
-				return cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitUnavailable,
-					"lost the connection to %s (%v) and gave up after %d reconnect attempts", a.o.target, lost, attempt),
-					"raise --max-reconnects, or check that 'fuseraft serve' is running")
-			}
-			left := a.o.giveUp - time.Since(lostAt)
-			if a.o.giveUp > 0 && left <= 0 {
-				return cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitUnavailable,
-					"no connection to %s for %s (--give-up-after); gave up after %d reconnect attempts: %v",
-					a.o.target, a.o.giveUp, attempt, lost),
-					"check that 'fuseraft serve' is running, or raise --give-up-after (0: never give up)")
-			}
-			attempt++
-			wait := backoff(attempt, a.o.maxBackoff, rand.Int64N)
-			if a.o.giveUp > 0 && wait > left {
-				wait = left // one last attempt when the time is up
-			}
-			cmdutil.Sayf(a.s.Err, prog, "reconnecting to %s in %s (attempt %d): %v", a.o.target,
-				wait.Round(time.Millisecond), attempt, lost)
-			if !a.outClosed {
-				a.out.Flush()
-			}
-			timer := time.NewTimer(wait)
-			for waiting := true; waiting; {
-				select {
-				case <-ctx.Done():
-					timer.Stop()
-					return cmdutil.Exit(cmdutil.ExitInterrupted)
-				case <-a.outGone:
-					a.outGone = nil
-					if a.stdoutClosed(nil) != nil {
-						timer.Stop()
-						return nil // nobody reads our output any more: a quiet end
-					}
-				case <-a.outStalled:
-					timer.Stop()
-					return a.stallError()
-				case <-timer.C:
-					waiting = false
-				}
-			}
-			l, err = dial(ctx, a.o.target)
-			if err == nil {
-				lastAuth = ""
-				break
-			}
-			var ae *errAuth
-			if errors.As(err, &ae) {
-				if ae.Error() == lastAuth {
-					return dialError(a.o.target, err)
-				}
-				lastAuth = ae.Error()
-			} else {
-				lastAuth = ""
-				var ce *cmdutil.Error
-				if errors.As(err, &ce) && ce.Code != cmdutil.ExitUnavailable {
-					return ce
-				}
-			}
-			lost = err
-		}
+	a.conn = conn
+	defer func() {
+		close(a.done) // the connection's goroutine tells nothing more
+		conn.Close()
+	}()
+	err = a.loop(ctx, inputs)
+	var stop *errStop
+	if errors.As(err, &stop) {
+		return stop.err
 	}
-}
-
-// backoff is the wait before reconnect attempt n (1-based): exponential backoff with full
-// jitter, a random duration between 0 and min(max, 100ms * 2^(n-1)). randN returns a number in
-// [0, n).
-func backoff(n int, max time.Duration, randN func(int64) int64) time.Duration {
-	ceiling := 100 * time.Millisecond << min(n-1, 30)
-	if ceiling > max || ceiling <= 0 {
-		ceiling = max
-	}
-	return time.Duration(randN(int64(ceiling) + 1))
+	return err
 }
 
 // readInput reads input lines from src (stdin, a file, or a FIFO held open as its writers come
@@ -345,59 +252,10 @@ func readInput(ctx context.Context, src liveio.Source, ch chan<- inputMsg) {
 	}
 }
 
-// session runs one connection: hello, then events out and inputs in, until the connection
-// drops (*errLost) or the attach is over (*errStop).
-func (a *attacher) session(ctx context.Context, l link, inputs <-chan inputMsg) error {
-	type readMsg struct {
-		line []byte
-		err  error
-	}
-	lines := make(chan readMsg, 256)
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		h, _ := l.(holder)
-		for {
-			if a.outq != nil && a.outq.full() {
-				// stdout is behind: read no more until it takes some (the pinger knows
-				// a pong may wait behind unread events).
-				if h != nil {
-					h.hold(true)
-				}
-				a.outq.waitRoom(done)
-				if h != nil {
-					h.hold(false)
-				}
-				select {
-				case <-done:
-					return
-				case <-a.outStalled:
-					return
-				default:
-				}
-			}
-			b, err := l.readLine()
-			if err != nil {
-				b = nil
-			} else {
-				b = append([]byte(nil), b...)
-			}
-			select {
-			case lines <- readMsg{b, err}:
-			case <-done:
-				return
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	helloSeen := false
-	// A daemon that accepts and never says hello (hung, or not a fuseraft serve) is not
-	// waited on forever.
-	helloTimer := time.NewTimer(connectTimeout)
-	defer helloTimer.Stop()
-	var replacedMsg string
+// loop runs the attach: events out and inputs in, until the end (an *errStop, or another
+// error).
+func (a *attacher) loop(ctx context.Context, inputs <-chan inputMsg) error {
+	lines := a.conn.Lines()
 	for {
 		// Bounded input: while liveio.MaxHeld inputs wait in the gate, none more is taken,
 		// so the reader stops reading (prompts' answers already taken still go).
@@ -405,106 +263,122 @@ func (a *attacher) session(ctx context.Context, l link, inputs <-chan inputMsg) 
 		if a.gate.Waiting() >= liveio.MaxHeld {
 			inputsC = nil
 		}
+		var err error
 		select {
 		case <-ctx.Done():
-			return &errStop{cmdutil.Exit(cmdutil.ExitInterrupted)}
+			return cmdutil.Exit(cmdutil.ExitInterrupted)
 		case <-a.outGone:
 			a.outGone = nil
-			if err := a.stdoutClosed(nil); err != nil {
-				return err
-			}
+			err = a.stdoutClosed(nil)
 		case <-a.outStalled:
-			return &errStop{a.stallError()}
-		case <-helloTimer.C:
-			if helloSeen {
-				break
+			return a.stallError()
+		case f := <-a.notes:
+			f()
+		case ln, ok := <-lines:
+			if !ok {
+				return a.ended(ctx)
 			}
-			return &errStop{cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitUnavailable,
-				"%s accepted the connection but sent no hello within %s", a.o.target, connectTimeout),
-				"is it a 'fuseraft serve' daemon, and is it responding?")}
-		case m := <-lines:
-			if m.err != nil {
-				if replaced(m.err) || replacedMsg != "" {
-					return &errStop{cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitFailed,
-						"a newer connection with client id %s replaced this one; stopping", a.o.target.clientID),
-						"give each fr-attach its own --client-id")}
-				}
-				return &errLost{m.err}
-			}
-			ln := wire.ParseLine(m.line)
-			if ln.Kind == wire.Noise {
-				if len(strings.TrimSpace(string(ln.Raw))) > 0 {
-					a.warnf("the daemon sent a line that is not JSON: %s", cmdutil.FirstLine(string(ln.Raw)))
-				}
-				break
-			}
-			ev, isEvent := ln.Event()
-			if !helloSeen {
-				if !isEvent || ev.Type != wire.TypeHello {
-					return &errStop{&wire.ProtocolError{Msg: "expected hello as the daemon's first event", Seen: cmdutil.FirstLine(string(ln.Raw))}}
-				}
-				if err := a.checkHello(ev); err != nil {
-					return &errStop{err}
-				}
-				helloSeen = true
-				helloTimer.Stop()
-			}
-			if err := a.outFailed(a.emit(ln)); err != nil {
-				return err
-			}
-			if isEvent {
-				if ev.Type == wire.TypeError && strings.Contains(strings.ToLower(string(ev.Raw)), "newer connection") {
-					replacedMsg = string(ev.Raw)
-				}
-				if err := a.observe(ev); err != nil {
-					return &errStop{err}
-				}
-				if a.ui != nil {
-					if err := a.ui.event(ev); err != nil {
-						return &errStop{err}
-					}
-				}
-			}
-			if len(lines) == 0 {
-				if err := a.flush(); err != nil {
-					return err
-				}
-			}
+			err = a.line(ln)
 		case m := <-inputsC:
-			switch {
-			case m.err != nil:
-				return &errStop{m.err}
-			case m.eof:
-				if a.ui != nil {
-					// Ctrl-D: the person detaches.
-					a.ui.detached = true
-					a.out.Flush()
-					return &errStop{nil}
-				}
-				a.inputEnded = true
-			case m.typed != nil:
-				if err := a.ui.line(*m.typed); err != nil {
-					return &errStop{err}
-				}
-			default:
-				a.gate.Push(m.in)
-			}
+			err = a.input(m)
 		}
-		if helloSeen {
-			if err := a.pump(l); err != nil {
+		if err != nil {
+			return err
+		}
+		if err := a.step(); err != nil {
+			return err
+		}
+	}
+}
+
+// ended is how the attach ends when the connection has: interrupted, or why it ended.
+func (a *attacher) ended(ctx context.Context) error {
+	for drained := false; !drained; {
+		select {
+		case f := <-a.notes:
+			f()
+		default:
+			drained = true
+		}
+	}
+	if ctx.Err() != nil {
+		return cmdutil.Exit(cmdutil.ExitInterrupted)
+	}
+	return connError(a.o.target, a.conn.Err())
+}
+
+// line takes in one line from the daemon.
+func (a *attacher) line(ln wire.Line) error {
+	if ln.Kind == wire.Noise {
+		if len(strings.TrimSpace(string(ln.Raw))) > 0 {
+			a.warnf("the daemon sent a line that is not JSON: %s", cmdutil.FirstLine(string(ln.Raw)))
+		}
+		return nil
+	}
+	ev, isEvent := ln.Event()
+	if isEvent && ev.Type == wire.TypeHello {
+		if err := a.checkHello(ev); err != nil {
+			return err
+		}
+	}
+	if err := a.outFailed(a.emit(ln)); err != nil {
+		return err
+	}
+	if isEvent {
+		if err := a.follow(ev); err != nil {
+			return err
+		}
+		if a.ui != nil {
+			if err := a.ui.event(ev); err != nil {
 				return err
-			}
-			if a.ui != nil {
-				if err := a.ui.afterPump(); err != nil {
-					return &errStop{err}
-				}
-			}
-			if stop := a.finished(); stop != nil {
-				a.flush()
-				return &errStop{stop.err}
 			}
 		}
 	}
+	if len(a.conn.Lines()) == 0 {
+		return a.flush()
+	}
+	return nil
+}
+
+// input takes in one input: a line to send, a line typed, or the end of input.
+func (a *attacher) input(m inputMsg) error {
+	switch {
+	case m.err != nil:
+		return m.err
+	case m.eof:
+		if a.ui != nil {
+			// Ctrl-D: the person detaches.
+			a.ui.detached = true
+			a.out.Flush()
+			return &errStop{nil}
+		}
+		a.inputEnded = true
+	case m.typed != nil:
+		return a.ui.line(*m.typed)
+	default:
+		a.gate.Push(m.in)
+	}
+	return nil
+}
+
+// step sends what may go now and says whether --exit-on-result is satisfied, while connected.
+func (a *attacher) step() error {
+	if !a.conn.Connected() {
+		return nil
+	}
+	if err := a.pump(); err != nil {
+		return err
+	}
+	if a.ui != nil {
+		if err := a.ui.afterPump(); err != nil {
+			return err
+		}
+	}
+	if stop := a.finished(); stop != nil {
+		a.flush()
+		return stop
+	}
+	return nil
 }
 
 func (a *attacher) emit(ln wire.Line) error {
@@ -523,22 +397,9 @@ func (a *attacher) emit(ln wire.Line) error {
 	return a.out.WriteLine(ln.Raw)
 }
 
-// checkHello checks hello's protocolVersion and reconciles our tasks with what the daemon
-// still knows of them.
+// checkHello reconciles our tasks with what the daemon still knows of them (the connection
+// has checked hello's protocolVersion).
 func (a *attacher) checkHello(ev wire.Event) error {
-	if err := wire.CheckHandshake(ev); err != nil {
-		var ve *wire.VersionError
-		if !errors.As(err, &ve) || !a.o.anyVersion {
-			if ve != nil {
-				return cmdutil.WithHint(err, "pass --any-version to go on anyway")
-			}
-			return err
-		}
-		if !a.warnedVersion {
-			a.warnf("%v; going on (--any-version)", err)
-			a.warnedVersion = true
-		}
-	}
 	var h wire.Hello
 	if err := ev.Decode(&h); err != nil {
 		return &wire.ProtocolError{Msg: "hello is not valid", Seen: cmdutil.FirstLine(string(ev.Raw))}
@@ -623,9 +484,15 @@ func (a *attacher) unconfirmed() *ourTask {
 	return nil
 }
 
-// observe updates the gate and our tasks from an event.
+// observe updates the gate and our tasks from an event (the connection shows the gate every
+// event it reads itself).
 func (a *attacher) observe(ev wire.Event) error {
 	a.gate.Observe(ev)
+	return a.follow(ev)
+}
+
+// follow updates our tasks from an event.
+func (a *attacher) follow(ev wire.Event) error {
 	switch ev.Type {
 	case wire.TypeApproval:
 		a.lastPrompt, a.lastPromptType = "an approval_request", ev.Type
@@ -680,9 +547,9 @@ func (a *attacher) observe(ev wire.Event) error {
 // pump sends every input the gate allows now. Once input has ended nothing can answer a
 // prompt, so a pending one is denied (a question skipped), as the daemon itself does with
 // nobody to ask, and the task goes on to its result.
-func (a *attacher) pump(l link) error {
+func (a *attacher) pump() error {
 	for {
-		if err := a.pumpQueued(l); err != nil {
+		if err := a.conn.Flush(); err != nil {
 			return err
 		}
 		p := a.gate.Pending()
@@ -704,41 +571,31 @@ func (a *attacher) pump(l link) error {
 	}
 }
 
-// pumpQueued sends every queued input the gate allows now.
-func (a *attacher) pumpQueued(l link) error {
-	for {
-		d, ok := a.gate.Next()
-		if !ok {
+// decided follows what the gate decided for an input as the connection carries it out: a
+// task sent is ours until its result (sent or not when the write failed: the daemon's next
+// hello tells), a dropped input is said.
+func (a *attacher) decided(d wire.Decision, err error) error {
+	isTask := isTaskInput(d.Input)
+	if d.Action == wire.Drop {
+		if isTask && a.gate.ReadOnly() && a.ui == nil {
+			return &errStop{cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitRefused,
+				"the token is read-only: the daemon takes no tasks from it"),
+				"use a write token (--token-file or FUSERAFT_SERVE_TOKEN) to dispatch tasks")}
+		}
+		if a.ui != nil {
+			a.ui.dropped(d)
 			return nil
 		}
-		isTask := isTaskInput(d.Input)
-		if d.Action == wire.Drop {
-			if isTask && a.gate.ReadOnly() && a.ui == nil {
-				return &errStop{cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitRefused,
-					"the token is read-only: the daemon takes no tasks from it"),
-					"use a write token (--token-file or FUSERAFT_SERVE_TOKEN) to dispatch tasks")}
-			}
-			if a.ui != nil {
-				a.ui.dropped(d)
-				continue
-			}
-			a.warnf("dropped %s: %s", d.Input.Type, d.Reason)
-			continue
-		}
-		if err := l.writeLine(d.Input.Line); err != nil {
-			if isTask {
-				// Sent or not, the daemon's next hello tells.
-				a.tasks = append(a.tasks, &ourTask{text: taskLabel(d.Input)})
-			}
-			return &errLost{err}
-		}
-		if isTask {
-			a.tasks = append(a.tasks, &ourTask{text: taskLabel(d.Input)})
-			if a.ui != nil {
-				a.ui.sent(d.Input)
-			}
+		a.warnf("dropped %s: %s", d.Input.Type, d.Reason)
+		return nil
+	}
+	if isTask {
+		a.tasks = append(a.tasks, &ourTask{text: taskLabel(d.Input)})
+		if err == nil && a.ui != nil {
+			a.ui.sent(d.Input)
 		}
 	}
+	return nil
 }
 
 func isTaskInput(in wire.Input) bool {

@@ -3,36 +3,10 @@ package attach
 import (
 	"bytes"
 	"testing"
-	"time"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/pkg/wire"
 )
-
-func TestBackoff(t *testing.T) {
-	max := func(n int64) int64 { return n - 1 }
-	zero := func(int64) int64 { return 0 }
-	cases := []struct {
-		n    int
-		cap  time.Duration
-		want time.Duration
-	}{
-		{1, 10 * time.Second, 100 * time.Millisecond},
-		{2, 10 * time.Second, 200 * time.Millisecond},
-		{5, 10 * time.Second, 1600 * time.Millisecond},
-		{8, 10 * time.Second, 10 * time.Second},
-		{1000, 10 * time.Second, 10 * time.Second},
-		{3, 250 * time.Millisecond, 250 * time.Millisecond},
-	}
-	for _, tc := range cases {
-		if got := backoff(tc.n, tc.cap, max); got != tc.want {
-			t.Errorf("backoff(%d, %v) at most = %v, want %v", tc.n, tc.cap, got, tc.want)
-		}
-		if got := backoff(tc.n, tc.cap, zero); got != 0 {
-			t.Errorf("full jitter starts at 0, got %v", got)
-		}
-	}
-}
 
 func newTestAttacher(o options) *attacher {
 	return newAttacher(cmdutil.Streams{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}, o)

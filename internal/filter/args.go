@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
-	"github.com/fuseraft/fr/internal/render"
+	"github.com/fuseraft/fr/pkg/wire"
 )
 
 // options is a parsed command line.
@@ -73,7 +73,7 @@ var flagTable []flagDef
 
 func init() {
 	flagTable = []flagDef{
-		{name: "type", short: "t", args: 1, usage: "keep only events of the types in `T[,T...]` (repeatable), decided before decoding", values: render.Types(),
+		{name: "type", short: "t", args: 1, usage: "keep only events of the types in `T[,T...]` (repeatable), decided before decoding", values: wire.EventTypes(),
 			set: func(o *options, vals []string, _ *string) error {
 				for _, t := range strings.Split(vals[0], ",") {
 					if t = strings.TrimSpace(t); t != "" {

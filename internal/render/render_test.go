@@ -546,3 +546,12 @@ func TestPromptsWrapWhole(t *testing.T) {
 		}
 	}
 }
+
+// Every event type of the protocol has a handler of its own (an unknown type is shown raw).
+func TestEveryEventTypeHasAHandler(t *testing.T) {
+	for _, typ := range wire.EventTypes() {
+		if handlers[typ] == nil {
+			t.Errorf("no handler for %q", typ)
+		}
+	}
+}

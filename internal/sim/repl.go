@@ -9,6 +9,7 @@ import (
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/internal/sim/query"
 	"github.com/fuseraft/fr/internal/sim/scenario"
+	"github.com/fuseraft/fr/pkg/wire"
 )
 
 type replOptions struct {
@@ -38,7 +39,7 @@ func repl(ctx context.Context, s cmdutil.Streams, o replOptions) error {
 	defer st.close()
 	sc, r := st.sc, st.sc.Repl
 	if msg := notConfigured(s.Env, sc); msg != "" {
-		if err := st.emit("type", "error", "text", msg); err != nil {
+		if err := st.emit("type", wire.TypeError, "text", msg); err != nil {
 			return writeErr(err)
 		}
 		return cmdutil.Exit(cmdutil.ExitFailed)
@@ -76,7 +77,7 @@ func repl(ctx context.Context, s cmdutil.Streams, o replOptions) error {
 	if mid == nil {
 		mid = []string{}
 	}
-	if err := st.emit("type", "ready", "protocolVersion", sc.Faults.Version(), "sessionId", sessionID,
+	if err := st.emit("type", wire.TypeReady, "protocolVersion", sc.Faults.Version(), "sessionId", sessionID,
 		"model", model, "title", title, "autoTitle", autoTitle, "midTurnCommands", mid); err != nil {
 		return writeErr(err)
 	}
@@ -124,7 +125,7 @@ func repl(ctx context.Context, s cmdutil.Streams, o replOptions) error {
 				break
 			}
 			for _, w := range imageWarnings(line) {
-				if err := st.emit("type", "warning", "text", w); err != nil {
+				if err := st.emit("type", wire.TypeWarning, "text", w); err != nil {
 					return writeErr(err)
 				}
 			}
@@ -136,7 +137,7 @@ func repl(ctx context.Context, s cmdutil.Streams, o replOptions) error {
 			}
 		}
 		steps := replTurn(r, turnIndex, text)
-		if err := st.emit("type", "turn_start", "text", carriedText); err != nil {
+		if err := st.emit("type", wire.TypeTurnStart, "text", carriedText); err != nil {
 			return writeErr(err)
 		}
 		var interjected int
@@ -163,12 +164,12 @@ func repl(ctx context.Context, s cmdutil.Streams, o replOptions) error {
 			return st.crash(out.Crash)
 		}
 		if interjected > 0 {
-			if err := st.emit("type", "interjection", "status", "carried", "count", interjected); err != nil {
+			if err := st.emit("type", wire.TypeInterjection, "status", "carried", "count", interjected); err != nil {
 				return writeErr(err)
 			}
 		}
 		if out.Cancelled {
-			if err := st.emit("type", "cancelled"); err != nil {
+			if err := st.emit("type", wire.TypeCancelled); err != nil {
 				return writeErr(err)
 			}
 		} else if out.Emitted["message_end"] == 0 {
@@ -176,7 +177,7 @@ func repl(ctx context.Context, s cmdutil.Streams, o replOptions) error {
 			if calls == nil {
 				calls = []string{}
 			}
-			if err := st.emit("type", "message_end", "turnIndex", turnIndex, "toolCalls", calls,
+			if err := st.emit("type", wire.TypeMessageEnd, "turnIndex", turnIndex, "toolCalls", calls,
 				"inputTokens", 1800+600*turnIndex, "outputTokens", 1+len(out.Text)/4,
 				"cachedInputTokens", 1200*turnIndex, "cumulativeCacheReadTokens", 600*turnIndex*(turnIndex+1)); err != nil {
 				return writeErr(err)
@@ -190,7 +191,7 @@ func repl(ctx context.Context, s cmdutil.Streams, o replOptions) error {
 		endDelay = r.EndDelay.D()
 	}
 	st.sleep(endDelay)
-	return writeErr(st.emit("type", "session_end"))
+	return writeErr(st.emit("type", wire.TypeSessEnd))
 }
 
 func knownSession(id, main string, others []string) bool {
@@ -219,7 +220,7 @@ func replayFields(r *scenario.Replay) []any {
 			turns = append(turns, scenario.NewObject("user", t.User, "assistant", t.Assistant, "toolCalls", calls))
 		}
 	}
-	return []any{"type", "replay", "total", len(turns), "compacted", compacted, "turns", turns}
+	return []any{"type", wire.TypeReplay, "total", len(turns), "compacted", compacted, "turns", turns}
 }
 
 // replTurn picks the scripted turn for a message: the turns in order, then again from the
@@ -256,12 +257,12 @@ func (st *stdio) slash(msg, sessionID, model string, title **string, autoTitle *
 	case "/title":
 		t := strings.TrimSpace(arg)
 		*title = &t
-		return true, st.emit("type", "title", "sessionId", sessionID, "title", t, "autoTitle", autoTitle)
+		return true, st.emit("type", wire.TypeTitle, "sessionId", sessionID, "title", t, "autoTitle", autoTitle)
 	case "/status":
-		return true, st.emit("type", "status", "model", model, "turn", turn, "context", 0.05, "level", "ok",
+		return true, st.emit("type", wire.TypeStatus, "model", model, "turn", turn, "context", 0.05, "level", "ok",
 			"modes", []string{}, "input", 1800+600*turn, "output", 120*turn, "cached", 1200*turn)
 	case "/copy":
-		return true, st.emit("type", "copy", "text", strings.TrimSpace(arg))
+		return true, st.emit("type", wire.TypeCopy, "text", strings.TrimSpace(arg))
 	}
 	if midTurn(cmd, st.sc.Repl.MidTurnCommands) != "" {
 		return true, st.emit(applied(cmd, msg)...)
@@ -270,7 +271,7 @@ func (st *stdio) slash(msg, sessionID, model string, title **string, autoTitle *
 }
 
 func applied(cmd, msg string) []any {
-	return []any{"type", "applied", "command", cmd, "message", strings.TrimSpace(msg) + " applied"}
+	return []any{"type", wire.TypeApplied, "command", cmd, "message", strings.TrimSpace(msg) + " applied"}
 }
 
 // datasetReplSession finds a REPL chat of fr-sim's dataset (FRSIM_STATE, else the embedded

@@ -37,7 +37,7 @@ type runResult struct {
 }
 
 func (r runResult) fields() []any {
-	return []any{"type", "result", "sessionId", r.sessionID, "task", r.task, "config", r.config,
+	return []any{"type", wire.TypeResult, "sessionId", r.sessionID, "task", r.task, "config", r.config,
 		"succeeded", r.succeeded, "errorMessage", r.errMsg, "exitCode", r.exitCode, "turns", r.turns,
 		"elapsedSeconds", r.elapsed, "inputTokens", r.in, "outputTokens", r.out}
 }
@@ -113,7 +113,7 @@ func run(ctx context.Context, s cmdutil.Streams, o runOptions) error {
 		agents = []string{}
 	}
 	if o.bridge {
-		if err := st.emit("type", "ready", "protocolVersion", sc.Faults.Version(), "sessionId", sessionID,
+		if err := st.emit("type", wire.TypeReady, "protocolVersion", sc.Faults.Version(), "sessionId", sessionID,
 			"task", task, "config", config, "resumed", o.resume != "", "agents", agents); err != nil {
 			return writeErr(err)
 		}

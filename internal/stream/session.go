@@ -12,7 +12,6 @@ import (
 	"os/signal"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -92,12 +91,12 @@ type session struct {
 
 	procMu sync.Mutex
 	reaped bool
-
-	// busy says a turn (repl) or the run is going on, so there is something to interrupt.
-	// fuseraft drops an interrupt with nothing running; fr-stream does the same rather than
-	// send SIGINT to an idle fuseraft.
-	busy atomic.Bool
 }
+
+// running says a turn (repl) or the run is going on, so there is something to interrupt.
+// fuseraft drops an interrupt with nothing running; fr-stream does the same rather than send
+// SIGINT to an idle fuseraft.
+func (ss *session) running() bool { return ss.pump.Gate.Running() }
 
 func (ss *session) warnf(format string, args ...any) {
 	cmdutil.Warnf(ss.errw, prog, format, args...)
@@ -120,7 +119,7 @@ func (ss *session) send(line []byte) error {
 // interrupt interrupts the running turn or run: SIGINT where signals exist, else an interrupt
 // line. It reports false when nothing is running.
 func (ss *session) interrupt() bool {
-	if !ss.busy.Load() {
+	if !ss.running() {
 		return false
 	}
 	if canSignal {
@@ -242,12 +241,12 @@ func runSession(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error
 		}
 	}
 	ss.pump.Interrupt = func() bool {
-		if gate.Waiting() > 0 || (gate.Busy() && !ss.busy.Load()) {
+		if gate.Waiting() > 0 || (gate.Busy() && !gate.Running()) {
 			// Before ready, or behind messages still held: it interrupts what they start,
 			// so it goes as a line, in order.
 			return false
 		}
-		if !ss.busy.Load() {
+		if !gate.Running() {
 			ss.warnf("dropped interrupt: nothing is running")
 			return true
 		}
@@ -538,9 +537,6 @@ func (ss *session) readEvents(r io.ReadCloser, st *stdoutState, protoBad, outBro
 		if !st.ready {
 			switch ev.Type {
 			case wire.TypeReady:
-				if ss.o.mode == "run" {
-					ss.busy.Store(true)
-				}
 				if err := wire.CheckHandshake(ev); err != nil {
 					if !ss.o.anyVersion {
 						st.protoErr = err
@@ -565,17 +561,12 @@ func (ss *session) readEvents(r io.ReadCloser, st *stdoutState, protoBad, outBro
 			if ev.Decode(&res) == nil {
 				st.result = &res
 			}
-		case "turn_start", "shell_start":
-			st.midTurn = ev.Type == "turn_start"
-			ss.busy.Store(true)
-		case "message_end", "cancelled", "shell_end", wire.TypeError:
-			st.midTurn = false
-			if ss.o.mode == "repl" {
-				ss.busy.Store(false)
-			}
 		}
-		if ev.Type == wire.TypeResult || ev.Type == wire.TypeSessEnd {
-			ss.busy.Store(false)
+		switch {
+		case ev.Type == wire.TypeTurnStart:
+			st.midTurn = true
+		case ev.Type == wire.TypeShellStart || ev.Type == wire.TypeShellEnd || wire.EndsTurn(ev.Type):
+			st.midTurn = false
 		}
 		// The Gate learns of a prompt before anyone downstream can answer it.
 		ss.pump.Observe(ev)

@@ -176,10 +176,7 @@ func ReadEnvelope(r io.Reader, allowVersion bool, onItem func(raw []byte) error)
 	}
 	c, ok := s.skipSpace()
 	if !ok {
-		if s.ioErr != nil {
-			return head, s.ioErr
-		}
-		return fail("expected a JSON envelope, got no output")
+		return fail("expected a JSON envelope, got no output") // or the read's error
 	}
 	if c != '{' {
 		return fail("expected a JSON envelope")
@@ -197,18 +194,10 @@ func ReadEnvelope(r io.Reader, allowVersion bool, onItem func(raw []byte) error)
 			break
 		}
 		// A key, a colon, a value.
-		raw, ok := s.value(1, true)
+		key, ok := s.key()
 		if !ok {
 			return fail("envelope is not valid JSON")
 		}
-		key, ok := jsonKey(raw)
-		if !ok {
-			return fail("envelope is not valid JSON")
-		}
-		if c, ok := s.skipSpace(); !ok || c != ':' {
-			return fail("envelope is not valid JSON")
-		}
-		s.pos++
 		if keys[key] {
 			return fail("envelope has the field " + strconv.Quote(key) + " twice")
 		}
@@ -221,81 +210,33 @@ func ReadEnvelope(r io.Reader, allowVersion bool, onItem func(raw []byte) error)
 		case "items":
 			shapes++
 			head.Shape = "items"
-			if c != '[' {
-				if _, ok := s.value(1, false); !ok {
-					return fail("envelope is not valid JSON")
-				}
-				return fail("envelope's items is not an array")
-			}
-			s.pos++
-			for n := 0; ; n++ {
-				c, ok := s.skipSpace()
-				if !ok {
-					return fail("envelope is not valid JSON")
-				}
-				if c == ']' && n == 0 {
-					s.pos++
-					break
-				}
-				if n > 0 {
-					if c == ']' {
-						s.pos++
-						break
-					}
-					if c != ',' {
-						return fail("envelope is not valid JSON")
-					}
-					s.pos++
-					if _, ok := s.skipSpace(); !ok {
-						return fail("envelope is not valid JSON")
-					}
-				}
-				raw, ok := s.value(2, false)
-				if !ok {
-					return fail("envelope is not valid JSON")
-				}
-				if err := onItem(raw); err != nil {
-					if err == ErrStop {
-						return head, nil
-					}
-					return head, err
-				}
+			stopped, msg, err := s.items(c, onItem)
+			switch {
+			case err != nil:
+				return head, err
+			case msg != "":
+				return fail(msg)
+			case stopped:
+				return head, nil
 			}
 		default:
 			raw, ok := s.value(1, false)
 			if !ok {
 				return fail("envelope is not valid JSON")
 			}
-			switch key {
-			case "protocolVersion":
-				// As DecodeEnvelope reads it: a JSON integer (null leaves it 0).
-				if err := json.Unmarshal(raw, &head.ProtocolVersion); err != nil {
-					return fail("envelope's protocolVersion is not an integer")
-				}
+			if key == "protocolVersion" {
 				haveVersion = true
-				if err := CheckVersion(head.ProtocolVersion, "the envelope"); err != nil && !allowVersion {
-					return head, err
-				}
-			case "item":
+			} else if key == "item" || key == "error" {
 				shapes++
-				head.Shape = "item"
-				if string(raw) == "null" {
-					return fail("envelope's item is null")
-				}
-				if err := onItem(raw); err != nil {
-					if err == ErrStop {
-						return head, nil
-					}
-					return head, err
-				}
-			case "error":
-				shapes++
-				head.Shape = "error"
-				var msg string
-				if err := json.Unmarshal(raw, &msg); err != nil {
-					return fail("envelope's error is not a string")
-				}
-				head.Error = &msg
+			}
+			stopped, msg, err := head.field(key, raw, allowVersion, onItem)
+			switch {
+			case err != nil:
+				return head, err
+			case msg != "":
+				return fail(msg)
+			case stopped:
+				return head, nil
 			}
 		}
 		c, ok = s.skipSpace()
@@ -316,16 +257,118 @@ func ReadEnvelope(r io.Reader, allowVersion bool, onItem func(raw []byte) error)
 	if s.ioErr != nil {
 		return head, s.ioErr
 	}
-	if !haveVersion {
-		return fail("envelope has no protocolVersion")
-	}
-	if shapes != 1 {
-		return fail("envelope must have exactly one of items, item and error")
+	if msg := envelopeComplete(haveVersion, shapes); msg != "" {
+		return fail(msg)
 	}
 	if err := CheckVersion(head.ProtocolVersion, "the envelope"); err != nil && !allowVersion {
 		return head, err
 	}
 	return head, nil
+}
+
+// envelopeComplete says what a whole envelope read lacks, "" for nothing.
+func envelopeComplete(haveVersion bool, shapes int) string {
+	switch {
+	case !haveVersion:
+		return "envelope has no protocolVersion"
+	case shapes != 1:
+		return "envelope must have exactly one of items, item and error"
+	}
+	return ""
+}
+
+// items reads the array of "items" (c is its first byte), passing each element to onItem.
+// It returns stopped when onItem returned ErrStop, a message when the envelope is not valid,
+// or onItem's error.
+func (s *envScanner) items(c byte, onItem func(raw []byte) error) (stopped bool, msg string, err error) {
+	const invalid = "envelope is not valid JSON"
+	if c != '[' {
+		if _, ok := s.value(1, false); !ok {
+			return false, invalid, nil
+		}
+		return false, "envelope's items is not an array", nil
+	}
+	s.pos++
+	for n := 0; ; n++ {
+		c, ok := s.skipSpace()
+		if !ok {
+			return false, invalid, nil
+		}
+		if c == ']' {
+			s.pos++
+			return false, "", nil
+		}
+		if n > 0 {
+			if c != ',' {
+				return false, invalid, nil
+			}
+			s.pos++
+			if _, ok := s.skipSpace(); !ok {
+				return false, invalid, nil
+			}
+		}
+		raw, ok := s.value(2, false)
+		if !ok {
+			return false, invalid, nil
+		}
+		if err := onItem(raw); err != nil {
+			if err == ErrStop {
+				return true, "", nil
+			}
+			return false, "", err
+		}
+	}
+}
+
+// field takes in the value of a field of the envelope other than "items": protocolVersion
+// (checked at once), item (passed to onItem) or error. It returns as items does.
+func (head *EnvelopeHead) field(key string, raw []byte, allowVersion bool, onItem func(raw []byte) error) (stopped bool, msg string, err error) {
+	switch key {
+	case "protocolVersion":
+		// As DecodeEnvelope reads it: a JSON integer (null leaves it 0).
+		if err := json.Unmarshal(raw, &head.ProtocolVersion); err != nil {
+			return false, "envelope's protocolVersion is not an integer", nil
+		}
+		if err := CheckVersion(head.ProtocolVersion, "the envelope"); err != nil && !allowVersion {
+			return false, "", err
+		}
+	case "item":
+		head.Shape = "item"
+		if string(raw) == "null" {
+			return false, "envelope's item is null", nil
+		}
+		if err := onItem(raw); err != nil {
+			if err == ErrStop {
+				return true, "", nil
+			}
+			return false, "", err
+		}
+	case "error":
+		head.Shape = "error"
+		var m string
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return false, "envelope's error is not a string", nil
+		}
+		head.Error = &m
+	}
+	return false, "", nil
+}
+
+// key reads an object's key and the colon after it.
+func (s *envScanner) key() (string, bool) {
+	raw, ok := s.value(1, true)
+	if !ok {
+		return "", false
+	}
+	key, ok := jsonKey(raw)
+	if !ok {
+		return "", false
+	}
+	if c, ok := s.skipSpace(); !ok || c != ':' {
+		return "", false
+	}
+	s.pos++
+	return key, true
 }
 
 // jsonKey decodes an object key given with its quotes.

@@ -20,26 +20,106 @@ func (e Event) Decode(v any) error {
 	return nil
 }
 
-// Event types of the protocol page, section "Live sessions". New types may arrive in any
-// release; clients pass on or ignore types they do not know.
+// Event types of the protocol page, section "Live sessions", and the input lines. New types
+// may arrive in any release; clients pass on or ignore types they do not know.
 const (
-	TypeReady    = "ready"
-	TypeHello    = "hello"
-	TypeError    = "error"
-	TypeWarning  = "warning"
-	TypeInfo     = "info"
-	TypeText     = "text"
+	// Handshake events.
+	TypeReady = "ready" // repl --vscode and run --bridge
+	TypeHello = "hello" // the serve socket and WebSocket
+
+	// Turn events (stdio).
+	TypeTurnStart    = "turn_start"
+	TypeToken        = "token"
+	TypeThinking     = "thinking"
+	TypeToolCall     = "tool_call"
+	TypeToolResult   = "tool_result"
+	TypeFileChanged  = "file_changed"
+	TypeFileChanges  = "file_changes"
+	TypeMessageEnd   = "message_end"
+	TypeCancelled    = "cancelled"
+	TypeRetrying     = "retrying"
+	TypeInterjection = "interjection"
+	TypeStatus       = "status"
+	TypeCompacted    = "compacted"
+	TypePlan         = "plan"
+	TypeStepStatus   = "step_status"
+	TypeShellStart   = "shell_start"
+	TypeShellOutput  = "shell_output"
+	TypeShellEnd     = "shell_end"
+	TypeReplay       = "replay"
+	TypeTitle        = "title"
+	TypeApplied      = "applied"
+	TypeCopy         = "copy"
+	TypeText         = "text"
+	TypeInfo         = "info"
+	TypeWarning      = "warning"
+	TypeError        = "error"
+	TypeSessEnd      = "session_end"
+
+	// Run events (run --bridge); the serve daemon sends the first three too.
+	TypeAgentStarting      = "agent_starting"
+	TypeToolCalling        = "tool_calling"
+	TypeTokenBudgetWarning = "token_budget_warning"
+	TypeAgentMessage       = "agent_message"
+	TypeResult             = "result" // also the serve daemon's, for a task
+
+	// Prompts.
 	TypeApproval = "approval_request"
 	TypeQuestion = "question"
-	TypeResult   = "result"
-	TypeQueued   = "queued"
-	TypeSessEnd  = "session_end"
 
+	// Daemon events (serve).
+	TypeQueued         = "queued"
+	TypeAutoDispatched = "auto_dispatched"
+	TypeA2ACall        = "a2a_call"
+	TypeTaskResumed    = "task_resumed"
+
+	// Input lines (client to fuseraft).
 	TypeUserInput        = "user_input"
 	TypeApprovalResponse = "approval_response"
 	TypeQuestionResponse = "question_response"
 	TypeInterrupt        = "interrupt"
 )
+
+// EventTypes returns every event type the protocol page lists, in its order (input lines
+// are not events and are not among them). The slice is new at each call.
+func EventTypes() []string {
+	return []string{
+		TypeReady, TypeHello,
+		TypeTurnStart, TypeToken, TypeThinking, TypeToolCall, TypeToolResult, TypeFileChanged,
+		TypeFileChanges, TypeMessageEnd, TypeCancelled, TypeRetrying, TypeInterjection, TypeStatus,
+		TypeCompacted, TypePlan, TypeStepStatus, TypeShellStart, TypeShellOutput, TypeShellEnd,
+		TypeReplay, TypeTitle, TypeApplied, TypeCopy, TypeText, TypeInfo, TypeWarning, TypeError,
+		TypeSessEnd,
+		TypeAgentStarting, TypeToolCalling, TypeTokenBudgetWarning, TypeAgentMessage, TypeResult,
+		TypeApproval, TypeQuestion,
+		TypeQueued, TypeAutoDispatched, TypeA2ACall, TypeTaskResumed,
+	}
+}
+
+// EndsTurn reports whether an event of type t ends what fuseraft is running: a turn
+// (message_end, cancelled, or error: a turn whose model call fails ends with an error and no
+// message_end), the session (session_end), or a run or daemon task (result). Input held for
+// the end of a turn may go after it. A !shell escape ends with shell_end instead.
+func EndsTurn(t string) bool {
+	switch t {
+	case TypeMessageEnd, TypeCancelled, TypeError, TypeSessEnd, TypeResult:
+		return true
+	}
+	return false
+}
+
+// EndsPrompts reports whether an event of type t leaves no prompt pending: what the prompt
+// belonged to ended (message_end, cancelled, session_end, result: fuseraft waits for no
+// answer any more), or a session or connection started afresh (ready; hello, after which the
+// daemon asks a prompt still open again). An error ends a turn but not its prompt, which is
+// still answered as usual.
+func EndsPrompts(t string) bool {
+	switch t {
+	case TypeReady, TypeHello, TypeMessageEnd, TypeCancelled, TypeSessEnd, TypeResult:
+		return true
+	}
+	return false
+}
 
 // The event structs below are for reading events. To pass an event on, write its Raw bytes:
 // re-encoding a struct loses unknown fields and the original escapes. A re-encoded struct does

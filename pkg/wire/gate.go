@@ -101,6 +101,8 @@ type Gate struct {
 	// Stdio: a turn or a shell escape is running, and the commands that may go meanwhile.
 	inTurn, inShell bool
 	midTurn         []string
+	// Stdio and Bridge: fuseraft says it runs something an interrupt would cancel.
+	running bool
 
 	readOnly       bool
 	taskInFlight   bool
@@ -189,15 +191,23 @@ func NewGate(mode Mode) *Gate {
 func (g *Gate) Observe(ev Event) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if EndsPrompts(ev.Type) {
+		g.voidAll(voidReason(ev.Type))
+	}
+	if EndsTurn(ev.Type) {
+		g.inTurn, g.inShell = false, false
+		if g.mode == Stdio || ev.Type == TypeResult || ev.Type == TypeSessEnd {
+			g.running = false
+		}
+	}
 	switch ev.Type {
 	case TypeApproval, TypeQuestion:
 		k := promptKind(ev.Type)
 		g.asked[k]++
 		g.prompts = append(g.prompts, prompt{typ: ev.Type, seq: g.asked[k]})
 	case TypeReady:
-		// A session (re)starts: nothing is running and nothing is asked yet.
-		g.voidAll("the session restarted (ready) before it was answered")
-		g.started, g.inTurn, g.inShell = true, false, false
+		// A session (re)starts: nothing is running and nothing is asked yet; a run starts.
+		g.started, g.inTurn, g.inShell, g.running = true, false, false, g.mode == Bridge
 		var r struct {
 			MidTurnCommands []string `json:"midTurnCommands"`
 		}
@@ -205,36 +215,17 @@ func (g *Gate) Observe(ev Event) {
 		if json.Unmarshal(ev.Raw, &r) == nil {
 			g.midTurn = r.MidTurnCommands
 		}
-	case "turn_start":
-		g.inTurn = true
-	case "shell_start":
-		g.inShell = true
-	case "shell_end":
+	case TypeTurnStart:
+		g.inTurn, g.running = true, true
+	case TypeShellStart:
+		g.inShell, g.running = true, true
+	case TypeShellEnd:
 		g.inShell = false
+		if g.mode == Stdio {
+			g.running = false
+		}
 	case TypeHello:
-		// A new connection: prompts of the old one are void; the daemon asks again.
-		g.voidAll("it was asked on a connection that dropped before the answer was sent; the daemon asks again")
-		var h Hello
-		if json.Unmarshal(ev.Raw, &h) != nil {
-			return
-		}
-		g.readOnly = h.ReadOnly
-		g.pendingResults = map[string]bool{}
-		for _, id := range h.PendingResults {
-			g.pendingResults[id] = true
-		}
-		switch {
-		case h.InFlight != nil:
-			g.taskInFlight, g.taskSessionID = true, h.InFlight.SessionID
-		case g.taskSessionID != "":
-			// The daemon no longer knows our task as in flight; its result (if any) is
-			// among pendingResults, and follows this hello.
-			g.taskInFlight = g.pendingResults[g.taskSessionID]
-		default:
-			// A task sent just before the connection dropped that the daemon never
-			// confirmed: it does not know it, so it is not in flight.
-			g.taskInFlight = false
-		}
+		g.observeHello(ev)
 	case TypeQueued:
 		if g.mode == Serve && g.taskInFlight && g.taskSessionID == "" {
 			var q Queued
@@ -243,32 +234,67 @@ func (g *Gate) Observe(ev Event) {
 			}
 		}
 	case TypeResult:
-		g.voidAll("its task ended (result) before it was answered")
-		g.inTurn, g.inShell = false, false
-		if g.mode == Serve && g.taskInFlight {
-			var r TaskResult
-			if json.Unmarshal(ev.Raw, &r) != nil {
-				return
-			}
-			if r.SessionID == g.taskSessionID || (g.taskSessionID == "" && !g.pendingResults[r.SessionID]) {
-				g.taskInFlight, g.taskSessionID = false, ""
-			}
-			delete(g.pendingResults, r.SessionID)
-		}
+		g.observeResult(ev)
 	case TypeError:
-		// A turn that fails (the model call, the provider) ends with an error and no
-		// message_end; holding messages for it would hold them for ever. A prompt is still
-		// answered as usual.
-		g.inTurn, g.inShell = false, false
 		// A read-only daemon answers a task with an error instead of queuing it.
 		if g.mode == Serve && g.taskInFlight && g.taskSessionID == "" && g.readOnly {
 			g.taskInFlight = false
 		}
-	case "message_end", "cancelled", TypeSessEnd:
-		// The turn is over: fuseraft is no longer waiting for an answer.
-		g.voidAll("its turn ended (" + ev.Type + ") before it was answered")
-		g.inTurn, g.inShell = false, false
 	}
+}
+
+// voidReason says why a prompt is void after an event for which EndsPrompts is true.
+func voidReason(eventType string) string {
+	switch eventType {
+	case TypeReady:
+		return "the session restarted (ready) before it was answered"
+	case TypeHello:
+		// A new connection: the daemon asks again.
+		return "it was asked on a connection that dropped before the answer was sent; the daemon asks again"
+	case TypeResult:
+		return "its task ended (result) before it was answered"
+	}
+	return "its turn ended (" + eventType + ") before it was answered"
+}
+
+// observeHello takes in what a hello says of this client's tasks (g.mu held).
+func (g *Gate) observeHello(ev Event) {
+	var h Hello
+	if json.Unmarshal(ev.Raw, &h) != nil {
+		return
+	}
+	g.readOnly = h.ReadOnly
+	g.pendingResults = map[string]bool{}
+	for _, id := range h.PendingResults {
+		g.pendingResults[id] = true
+	}
+	switch {
+	case h.InFlight != nil:
+		g.taskInFlight, g.taskSessionID = true, h.InFlight.SessionID
+	case g.taskSessionID != "":
+		// The daemon no longer knows our task as in flight; its result (if any) is
+		// among pendingResults, and follows this hello.
+		g.taskInFlight = g.pendingResults[g.taskSessionID]
+	default:
+		// A task sent just before the connection dropped that the daemon never
+		// confirmed: it does not know it, so it is not in flight.
+		g.taskInFlight = false
+	}
+}
+
+// observeResult ends this client's task in flight when the result is its (Serve; g.mu held).
+func (g *Gate) observeResult(ev Event) {
+	if g.mode != Serve || !g.taskInFlight {
+		return
+	}
+	var r TaskResult
+	if json.Unmarshal(ev.Raw, &r) != nil {
+		return
+	}
+	if r.SessionID == g.taskSessionID || (g.taskSessionID == "" && !g.pendingResults[r.SessionID]) {
+		g.taskInFlight, g.taskSessionID = false, ""
+	}
+	delete(g.pendingResults, r.SessionID)
 }
 
 // Push queues an input. An answer is numbered here, as the answer to the next prompt of its
@@ -446,6 +472,20 @@ func (g *Gate) Busy() bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return (g.mode != Serve && !g.started) || (g.mode == Stdio && (g.inTurn || g.inShell))
+}
+
+// Running reports whether fuseraft runs something an interrupt would cancel, as its events
+// say: a turn or a shell escape (Stdio: from turn_start or shell_start to the event that ends
+// it, see EndsTurn), the run (Bridge: from ready to result or session_end), or this client's
+// task (Serve: TaskInFlight). Unlike Busy it does not count a message sent whose turn has not
+// started yet.
+func (g *Gate) Running() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.mode == Serve {
+		return g.taskInFlight
+	}
+	return g.running
 }
 
 // Pending returns the type of the prompt awaiting an answer (approval_request or question),

@@ -163,3 +163,118 @@ func TestGateBusy(t *testing.T) {
 		t.Error("a Serve gate is busy after turn_start")
 	}
 }
+
+// Which events end a turn and which leave no prompt pending: one list, used by the Gate and
+// by every client.
+func TestEndsTurnAndPrompts(t *testing.T) {
+	for _, tc := range []struct {
+		typ           string
+		turn, prompts bool
+	}{
+		{TypeMessageEnd, true, true},
+		{TypeCancelled, true, true},
+		{TypeSessEnd, true, true},
+		{TypeResult, true, true},
+		{TypeError, true, false}, // a failed model call ends the turn; its prompt is still answered
+		{TypeReady, false, true},
+		{TypeHello, false, true},
+		{TypeShellEnd, false, false},
+		{TypeTurnStart, false, false},
+		{TypeToken, false, false},
+		{TypeApproval, false, false},
+		{"some_future_event", false, false},
+	} {
+		if got := EndsTurn(tc.typ); got != tc.turn {
+			t.Errorf("EndsTurn(%q) = %v, want %v", tc.typ, got, tc.turn)
+		}
+		if got := EndsPrompts(tc.typ); got != tc.prompts {
+			t.Errorf("EndsPrompts(%q) = %v, want %v", tc.typ, got, tc.prompts)
+		}
+	}
+}
+
+// Running follows what fuseraft says it runs, not what was sent: a message sent makes the
+// Gate busy at once, but there is nothing to interrupt until its turn starts.
+func TestRunning(t *testing.T) {
+	ev := func(g *Gate, raw string) {
+		e, ok := ParseLine([]byte(raw)).Event()
+		if !ok {
+			t.Fatalf("not an event: %s", raw)
+		}
+		g.Observe(e)
+	}
+	g := NewGate(Stdio)
+	ev(g, `{"type":"ready","protocolVersion":1,"sessionId":"s","model":"m","title":null,"autoTitle":null,"midTurnCommands":[]}`)
+	in, _ := ParseInput([]byte("hi"))
+	g.Push(in)
+	if d, ok := g.Next(); !ok || d.Action != Send {
+		t.Fatal("the message was not sent")
+	}
+	if !g.Busy() || g.Running() {
+		t.Errorf("after a message is sent: Busy %v Running %v, want true false", g.Busy(), g.Running())
+	}
+	steps := []struct {
+		raw     string
+		running bool
+	}{
+		{`{"type":"turn_start","text":""}`, true},
+		{`{"type":"error","text":"the provider failed"}`, false},
+		{`{"type":"shell_start","command":"ls"}`, true},
+		{`{"type":"shell_end"}`, false},
+		{`{"type":"turn_start","text":""}`, true},
+		{`{"type":"message_end","turnIndex":0,"toolCalls":[]}`, false},
+	}
+	for _, s := range steps {
+		ev(g, s.raw)
+		if g.Running() != s.running {
+			t.Errorf("Stdio after %s: Running %v, want %v", s.raw, g.Running(), s.running)
+		}
+	}
+
+	b := NewGate(Bridge)
+	if b.Running() {
+		t.Error("Bridge: running before ready")
+	}
+	for _, s := range []struct {
+		raw     string
+		running bool
+	}{
+		{`{"type":"ready","protocolVersion":1,"sessionId":"s","task":"t","config":null,"resumed":false,"agents":[]}`, true},
+		{`{"type":"error","text":"an agent failed"}`, true}, // the run goes on
+		{`{"type":"result","sessionId":"s","succeeded":true,"exitCode":0}`, false},
+	} {
+		ev(b, s.raw)
+		if b.Running() != s.running {
+			t.Errorf("Bridge after %s: Running %v, want %v", s.raw, b.Running(), s.running)
+		}
+	}
+
+	sv := NewGate(Serve)
+	ev(sv, `{"type":"hello","protocolVersion":1,"clientId":"c","readOnly":false,"inFlight":{"sessionId":"s1","task":"t","status":"running","position":0},"pendingResults":[]}`)
+	if !sv.Running() {
+		t.Error("Serve: our task in flight is not running")
+	}
+	ev(sv, `{"type":"result","sessionId":"s1","task":"t","succeeded":true,"errorMessage":null,"lastAgent":null,"lastMessage":null}`)
+	if sv.Running() {
+		t.Error("Serve: running after its result")
+	}
+}
+
+// Every event type is a constant, listed once.
+func TestEventTypesListedOnce(t *testing.T) {
+	seen := map[string]bool{}
+	for _, typ := range EventTypes() {
+		if seen[typ] {
+			t.Errorf("%q listed twice", typ)
+		}
+		seen[typ] = true
+	}
+	for _, in := range []string{TypeUserInput, TypeApprovalResponse, TypeQuestionResponse, TypeInterrupt} {
+		if seen[in] {
+			t.Errorf("the input line %q is listed as an event", in)
+		}
+	}
+	if len(seen) != 40 {
+		t.Errorf("%d event types, want the protocol page's 40", len(seen))
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/fuseraft/fr/pkg/wire"
 )
 
 // Peer is the client side of a session as the player sees it.
@@ -310,14 +312,14 @@ func (pl *Player) big(ctx context.Context, out *Outcome, s *Step) error {
 	}
 	switch b.Event {
 	case "tool_result":
-		return pl.emit(ctx, out, NewObject("type", "tool_result", "id", "call_big", "name", "read_file",
+		return pl.emit(ctx, out, NewObject("type", wire.TypeToolResult, "id", "call_big", "name", "read_file",
 			"ok", true, "output", bytesRepeat("", b.Bytes)))
 	case "tool_call":
-		return pl.emit(ctx, out, NewObject("type", "tool_call", "id", "call_big", "name", "write_file",
+		return pl.emit(ctx, out, NewObject("type", wire.TypeToolCall, "id", "call_big", "name", "write_file",
 			"summary", "write "+path, "args", map[string]string{"path": path, "content": bytesRepeat("", b.Bytes)}, "agent", nil))
 	}
 	half := b.Bytes / 2
-	req := NewObject("type", "approval_request", "kind", "file_write", "plugin", "filesystem",
+	req := NewObject("type", wire.TypeApproval, "kind", "file_write", "plugin", "filesystem",
 		"action", "write_file", "path", path, "oldContent", bytesRepeat("", half),
 		"newContent", bytesRepeat("changed\n", b.Bytes-half))
 	return pl.approval(ctx, out, s, req)

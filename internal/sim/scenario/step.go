@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/fuseraft/fr/pkg/wire"
 )
 
 // Step is one thing a turn, run or task does. Exactly one action key is set per step:
@@ -161,7 +163,7 @@ func (s *Step) UnmarshalYAML(n *yaml.Node) error {
 		if _, ok := s.Approval.String("kind"); !ok {
 			return lineErr(y.Approval.Line, "an approval needs a string \"kind\" (shell_command, tool_action, file_write, route_approval, or any other)")
 		}
-		s.Approval.SetFirst("type", "approval_request")
+		s.Approval.SetFirst("type", wire.TypeApproval)
 	case "question":
 		if s.Question, err = nodeObject(&y.Question); err != nil {
 			return err
@@ -169,7 +171,7 @@ func (s *Step) UnmarshalYAML(n *yaml.Node) error {
 		if _, ok := s.Question.String("question"); !ok {
 			return lineErr(y.Question.Line, "a question needs a string \"question\"")
 		}
-		s.Question.SetFirst("type", "question")
+		s.Question.SetFirst("type", wire.TypeQuestion)
 		if _, ok := s.Question.Get("options"); !ok {
 			s.Question.Set("options", []string{})
 		}

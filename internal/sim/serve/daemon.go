@@ -206,7 +206,7 @@ func (d *daemon) hello(c *client, readOnly bool) []byte {
 			pending = append(pending, r.SessionID)
 		}
 	}
-	return encodeEvent("hello", field{"protocolVersion", d.sc.Faults.Version()}, field{"clientId", c.id},
+	return encodeEvent(wire.TypeHello, field{"protocolVersion", d.sc.Faults.Version()}, field{"clientId", c.id},
 		field{"readOnly", readOnly}, field{"inFlight", inFlight}, field{"pendingResults", pending})
 }
 
@@ -252,7 +252,7 @@ func (d *daemon) attach(cn *conn, key string, id *string, anonymous bool) {
 	}
 	cn.label = fmt.Sprintf("connection %d (%s, client %s)", cn.seq, cn.kind, id0)
 	if old := c.conn; old != nil {
-		old.closeAfter(closeReplaced, d.encode(encodeEvent("error", field{"text", "a newer connection with this client id replaced this one"})))
+		old.closeAfter(closeReplaced, d.encode(encodeEvent(wire.TypeError, field{"text", "a newer connection with this client id replaced this one"})))
 		delete(d.conns, old)
 		for _, r := range old.takeResults() {
 			r.queuedOn = nil // the newer connection gets them
@@ -280,7 +280,7 @@ func (d *daemon) attach(cn *conn, key string, id *string, anonymous bool) {
 		d.autoDone = true
 		for _, o := range d.opts.autoObjectives {
 			t := d.dispatchOwnerless(o.task)
-			d.broadcastLocked(d.encode(encodeEvent("auto_dispatched", field{"sessionId", t.sessionID},
+			d.broadcastLocked(d.encode(encodeEvent(wire.TypeAutoDispatched, field{"sessionId", t.sessionID},
 				field{"objectiveId", o.id}, field{"task", o.task})))
 		}
 	}
@@ -306,7 +306,7 @@ func (d *daemon) a2aCall(agent, text string) string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	t := d.dispatchOwnerless(text)
-	d.broadcastLocked(d.encode(encodeEvent("a2a_call", field{"agent", agent}, field{"sessionId", t.sessionID})))
+	d.broadcastLocked(d.encode(encodeEvent(wire.TypeA2ACall, field{"agent", agent}, field{"sessionId", t.sessionID})))
 	return t.sessionID
 }
 
@@ -417,7 +417,7 @@ func (d *daemon) slow(cn *conn, reason string) {
 		d.mu.Unlock()
 		return
 	}
-	d.disconnect(cn, closeSlow, d.encode(encodeEvent("error", field{"text", reason + "; disconnected"})))
+	d.disconnect(cn, closeSlow, d.encode(encodeEvent(wire.TypeError, field{"text", reason + "; disconnected"})))
 	d.mu.Unlock()
 	d.warn("%s: %s; disconnected", cn.label, reason)
 }
@@ -523,7 +523,7 @@ func (d *daemon) line(cn *conn, line []byte) {
 		return // with nothing running it is dropped
 	}
 	if cn.readOnly {
-		cn.send(d.encode(encodeEvent("error", field{"text", "this connection's token is read-only: it cannot dispatch tasks"})))
+		cn.send(d.encode(encodeEvent(wire.TypeError, field{"text", "this connection's token is read-only: it cannot dispatch tasks"})))
 		return
 	}
 	if c.asking && c.askSentTo == cn && !c.answered {
@@ -568,7 +568,7 @@ func (d *daemon) dispatch(c *client, line []byte) {
 	d.queue = append(d.queue, t)
 	d.traceEvent("dispatched", c.conn, field{"sessionId", t.sessionID}, field{"task", text})
 	if c.conn != nil {
-		c.conn.send(d.encode(encodeEvent("queued", field{"sessionId", t.sessionID}, field{"position", d.position(t)})))
+		c.conn.send(d.encode(encodeEvent(wire.TypeQueued, field{"sessionId", t.sessionID}, field{"position", d.position(t)})))
 	}
 	d.persist()
 	d.kick()
@@ -636,7 +636,7 @@ func (d *daemon) play(ctx context.Context, t *task) bool {
 	d.mu.Lock()
 	t.cancel = cancel
 	if t.resumed {
-		ev := d.encode(encodeEvent("task_resumed", field{"sessionId", t.sessionID}, field{"task", t.text}))
+		ev := d.encode(encodeEvent(wire.TypeTaskResumed, field{"sessionId", t.sessionID}, field{"task", t.text}))
 		if t.owner.conn == nil && !t.owner.anonymous {
 			t.owner.missed = append(t.owner.missed, ev)
 		}
@@ -721,7 +721,7 @@ func (d *daemon) play(ctx context.Context, t *task) bool {
 }
 
 func (d *daemon) result(t *task, succeeded bool, errMsg, lastAgent, lastMsg *string) []byte {
-	return d.encode(encodeEvent("result", field{"sessionId", t.sessionID}, field{"task", t.text},
+	return d.encode(encodeEvent(wire.TypeResult, field{"sessionId", t.sessionID}, field{"task", t.text},
 		field{"succeeded", succeeded}, field{"errorMessage", errMsg}, field{"lastAgent", lastAgent},
 		field{"lastMessage", lastMsg}))
 }

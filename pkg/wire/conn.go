@@ -1,0 +1,451 @@
+package wire
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Options are what every Conn takes, however it was opened (Dial, NewConn).
+type Options struct {
+	// Gate guards the input. nil makes a new one for the transport: Serve for a daemon,
+	// Stdio for repl --vscode, Bridge for run --bridge. Pass one of your own to queue input
+	// before the Conn opens, or to ask it about its state.
+	Gate *Gate
+	// AnyVersion goes on when the handshake (hello or ready) has a protocolVersion this
+	// package does not support, instead of ending the Conn with a *VersionError. Warn, when
+	// set, is told the *VersionError, once per Conn.
+	AnyVersion bool
+	Warn       func(err error)
+	// Decided, when set, is told of each decision of the Gate as the Conn carries it out:
+	// an input dropped (err nil), or one sent, with the write's error. It is called from
+	// Flush (and so Next), in the goroutine that called it, one call at a time. An error it
+	// returns stops Flush and is returned by it.
+	Decided func(d Decision, err error) error
+	// BeforeRead, when set, is called before each read from fuseraft, in the Conn's reading
+	// goroutine: it may wait (for the consumer to catch up, say) until stop is closed. While
+	// it waits, and while the consumer leaves a line untaken, the Conn reads nothing and a
+	// WebSocket ping without a pong is not taken for a dead daemon.
+	BeforeRead func(stop <-chan struct{})
+}
+
+// Conn is a live session with fuseraft: a connection to a serve daemon (Dial), or a stream
+// already open (NewConn), such as the pipes of a fuseraft repl --vscode it started. Lines come from Next (or Lines); input
+// goes in with Send and reaches fuseraft only through the Conn's Gate, so whatever a caller
+// sends, a prompt gets exactly one answer and nothing else is read in its place.
+//
+// Every event is shown to the Gate as it is read, before Next returns it. Input is written by
+// Flush, which Next calls before it waits and after each line; a caller that takes lines from
+// Lines calls Flush itself. Send, Answer, Flush and Close may be called from any goroutine;
+// Next and Lines have one reader.
+type Conn struct {
+	opts Options
+	gate *Gate
+
+	lines chan Line
+	kick  chan struct{}
+	done  chan struct{} // closed by Close
+	ended chan struct{} // closed when reading has stopped; err says why
+	err   error
+
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	wmu  sync.Mutex
+	cur  link // where input goes: nil until the handshake, and after a write failed
+	lost atomic.Pointer[error]
+
+	rmu     sync.Mutex
+	reading link // the link being read, for Close
+
+	closeOnce sync.Once
+	warnOnce  sync.Once
+
+	// What opens links, and what ends the Conn: set by Dial (proc is for a started process).
+	daemon *Daemon
+	proc   *process
+}
+
+// ErrClosed is what Next returns once Close was called.
+var ErrClosed = errors.New("wire: the connection is closed")
+
+// ErrReplaced says a newer connection with this client's id took over from this one, which
+// therefore does not reconnect (two clients would take turns forever).
+var ErrReplaced = errors.New("a newer connection with this client id replaced this one")
+
+// NoHelloError is a daemon that accepted the connection but sent no hello in time.
+type NoHelloError struct {
+	Target string
+	After  time.Duration
+}
+
+// Error names the daemon and how long it was given.
+func (e *NoHelloError) Error() string {
+	return fmt.Sprintf("%s accepted the connection but sent no hello within %s", e.Target, e.After)
+}
+
+func newConn(ctx context.Context, opts Options, mode Mode) *Conn {
+	if opts.Gate == nil {
+		opts.Gate = NewGate(mode)
+	}
+	c := &Conn{opts: opts, gate: opts.Gate, lines: make(chan Line, 256), kick: make(chan struct{}, 1),
+		done: make(chan struct{}), ended: make(chan struct{})}
+	c.ctx, c.cancel = context.WithCancel(ctx)
+	return c
+}
+
+// NewConn returns a Conn over a stream already open: fuseraft's lines are read from r, and
+// input lines are written to w (both are closed by Close when they are io.Closers). The
+// Gate's mode says which handshake to expect: hello first (Serve), else ready (Stdio,
+// Bridge). It does not reconnect: the end of r ends it (Next returns io.EOF).
+func NewConn(r io.Reader, w io.Writer, opts Options) *Conn {
+	mode := Stdio
+	if opts.Gate != nil {
+		mode = opts.Gate.mode
+	}
+	c := newConn(context.Background(), opts, mode)
+	l := &streamLink{c: closers{r, w}, r: NewReader(r, ReaderOptions{}), w: newBufWriter(w)}
+	go c.run(l)
+	return c
+}
+
+// Gate returns the Gate the Conn's input goes through, for its state: Pending, Waiting,
+// TaskInFlight, ReadOnly, Running.
+func (c *Conn) Gate() *Gate { return c.gate }
+
+// Send queues an input. It is written by the next Flush when the Gate allows it: at once
+// unless a prompt waits for its answer, a turn runs (Stdio) or a task of this client is in
+// flight (Serve). Send never blocks.
+func (c *Conn) Send(in Input) {
+	c.gate.Push(in)
+	c.wake()
+}
+
+// Answer queues in, an approval_response or question_response, as the answer to the oldest
+// prompt of its kind still pending (see Gate.Answer).
+func (c *Conn) Answer(in Input) {
+	c.gate.Answer(in)
+	c.wake()
+}
+
+func (c *Conn) wake() {
+	select {
+	case c.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Flush writes every input the Gate allows now and drops those it refuses, telling
+// Options.Decided of each. Before the handshake, and while a daemon is being reconnected to,
+// nothing is written. A write that fails closes the connection (a daemon is then dialled
+// again; a process's input has ended) and is told to Decided; Flush itself returns only
+// what Decided returns.
+func (c *Conn) Flush() error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	for c.cur != nil {
+		d, ok := c.gate.Next()
+		if !ok {
+			return nil
+		}
+		var err error
+		if d.Action == Send {
+			err = c.cur.writeLine(d.Input.Line)
+		}
+		if c.opts.Decided != nil {
+			if herr := c.opts.Decided(d, err); herr != nil {
+				return herr
+			}
+		}
+		if err != nil {
+			c.lost.Store(&err)
+			c.cur.close()
+			c.cur = nil
+		}
+	}
+	return nil
+}
+
+// Connected reports whether input can be written now: the handshake is done and the
+// connection up (a daemon's may be down while it is dialled again).
+func (c *Conn) Connected() bool {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	return c.cur != nil
+}
+
+func (c *Conn) setLink(l link) {
+	c.wmu.Lock()
+	c.cur = l
+	c.wmu.Unlock()
+	c.wake()
+}
+
+// Next returns the next line fuseraft sent: an event (Line.Event), other JSON, or noise (a
+// daemon's or fuseraft's stray text). It writes what input may go before it waits and after
+// the line. At the end it returns the reason: io.EOF when a stream's output ended, a
+// *GaveUpError when a daemon could not be reached again, ErrClosed after Close, or what
+// broke the protocol (*ProtocolError, *VersionError, ErrReplaced, *NoHelloError).
+func (c *Conn) Next(ctx context.Context) (Line, error) {
+	for {
+		if err := c.Flush(); err != nil {
+			return Line{}, err
+		}
+		select {
+		case l, ok := <-c.lines:
+			if !ok {
+				return Line{}, c.Err()
+			}
+			return l, c.Flush()
+		case <-c.kick:
+		case <-ctx.Done():
+			return Line{}, ctx.Err()
+		}
+	}
+}
+
+// Lines returns the channel Next reads, for a select loop; it is closed at the end, and Err
+// then says why. A caller reading it calls Flush after each line it takes and after each
+// input it sends.
+func (c *Conn) Lines() <-chan Line { return c.lines }
+
+// Err returns why the Conn ended once Lines is closed (see Next), else nil.
+func (c *Conn) Err() error {
+	select {
+	case <-c.ended:
+		return c.err
+	default:
+		return nil
+	}
+}
+
+// Close ends the Conn: a daemon connection is closed (the daemon keeps any task of ours, and
+// asks a pending approval again of a client that reconnects with the same id), and a
+// stream's reader and writer are closed. It waits until reading has stopped.
+func (c *Conn) Close() error {
+	c.closeOnce.Do(func() {
+		if c.proc != nil {
+			c.proc.finish(c)
+		}
+		close(c.done)
+		c.cancel()
+		c.rmu.Lock()
+		if c.reading != nil {
+			c.reading.close()
+		}
+		c.rmu.Unlock()
+	})
+	<-c.ended
+	if c.proc != nil {
+		return c.proc.exitErr()
+	}
+	return nil
+}
+
+func (c *Conn) closed() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// run reads links until the end: one, or, for a daemon, one after another.
+func (c *Conn) run(l link) {
+	defer close(c.ended)
+	defer close(c.lines)
+	for {
+		err := c.read(l)
+		l.close()
+		c.setLink(nil)
+		if c.closed() {
+			c.err = ErrClosed
+			return
+		}
+		var drop *DropError
+		if c.daemon == nil || !errors.As(err, &drop) {
+			if c.daemon == nil && errors.As(err, &drop) && (drop.Err == nil || errors.Is(drop.Err, io.EOF)) {
+				err = io.EOF
+			}
+			c.err = err
+			return
+		}
+		if l, err = c.daemon.reconnect(c.ctx, c, err); err != nil {
+			if c.closed() {
+				err = ErrClosed
+			}
+			c.err = err
+			return
+		}
+	}
+}
+
+// read reads one link until it fails, handing each line on.
+func (c *Conn) read(l link) error {
+	c.rmu.Lock()
+	c.reading = l
+	c.rmu.Unlock()
+	c.lost.Store(nil)
+	h, _ := l.(holder)
+	hold := func(held bool) {
+		if h != nil {
+			h.hold(held)
+		}
+	}
+	needHello := c.gate.mode == Serve
+	if !needHello {
+		c.setLink(l)
+	}
+	// A daemon that accepts and never says hello (hung, or not a fuseraft serve) is not
+	// waited on forever.
+	var noHello atomic.Bool
+	helloTimer := time.AfterFunc(c.daemon.helloTimeout(), func() { noHello.Store(true); l.close() })
+	if !needHello {
+		helloTimer.Stop()
+	}
+	defer helloTimer.Stop()
+	replaced := false
+	for {
+		if c.opts.BeforeRead != nil {
+			hold(true)
+			c.opts.BeforeRead(c.done)
+			hold(false)
+			if c.closed() {
+				return ErrClosed
+			}
+		}
+		b, err := l.readLine()
+		if err != nil {
+			return c.readFailed(err, needHello && noHello.Load(), replaced)
+		}
+		ln := ParseLine(b).Clone()
+		ev, isEvent := ln.Event()
+		if needHello && ln.Kind != Noise {
+			if err := c.checkHello(ln); err != nil {
+				return err
+			}
+		}
+		if isEvent {
+			if ev.Type == TypeError && strings.Contains(strings.ToLower(string(ev.Raw)), "newer connection") {
+				replaced = true
+			}
+			if ev.Type == TypeReady && !needHello {
+				if err := c.checkVersion(ev); err != nil {
+					return err
+				}
+			}
+			// The Gate learns of a prompt before anyone can answer it.
+			c.gate.Observe(ev)
+		}
+		if needHello && isEvent {
+			// The handshake is done: the wait for hello is over.
+			if !helloTimer.Stop() {
+				return &NoHelloError{Target: c.daemon.String(), After: c.daemon.helloTimeout()}
+			}
+			needHello = false
+			c.setLink(l)
+		}
+		if !c.deliver(ln, hold) {
+			return ErrClosed
+		}
+	}
+}
+
+// readFailed says why reading a link failed.
+func (c *Conn) readFailed(err error, noHello, replaced bool) error {
+	switch {
+	case c.closed():
+		return ErrClosed
+	case noHello:
+		return &NoHelloError{Target: c.daemon.String(), After: c.daemon.helloTimeout()}
+	case replacedBy(err) || replaced:
+		return ErrReplaced
+	case IsLineTooLong(err) && c.daemon == nil:
+		return err
+	}
+	if w := c.lost.Load(); w != nil {
+		err = *w
+	}
+	return &DropError{Err: err}
+}
+
+// checkHello checks a daemon's first line: a hello with a protocolVersion this package
+// supports.
+func (c *Conn) checkHello(ln Line) error {
+	ev, ok := ln.Event()
+	if !ok || ev.Type != TypeHello {
+		return &ProtocolError{Msg: "expected hello as the daemon's first event", Seen: firstLine(string(ln.Raw))}
+	}
+	if err := c.checkVersion(ev); err != nil {
+		return err
+	}
+	var h Hello
+	if err := ev.Decode(&h); err != nil {
+		return &ProtocolError{Msg: "hello is not valid", Seen: firstLine(string(ev.Raw))}
+	}
+	return nil
+}
+
+// checkVersion checks a handshake's protocolVersion, going on past one not supported when
+// AnyVersion says so.
+func (c *Conn) checkVersion(ev Event) error {
+	err := CheckHandshake(ev)
+	var ve *VersionError
+	if err == nil || !errors.As(err, &ve) || !c.opts.AnyVersion {
+		return err
+	}
+	c.warnOnce.Do(func() {
+		if c.opts.Warn != nil {
+			c.opts.Warn(err)
+		}
+	})
+	return nil
+}
+
+// deliver hands a line to the consumer, holding the connection while it is not taken. It
+// reports false once the Conn is closed.
+func (c *Conn) deliver(ln Line, hold func(bool)) bool {
+	select {
+	case c.lines <- ln:
+	default:
+		hold(true)
+		defer hold(false)
+		select {
+		case c.lines <- ln:
+		case <-c.done:
+			return false
+		}
+	}
+	c.wake()
+	return true
+}
+
+// firstLine is the first line of s, for messages.
+func firstLine(s string) string {
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// closers closes a reader and a writer that are io.Closers.
+type closers struct {
+	r io.Reader
+	w io.Writer
+}
+
+func (c closers) Close() error {
+	if rc, ok := c.r.(io.Closer); ok {
+		rc.Close()
+	}
+	if wc, ok := c.w.(io.Closer); ok {
+		wc.Close()
+	}
+	return nil
+}
