@@ -21,7 +21,9 @@ type options struct {
 	fromFile      bool // -f: the first argument names the file holding the filter
 
 	rawInput, stream, streamErrors, ascii bool
-	colorFlag                             string // "", "always" (-C) or "never" (-M)
+	redact                                bool     // hide secrets in the output
+	redactEnv, redactPatterns             []string // --redact-env, --redact-pattern
+	colorFlag                             string   // "", "always" (-C) or "never" (-M)
 	libPaths                              []string
 
 	query     string
@@ -156,6 +158,18 @@ func init() {
 					return usageErr("--timeout %s: not a duration such as 500ms or 2s", quoteArg(vals[0]))
 				}
 				o.timeout = d
+				return nil
+			}},
+		{name: "redact", usage: "hide secrets in the output: bearer tokens, GitHub, AWS, Google, OpenAI, Anthropic and Slack tokens, private key blocks, in every string of every line (lines passed on keep their bytes but for what is hidden)",
+			set: on(func(o *options) { o.redact = true })},
+		{name: "redact-env", args: 1, usage: "with --redact (which it turns on), hide the value of environment variable `NAME` too (repeatable)",
+			set: func(o *options, vals []string, _ *string) error {
+				o.redact, o.redactEnv = true, append(o.redactEnv, vals[0])
+				return nil
+			}},
+		{name: "redact-pattern", args: 1, usage: "with --redact (which it turns on), hide the matches of `REGEX` too (RE2; repeatable)",
+			set: func(o *options, vals []string, _ *string) error {
+				o.redact, o.redactPatterns = true, append(o.redactPatterns, vals[0])
 				return nil
 			}},
 		{name: "pretty", short: "p", usage: "render events for a person, as fr-stream does on a terminal", set: on(func(o *options) { o.pretty = true })},

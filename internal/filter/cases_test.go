@@ -43,7 +43,10 @@ func TestCases(t *testing.T) {
 		t.Fatal(err)
 	}
 	var cases []testCase
-	if err := yaml.Unmarshal(data, &cases); err != nil {
+	// A key the cases do not know is an error: a misspelt assertion would be no assertion.
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&cases); err != nil {
 		t.Fatal(err)
 	}
 	if len(cases) < 100 {

@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/fuseraft/fr/internal/jsonscan"
+	"github.com/fuseraft/fr/internal/redact"
 
 	"github.com/itchyny/gojq"
 
@@ -131,7 +132,19 @@ func run(ctx context.Context, s cmdutil.Streams, o *options, cfg config) error {
 			r.fmt = newFormatter(r.enc.indent, r.enc.tab, o.ascii, color, cols)
 		}
 	}
-	r.w = wire.NewWriter(s.Out)
+	out := s.Out
+	var redactor *redact.LineWriter
+	if o.redact {
+		red, err := redact.Configure(o.redactEnv, o.redactPatterns, s.Env,
+			func(format string, args ...any) { cmdutil.Warnf(s.Err, prog, format, args...) })
+		if err != nil {
+			return cmdutil.Errorf(exitUsage, "%v", err)
+		}
+		// Redaction works on whole lines: the line writer holds a line until its end.
+		redactor = redact.NewLineWriter(out, red)
+		out = redactor
+	}
+	r.w = wire.NewWriter(out)
 	if o.pretty {
 		r.ren = render.New(r.w, render.Options{
 			Color:      cmdutil.UseColor(o.color, s.Env, s.OutTerminal),
@@ -161,6 +174,11 @@ func run(ctx context.Context, s cmdutil.Streams, o *options, cfg config) error {
 	}
 	if e := r.w.Flush(); err == nil {
 		err = e
+	}
+	if redactor != nil {
+		if e := redactor.Close(); err == nil {
+			err = e
+		}
 	}
 	if r.closer != nil {
 		r.closer.Close()

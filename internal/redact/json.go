@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 
 	"github.com/fuseraft/fr/internal/jsonscan"
@@ -123,4 +124,24 @@ func (l *LineWriter) line(b []byte) []byte {
 		return l.r.JSON(b)
 	}
 	return []byte(l.r.String(string(b)))
+}
+
+// Configure builds the Redactor that flags such as --redact-env NAME and --redact-pattern
+// REGEX ask for: the built-in token shapes, the values of the environment variables named
+// (one unset or empty is reported through warn, as there is nothing to hide), and the
+// patterns. A value shorter than MinValue is an error: hiding it would hide common words.
+func Configure(envNames, patterns []string, getenv func(string) string, warn func(format string, args ...any)) (*Redactor, error) {
+	opts := Options{Patterns: patterns}
+	for _, name := range envNames {
+		v := getenv(name)
+		switch {
+		case v == "":
+			warn("--redact-env %s: the variable is unset or empty, nothing to redact", name)
+		case len(v) < MinValue:
+			return nil, fmt.Errorf("--redact-env %s: its value is shorter than %d bytes, too short to redact safely (use --redact-pattern for a pattern that matches it where it appears)", name, MinValue)
+		default:
+			opts.Values = append(opts.Values, v)
+		}
+	}
+	return New(opts)
 }

@@ -212,20 +212,8 @@ func redactor(c *cli.Context, s cmdutil.Streams) (*redact.Redactor, error) {
 		}
 		return nil, nil
 	}
-	opts := redact.Options{Patterns: c.StringSlice("redact-pattern")}
-	for _, name := range c.StringSlice("redact-env") {
-		v := s.Env(name)
-		switch {
-		case v == "":
-			cmdutil.Warnf(s.Err, prog, "--redact-env %s: the variable is unset or empty, nothing to redact", name)
-		case len(v) < redact.MinValue:
-			return nil, cmdutil.WithHint(cmdutil.Usagef("--redact-env %s: its value is shorter than %d bytes, too short to redact safely", name, redact.MinValue),
-				"use --redact-pattern for a pattern that matches it where it appears")
-		default:
-			opts.Values = append(opts.Values, v)
-		}
-	}
-	red, err := redact.New(opts)
+	red, err := redact.Configure(c.StringSlice("redact-env"), c.StringSlice("redact-pattern"), s.Env,
+		func(format string, args ...any) { cmdutil.Warnf(s.Err, prog, format, args...) })
 	if err != nil {
 		return nil, cmdutil.Usagef("%v", err)
 	}

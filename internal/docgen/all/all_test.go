@@ -11,8 +11,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/fuseraft/fr/internal/docgen"
-	"github.com/fuseraft/fr/internal/render"
 	"github.com/fuseraft/fr/internal/sim/serve"
+	"github.com/fuseraft/fr/pkg/wire"
 )
 
 // The committed man pages and completions must match the commands' definitions.
@@ -189,7 +189,7 @@ func TestFlagValuesMatchFlags(t *testing.T) {
 				continue
 			}
 			if app.Name == "fr-filter" && name == "type" {
-				if strings.Join(vals, " ") != strings.Join(render.Types(), " ") {
+				if strings.Join(vals, " ") != strings.Join(wire.EventTypes(), " ") {
 					t.Errorf("fr-filter --type completes %q, not the event types", vals)
 				}
 				continue
