@@ -556,10 +556,12 @@ func (a *attacher) pump() error {
 		if p == "" || !a.inputEnded || a.ui != nil {
 			return nil
 		}
-		what := a.lastPrompt
-		if what == "" || a.lastPromptType != p {
-			what = map[bool]string{true: "a question", false: "an approval_request"}[p == wire.TypeQuestion]
+		if a.lastPromptType != p {
+			// The gate saw the prompt as it was read; its line has not reached us yet, and
+			// it is denied once it has, with what it asks shown.
+			return nil
 		}
+		what := a.lastPrompt
 		if p == wire.TypeQuestion {
 			a.warnf("input has ended and nobody can answer %s; skipping it", what)
 			a.gate.Answer(wire.Input{Line: wire.QuestionResponse(nil), Type: wire.TypeQuestionResponse})

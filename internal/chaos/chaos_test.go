@@ -35,17 +35,24 @@ func checkVerdicts(t *testing.T, events []string, n int) {
 		switch v := got[k]; {
 		case len(v) == 0:
 			t.Errorf("approval p%d was never decided", k)
-		case len(v) > 1:
-			t.Errorf("approval p%d was decided %d times: %v", k, len(v), v)
-		case v[0] != want:
-			t.Errorf("approval p%d was %s, but the answer written for it was %s", k, v[0], want)
+		default:
+			// A daemon killed between taking an answer and saving it asks again after its
+			// restart, and decides again: more than one decision is legitimate then (the trace
+			// check holds the count to the askings); a wrong one never is.
+			for _, got := range v {
+				if got != want {
+					t.Errorf("approval p%d was %s, but the answer written for it was %s", k, got, want)
+				}
+			}
 		}
 	}
 }
 
 // checkTrace holds the same rule from the daemon's own trace: each prompt (its id stays the
-// same across restarts) was answered exactly once, never left unanswered, by the answer the
-// policy gives its command, and each task's result was written to one connection, once.
+// same across restarts) was answered, once for each time it was asked (a prompt asked again
+// after a restart that lost its answer is answered again), never left unanswered, always by
+// the answer the policy gives its command, and each task's result was written to one
+// connection, once.
 func checkTrace(t *testing.T, path string, n int) {
 	t.Helper()
 	b, err := os.ReadFile(path)
@@ -59,6 +66,7 @@ func checkTrace(t *testing.T, path string, n int) {
 		SessionID string          `json:"sessionId"`
 	}
 	asked := map[string]string{} // prompt id: its command
+	askings := map[string]int{}
 	answers := map[string][]string{}
 	delivered := map[string]int{}
 	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
@@ -69,6 +77,7 @@ func checkTrace(t *testing.T, path string, n int) {
 		switch e.Event {
 		case "asked":
 			asked[e.Prompt] = jsonField(string(e.Line), "command")
+			askings[e.Prompt]++
 		case "answered":
 			answers[e.Prompt] = append(answers[e.Prompt], jsonField(string(e.Line), "type")+fmt.Sprintf(" %v", approved(e.Line)))
 		case "unanswered":
@@ -82,11 +91,14 @@ func checkTrace(t *testing.T, path string, n int) {
 	}
 	for id, cmd := range asked {
 		want := fmt.Sprintf("approval_response %v", verdict(cmd))
-		switch a := answers[id]; {
-		case len(a) != 1:
-			t.Errorf("prompt %s (%s) was answered %d times: %v", id, cmd, len(a), a)
-		case a[0] != want:
-			t.Errorf("prompt %s (%s) was answered %s, want %s", id, cmd, a[0], want)
+		a := answers[id]
+		if len(a) == 0 || len(a) > askings[id] {
+			t.Errorf("prompt %s (%s) was asked %d times and answered %d times: %v", id, cmd, askings[id], len(a), a)
+		}
+		for _, got := range a {
+			if got != want {
+				t.Errorf("prompt %s (%s) was answered %s, want %s", id, cmd, got, want)
+			}
 		}
 	}
 	for id, k := range delivered {

@@ -258,8 +258,9 @@ func (c *Conn) closed() bool {
 
 // run reads links until the end: one, or, for a daemon, one after another.
 func (c *Conn) run(l link) {
-	defer close(c.ended)
+	// ended closes before lines, so that whoever sees lines closed finds Err set.
 	defer close(c.lines)
+	defer close(c.ended)
 	for {
 		err := c.read(l)
 		l.close()
