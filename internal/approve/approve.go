@@ -425,7 +425,7 @@ func (srv *server) run(ctx context.Context, in io.Reader) error {
 				return err
 			}
 		case wire.TypeApproval:
-			if err := srv.approval(ctx, l.Raw, start); err != nil {
+			if err := srv.approval(ctx, l, start); err != nil {
 				return err
 			}
 		case wire.TypeQuestion:
@@ -449,8 +449,13 @@ func (srv *server) flush() error {
 	return srv.flushErr
 }
 
-func (srv *server) approval(ctx context.Context, raw []byte, start time.Time) error {
-	d := srv.dec.Decide(raw)
+func (srv *server) approval(ctx context.Context, l wire.Line, start time.Time) error {
+	var d policy.Decision
+	if l.Kind == wire.EventLine {
+		d = srv.dec.DecideValid(l.Raw) // the reader has validated it
+	} else {
+		d = srv.dec.Decide(l.Raw)
+	}
 	allow := d.Verdict == policy.Allow
 	decider := d.Decider
 	if d.Verdict == policy.Ask {
@@ -467,6 +472,15 @@ func (srv *server) approval(ctx context.Context, raw []byte, start time.Time) er
 		return err
 	}
 	now := time.Now()
+	if allow && decider == policy.ByRule && len(d.Charge) > 0 {
+		srv.dec.Record(srv.dec.Session, d.Charge, now)
+	}
+	if !allow {
+		srv.denied = true
+	}
+	if srv.audit == nil && !srv.verbose {
+		return nil // nobody reads the record
+	}
 	rec := Record{Time: now.UTC().Format(time.RFC3339Nano), Session: srv.session, Type: wire.TypeApproval, Kind: d.Kind,
 		Summary: d.Summary, Decision: "deny", Decider: decider, Rule: d.Rule, Part: d.Part, Reason: d.Reason,
 		Policy: "sha256:" + srv.p.SHA256, Latency: latencyMs(start, now)}
@@ -476,11 +490,8 @@ func (srv *server) approval(ctx context.Context, raw []byte, start time.Time) er
 	if allow {
 		rec.Decision = "allow"
 		if decider == policy.ByRule && len(d.Charge) > 0 {
-			srv.dec.Record(srv.dec.Session, d.Charge, now)
 			rec.Charged = d.Charge
 		}
-	} else {
-		srv.denied = true
 	}
 	if srv.verbose {
 		by := decider

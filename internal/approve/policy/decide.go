@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -52,6 +51,14 @@ type Decider struct {
 	// Session is the fuseraft session the prompts belong to, for per-session limits.
 	Session string
 	counts  map[string]*ruleCount
+
+	// the conditions run for the prompt being decided: whenSeen[id] == gen when condition id
+	// has run, with result whenVal[id] (and error whenErr[id])
+	gen      uint64
+	whenSeen []uint64
+	whenVal  []bool
+	whenErr  []error
+	clock    whenClock
 }
 
 type ruleCount struct {
@@ -121,21 +128,15 @@ func (d *Decider) limitOK(r *Rule) bool {
 	return len(c.times) < r.Limit.Max
 }
 
-// event is one prompt under evaluation: its decoded form for `when`, computed once.
+// event is one prompt under evaluation: its decoded forms for `when`, computed once.
 type event struct {
 	raw     []byte
+	kind    string // the prompt's kind, for the fields its conditions read
 	decoded any
 	err     error
 	done    bool
-	when    map[*Rule]bool
-	ctx     context.Context // bounds every when of this event together
-	cancel  context.CancelFunc
-}
-
-func (e *event) close() {
-	if e.cancel != nil {
-		e.cancel()
-	}
+	fields  map[string]any // the fields conditions that read only fields need (see condition)
+	warned  []*Rule        // rules warned about a failed when (once each per prompt)
 }
 
 func (e *event) value() (any, error) {
@@ -153,23 +154,77 @@ func (e *event) value() (any, error) {
 	return e.decoded, e.err
 }
 
-// whenTimeout bounds a when condition: one that runs longer does not match (with a warning).
+// input is what condition c runs on: the fields it reads when it reads only fields (the
+// prompt is then known to be valid JSON: it was decoded), else the whole decoded event.
+func (e *event) input(p *Policy, c *condition) (any, error) {
+	if c.whole {
+		return e.value()
+	}
+	if e.fields == nil {
+		if e.done {
+			if m, ok := e.decoded.(map[string]any); ok && e.err == nil {
+				return m, nil // decoded whole already: a superset of the fields
+			}
+		}
+		e.fields = topFields(e.raw, p.whenKeys[e.kind])
+	}
+	return e.fields, nil
+}
+
+// whenTimeout bounds the when conditions of one prompt together: a condition still running
+// when it is reached does not match (with a warning).
 var whenTimeout = 2 * time.Second
 
-// when evaluates a rule's condition over the event; a run-time error is a warning and no match.
+// whenTrue evaluates a rule's condition over the event; a run-time error is a warning and no
+// match. Each distinct condition runs once per prompt (Decider.whenSeen).
 func (d *Decider) whenTrue(ev *event, r *Rule) bool {
 	if r.When == nil {
 		return true
 	}
-	if v, ok := ev.when[r]; ok {
-		return v
+	c := r.cond
+	if d.whenSeen[c.id] == d.gen {
+		if d.whenErr[c.id] != nil {
+			d.warnWhen(ev, r, d.whenErr[c.id])
+		}
+		return d.whenVal[c.id]
 	}
-	res := d.runJQ(ev, r.Name, r.WhenSrc, r.When)
-	if ev.when == nil {
-		ev.when = map[*Rule]bool{}
+	res, err := d.runCond(ev, c)
+	d.whenSeen[c.id], d.whenVal[c.id], d.whenErr[c.id] = d.gen, res, err
+	if err != nil {
+		d.warnWhen(ev, r, err)
 	}
-	ev.when[r] = res
 	return res
+}
+
+func (d *Decider) warnWhen(ev *event, r *Rule, err error) {
+	for _, w := range ev.warned {
+		if w == r {
+			return
+		}
+	}
+	ev.warned = append(ev.warned, r)
+	d.warn("rule %s: when %q: %v; the rule does not match", r.Name, r.WhenSrc, err)
+}
+
+// runCond runs a condition; err is the error it gave (it then does not match).
+func (d *Decider) runCond(ev *event, c *condition) (bool, error) {
+	v, err := ev.input(d.P, c)
+	if err != nil {
+		return false, nil
+	}
+	return d.runCode(v, c.code)
+}
+
+func (d *Decider) runCode(v any, code *gojq.Code) (bool, error) {
+	it := code.RunWithContext(d.clock.start(), v)
+	out, ok := it.Next()
+	if !ok {
+		return false, nil
+	}
+	if e, isErr := out.(error); isErr {
+		return false, e
+	}
+	return out != nil && out != false, nil
 }
 
 func (d *Decider) runJQ(ev *event, name, src string, code *gojq.Code) bool {
@@ -177,37 +232,45 @@ func (d *Decider) runJQ(ev *event, name, src string, code *gojq.Code) bool {
 	if err != nil {
 		return false
 	}
-	if ev.ctx == nil {
-		ev.ctx, ev.cancel = context.WithTimeout(context.Background(), whenTimeout)
+	res, err := d.runCode(v, code)
+	if err != nil {
+		d.warn("rule %s: when %q: %v; the rule does not match", name, src, err)
 	}
-	it := code.RunWithContext(ev.ctx, v)
-	out, ok := it.Next()
-	if !ok {
-		return false
-	}
-	if e, isErr := out.(error); isErr {
-		d.warn("rule %s: when %q: %v; the rule does not match", name, src, e)
-		return false
-	}
-	return out != nil && out != false
+	return res
 }
 
-// Decide decides an approval_request (raw is the whole event).
-func (d *Decider) Decide(raw []byte) Decision {
-	ev := &event{raw: raw}
-	defer ev.close()
-	var req *wire.ApprovalRequest
-	var err error
-	if d.P.whenKinds[quickKind(raw)] {
-		// a when will need the decoded event anyway: decode once and read the fields from it
-		req, err = ev.request()
-	} else {
-		req, err = decodeRequest(raw)
+// begin starts deciding one prompt: the results of conditions of the last one are forgotten.
+func (d *Decider) begin(raw []byte) *event {
+	d.gen++
+	if n := len(d.P.conds); len(d.whenSeen) != n {
+		d.whenSeen, d.whenVal, d.whenErr = make([]uint64, n), make([]bool, n), make([]error, n)
 	}
+	clear(d.whenErr)
+	return &event{raw: raw}
+}
+
+// end finishes a prompt begun with begin.
+func (d *Decider) end() { d.clock.stop() }
+
+// Decide decides an approval_request (raw is the whole event).
+func (d *Decider) Decide(raw []byte) Decision { return d.decide(raw, false) }
+
+// DecideValid is Decide for an event already known to be valid JSON (wire.ParseLine found an
+// EventLine), which is then not validated again.
+func (d *Decider) DecideValid(raw []byte) Decision { return d.decide(raw, true) }
+
+func (d *Decider) decide(raw []byte, valid bool) Decision {
+	ev := d.begin(raw)
+	defer d.end()
+	req, err := decodeRequest(raw, valid)
 	if err != nil {
 		kind, _ := wire.TopLevelString(raw, "kind")
 		return Decision{Verdict: Deny, Decider: ByMalformed, Reason: err.Error(), Kind: kind,
 			Summary: "malformed approval_request"}
+	}
+	ev.kind = req.Kind
+	if _, ok := d.P.byKind[req.Kind]; !ok {
+		ev.kind = ""
 	}
 	if req.Kind == wire.KindFileWrite && req.Path == "" {
 		return Decision{Verdict: Deny, Decider: ByMalformed, Reason: "file_write with an empty path", Kind: req.Kind,
@@ -369,7 +432,7 @@ func (d *Decider) fileFacts(req *wire.ApprovalRequest) *fileFacts {
 		raw = d.root + "/" + raw
 	}
 	abs := filepath.Clean(raw)
-	real := resolve(raw)
+	real := d.resolve(raw)
 	f.abs = appendUnique(f.abs, abs, real)
 	lexRel, lexIn := within(d.root, abs)
 	realRel, realIn := within(d.rootReal, real)
@@ -424,8 +487,12 @@ func resolveDepth(p string, depth int) string {
 	if depth > 40 { // a symlink loop: the kernel gives up too
 		return filepath.Clean(p)
 	}
+	return resolveFrom("/", p, depth)
+}
+
+// resolveFrom resolves the path p relative to cur, an absolute path with no symlink in it.
+func resolveFrom(cur, p string, depth int) string {
 	parts := strings.Split(p, "/")
-	cur := "/"
 	for i := 0; i < len(parts); i++ {
 		c := parts[i]
 		switch c {
@@ -453,6 +520,18 @@ func resolveDepth(p string, depth int) string {
 		cur = next
 	}
 	return cur
+}
+
+// resolve is resolve(p) for the paths of prompts. The root and the directories above it are
+// taken as they were when the Decider was made (rootReal, as the checks against the root
+// already do), so a path under the root is resolved from rootReal, and only the components
+// below the root are looked at (with Lstat, for every prompt: a symlink made inside the root
+// during a run is seen at the next prompt).
+func (d *Decider) resolve(p string) string {
+	if d.root != "/" && len(p) > len(d.root) && p[len(d.root)] == '/' && p[:len(d.root)] == d.root {
+		return resolveFrom(d.rootReal, p[len(d.root)+1:], 0)
+	}
+	return resolve(p)
 }
 
 // matchPaths: for allow (all=true) every relative form must match; otherwise any form.
@@ -775,7 +854,7 @@ func (d *Decider) pathOK(s string, chdir bool, protect []string) (bool, string) 
 	if !lexIn {
 		return false, "names " + s + ", outside the root " + d.root
 	}
-	real := resolve(raw)
+	real := d.resolve(raw)
 	realRel, realIn := withinOrSelf(d.rootReal, real)
 	if !realIn {
 		return false, "names " + s + ", which resolves to " + real + ", outside the root"
@@ -955,20 +1034,7 @@ func (p *Policy) index() {
 			p.byKind[""] = append(p.byKind[""], r)
 		}
 	}
-	p.whenKinds = map[string]bool{}
-	for _, r := range p.Rules {
-		if r.When == nil {
-			continue
-		}
-		if r.Kind != "" {
-			p.whenKinds[r.Kind] = true
-			continue
-		}
-		for k := range named {
-			p.whenKinds[k] = true
-		}
-		p.whenKinds[""] = true // and the kinds no rule names
-	}
+	p.conditions()
 	p.shell = shellIndex{byName: map[string][]*Rule{}}
 	for _, r := range p.byKind[wire.KindShellCommand] {
 		p.shell.all = append(p.shell.all, r)
@@ -1044,7 +1110,7 @@ func (d *Decider) AnswerQuestion(raw []byte) QuestionDecision {
 		return QuestionDecision{Action: "skip", Decider: ByMalformed, Reason: "malformed question: no question text", Q: &q}
 	}
 	ev := &event{raw: raw}
-	defer ev.close()
+	defer d.end()
 	for _, r := range d.P.Questions {
 		if !r.Question.Match(q.Question) {
 			continue

@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"encoding/json"
 	"strings"
 
 	"github.com/fuseraft/fr/internal/jsonscan"
@@ -15,8 +14,11 @@ import (
 // exactly its errors. FuzzDecodeRequest checks that the two agree. Like it, a prompt whose text
 // is not UTF-8, or whose deciding fields are given twice or in another case, is malformed:
 // readers could take it two ways.
-func decodeRequest(raw []byte) (*wire.ApprovalRequest, error) {
-	if !json.Valid(raw) || !wire.ValidText(raw) {
+//
+// valid says raw is known to be valid JSON; otherwise it is validated first (with the
+// project's scanner, which accepts exactly what encoding/json.Valid accepts).
+func decodeRequest(raw []byte, valid bool) (*wire.ApprovalRequest, error) {
+	if !(valid || jsonscan.Scan(raw).Valid) || !wire.ValidText(raw) {
 		return wire.DecodeApprovalRequest(raw)
 	}
 	var f fields
@@ -180,15 +182,4 @@ func (e *event) request() (*wire.ApprovalRequest, error) {
 		return wire.DecodeApprovalRequest(e.raw)
 	}
 	return r, nil
-}
-
-// quickKind guesses the kind of a prompt without validating it, to pick a way of decoding
-// it; both ways give the same result.
-func quickKind(raw []byte) string {
-	var f fields
-	if !f.scan(raw) || f.v[fKind] == nil {
-		return ""
-	}
-	k, _ := jsonscan.Unquote(f.v[fKind])
-	return k
 }

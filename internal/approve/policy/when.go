@@ -1,0 +1,443 @@
+package policy
+
+import (
+	"context"
+	"time"
+
+	"github.com/itchyny/gojq"
+
+	"github.com/fuseraft/fr/internal/jsonscan"
+)
+
+// condition is one distinct `when` source of a policy. Rules that give the same source share
+// it, so it runs at most once per prompt however many rules (and simple commands) ask.
+type condition struct {
+	id   int
+	src  string
+	code *gojq.Code
+	// keys are the top-level fields of the event the condition reads, when it reads nothing
+	// else of the event (see fieldsRead); whole means it may look at all of it.
+	keys  []string
+	whole bool
+}
+
+// conditions gives every rule with a when its shared condition, and lists, per kind, the
+// fields the conditions that only read fields need.
+func (p *Policy) conditions() {
+	bySrc := map[string]*condition{}
+	p.conds = nil
+	for _, r := range p.Rules {
+		if r.When == nil {
+			continue
+		}
+		c := bySrc[r.WhenSrc]
+		if c == nil {
+			c = &condition{id: len(p.conds), src: r.WhenSrc, code: r.When}
+			if q, err := gojq.Parse(r.WhenSrc); err == nil {
+				c.keys, c.whole = fieldsRead(q)
+			} else {
+				c.whole = true
+			}
+			bySrc[r.WhenSrc] = c
+			p.conds = append(p.conds, c)
+		}
+		r.cond = c
+	}
+	p.whenKeys = map[string][]string{}
+	for kind, rules := range p.byKind {
+		var keys []string
+		for _, r := range rules {
+			if r.cond != nil && !r.cond.whole {
+				for _, k := range r.cond.keys {
+					keys = appendUnique(keys, k)
+				}
+			}
+		}
+		p.whenKeys[kind] = keys
+	}
+}
+
+// fieldsRead reports which top-level fields of its input a jq query reads, when that is all
+// it can learn of the input: every use of the input is `.name` (or `."name"`, `.["name"]`),
+// `select(...)`, `type`, `not`, a test of truth (and, or, //, if) or a binding of something
+// else. Anything else that sees the input itself (`.`, `..`, `.[]`, keys, to_entries, paths,
+// getpath, tojson, a comparison, an interpolation, a function definition, reduce, ...) gives
+// whole=true: the condition then gets the whole event, decoded. Given only those fields, the
+// query has the same outputs and errors as given the whole event.
+func fieldsRead(q *gojq.Query) (keys []string, whole bool) {
+	a := &readAnalysis{}
+	if _, ok := a.query(q, true); !ok {
+		return nil, true
+	}
+	return a.keys, false
+}
+
+type readAnalysis struct{ keys []string }
+
+func (a *readAnalysis) key(k string) { a.keys = appendUnique(a.keys, k) }
+
+// query analyses q run on an input that is the event (in) or a value taken out of it (!in,
+// which the query may use as it likes: nothing it holds is the event). out reports whether q
+// may output the event itself; ok=false when the query may see more of the event than fields.
+func (a *readAnalysis) query(q *gojq.Query, in bool) (out, ok bool) {
+	if q == nil {
+		return false, true
+	}
+	if len(q.FuncDefs) > 0 || len(q.Imports) > 0 || q.Meta != nil {
+		return false, false
+	}
+	if !in {
+		// no variable holds the event (a binding of it is refused below), so nothing here can
+		// reach it
+		return false, true
+	}
+	if q.Term != nil {
+		return a.term(q.Term, in)
+	}
+	if q.Left == nil || q.Right == nil {
+		return false, false
+	}
+	switch q.Op {
+	case gojq.OpPipe:
+		if len(q.Patterns) > 0 {
+			// `L as $x | R`: R runs on the same input; $x must not hold the event
+			if len(q.Patterns) != 1 || q.Patterns[0].Name == "" {
+				return false, false
+			}
+			if lo, ok := a.query(q.Left, in); !ok || lo {
+				return false, false
+			}
+			return a.query(q.Right, in)
+		}
+		lo, ok := a.query(q.Left, in)
+		if !ok {
+			return false, false
+		}
+		return a.query(q.Right, lo)
+	case gojq.OpComma, gojq.OpAlt:
+		lo, ok1 := a.query(q.Left, in)
+		ro, ok2 := a.query(q.Right, in)
+		return lo || ro, ok1 && ok2
+	case gojq.OpAnd, gojq.OpOr:
+		// an object is true whatever its fields
+		_, ok1 := a.query(q.Left, in)
+		_, ok2 := a.query(q.Right, in)
+		return false, ok1 && ok2
+	case gojq.OpEq, gojq.OpNe, gojq.OpGt, gojq.OpLt, gojq.OpGe, gojq.OpLe,
+		gojq.OpAdd, gojq.OpSub, gojq.OpMul, gojq.OpDiv, gojq.OpMod:
+		lo, ok1 := a.query(q.Left, in)
+		ro, ok2 := a.query(q.Right, in)
+		return false, ok1 && ok2 && !lo && !ro
+	}
+	return false, false // assignments and updates of the event
+}
+
+func (a *readAnalysis) term(t *gojq.Term, in bool) (out, ok bool) {
+	if !in {
+		return false, true
+	}
+	switch t.Type {
+	case gojq.TermTypeIdentity:
+		out = true
+	case gojq.TermTypeNull, gojq.TermTypeTrue, gojq.TermTypeFalse, gojq.TermTypeNumber, gojq.TermTypeBreak:
+	case gojq.TermTypeString:
+		for _, sq := range t.Str.Queries {
+			if o, ok := a.query(sq, in); !ok || o {
+				return false, false
+			}
+		}
+	case gojq.TermTypeIndex:
+		k, lit := literalKey(t.Index)
+		if !lit {
+			return false, false
+		}
+		a.key(k)
+	case gojq.TermTypeQuery:
+		if out, ok = a.query(t.Query, in); !ok {
+			return false, false
+		}
+	case gojq.TermTypeArray:
+		if t.Array.Query != nil {
+			if o, ok := a.query(t.Array.Query, in); !ok || o {
+				return false, false
+			}
+		}
+	case gojq.TermTypeUnary:
+		if o, ok := a.term(t.Unary.Term, in); !ok || o {
+			return false, false
+		}
+	case gojq.TermTypeObject:
+		if !a.object(t.Object, in) {
+			return false, false
+		}
+	case gojq.TermTypeIf:
+		if out, ok = a.ifTerm(t.If, in); !ok {
+			return false, false
+		}
+	case gojq.TermTypeTry:
+		// errors of what is allowed here carry values taken out of the event, never the event
+		bo, ok1 := a.query(t.Try.Body, in)
+		co, ok2 := a.query(t.Try.Catch, false)
+		if !ok1 || !ok2 {
+			return false, false
+		}
+		out = bo || co
+	case gojq.TermTypeLabel:
+		if out, ok = a.query(t.Label.Body, in); !ok {
+			return false, false
+		}
+	case gojq.TermTypeFunc:
+		if out, ok = a.fn(t.Func, in); !ok {
+			return false, false
+		}
+	default: // .., reduce, foreach, @format
+		return false, false
+	}
+	for _, s := range t.SuffixList {
+		switch {
+		case s.Index != nil:
+			// index expressions run on the term's input, whatever is indexed
+			for _, iq := range []*gojq.Query{s.Index.Start, s.Index.End} {
+				if o, ok := a.query(iq, in); !ok || o {
+					return false, false
+				}
+			}
+			if s.Index.Str != nil {
+				for _, sq := range s.Index.Str.Queries {
+					if o, ok := a.query(sq, in); !ok || o {
+						return false, false
+					}
+				}
+			}
+			if out {
+				k, lit := literalKey(s.Index)
+				if !lit {
+					return false, false
+				}
+				a.key(k)
+				out = false
+			}
+		case s.Iter:
+			if out {
+				return false, false
+			}
+		case s.Optional:
+		default:
+			return false, false
+		}
+	}
+	return out, true
+}
+
+func (a *readAnalysis) object(o *gojq.Object, in bool) bool {
+	for _, kv := range o.KeyVals {
+		if kv.KeyQuery != nil {
+			if ko, ok := a.query(kv.KeyQuery, in); !ok || ko {
+				return false
+			}
+		}
+		if kv.KeyString != nil {
+			for _, sq := range kv.KeyString.Queries {
+				if so, ok := a.query(sq, in); !ok || so {
+					return false
+				}
+			}
+		}
+		if kv.Val != nil {
+			if vo, ok := a.query(kv.Val, in); !ok || vo {
+				return false
+			}
+			continue
+		}
+		// {name} and {"name"} read .name; {$x} is a variable
+		switch {
+		case kv.Key != "" && kv.Key[0] == '$':
+		case kv.Key != "":
+			a.key(kv.Key)
+		case kv.KeyString != nil && len(kv.KeyString.Queries) == 0:
+			a.key(kv.KeyString.Str)
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func (a *readAnalysis) ifTerm(f *gojq.If, in bool) (out, ok bool) {
+	if _, ok := a.query(f.Cond, in); !ok {
+		return false, false
+	}
+	to, ok := a.query(f.Then, in)
+	if !ok {
+		return false, false
+	}
+	out = to
+	for _, e := range f.Elif {
+		if _, ok := a.query(e.Cond, in); !ok {
+			return false, false
+		}
+		eo, ok := a.query(e.Then, in)
+		if !ok {
+			return false, false
+		}
+		out = out || eo
+	}
+	if f.Else == nil {
+		return true, true // no else: the input itself
+	}
+	eo, ok := a.query(f.Else, in)
+	return out || eo, ok
+}
+
+// fn: the builtins that may see the event itself without learning more than its fields.
+func (a *readAnalysis) fn(f *gojq.Func, in bool) (out, ok bool) {
+	if len(f.Name) > 0 && f.Name[0] == '$' {
+		return false, len(f.Args) == 0 // a variable: never the event
+	}
+	switch {
+	case f.Name == "select" && len(f.Args) == 1:
+		if _, ok := a.query(f.Args[0], in); !ok {
+			return false, false
+		}
+		return true, true
+	case (f.Name == "not" || f.Name == "type" || f.Name == "empty") && len(f.Args) == 0:
+		return false, true
+	}
+	return false, false
+}
+
+// literalKey returns the field name of .name, ."name" or .["name"].
+func literalKey(ix *gojq.Index) (string, bool) {
+	switch {
+	case ix.IsSlice || ix.End != nil:
+		return "", false
+	case ix.Name != "":
+		return ix.Name, ix.Start == nil && ix.Str == nil
+	case ix.Str != nil:
+		return ix.Str.Str, len(ix.Str.Queries) == 0 && ix.Start == nil
+	case ix.Start != nil:
+		t := ix.Start.Term
+		if ix.Start.Right != nil || len(ix.Start.FuncDefs) > 0 || t == nil || t.Type != gojq.TermTypeString ||
+			len(t.SuffixList) > 0 || len(t.Str.Queries) > 0 {
+			return "", false
+		}
+		return t.Str.Str, true
+	}
+	return "", false
+}
+
+// topFields decodes the values of the named top-level keys of the valid JSON object raw (the
+// last one of a repeated key, as a whole decode keeps), into a map like the whole decode's
+// but holding those keys only.
+func topFields(raw []byte, keys []string) map[string]any {
+	m := make(map[string]any, len(keys))
+	var d jsonscan.Decoder
+	i := jsonscan.SkipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return m
+	}
+	i++
+	for {
+		i = jsonscan.SkipSpace(raw, i)
+		if i >= len(raw) || raw[i] == '}' {
+			return m
+		}
+		if raw[i] == ',' {
+			i = jsonscan.SkipSpace(raw, i+1)
+		}
+		kEnd := jsonscan.SkipString(raw, i)
+		key := raw[i:kEnd]
+		i = jsonscan.SkipSpace(raw, kEnd)
+		i = jsonscan.SkipSpace(raw, i+1) // ':'
+		vEnd := jsonscan.SkipValue(raw, i)
+		if vEnd <= i {
+			return m
+		}
+		if name, ok := wantedKey(&d, key, keys); ok {
+			m[name] = d.Decode(raw[i:vEnd])
+		}
+		i = vEnd
+	}
+}
+
+// wantedKey reports which of keys the quoted key q is, decoded as the whole decode does.
+func wantedKey(d *jsonscan.Decoder, q []byte, keys []string) (string, bool) {
+	plain := len(q) >= 2
+	for _, c := range q[1 : len(q)-1] {
+		if c == '\\' || c >= 0x80 {
+			plain = false
+			break
+		}
+	}
+	var k string
+	if plain {
+		for _, name := range keys {
+			if len(name) == len(q)-2 && string(q[1:len(q)-1]) == name {
+				return name, true
+			}
+		}
+		return "", false
+	}
+	s, ok := d.Decode(q).(string)
+	if !ok {
+		return "", false
+	}
+	k = s
+	for _, name := range keys {
+		if name == k {
+			return name, true
+		}
+	}
+	return "", false
+}
+
+// whenClock bounds the conditions of one prompt together (whenTimeout), with one timer for
+// the whole run instead of a new context with its own timer for every prompt. Its context
+// says context.DeadlineExceeded once the bound is past, as a context.WithTimeout would.
+type whenClock struct {
+	ctx   *boundCtx
+	timer *time.Timer
+	armed bool
+}
+
+// start arms the clock for the prompt being decided, once, and returns its context.
+func (c *whenClock) start() context.Context {
+	if c.armed {
+		return c.ctx
+	}
+	if c.ctx == nil {
+		ctx := &boundCtx{done: make(chan struct{})}
+		c.ctx, c.timer = ctx, time.AfterFunc(whenTimeout, func() { close(ctx.done) })
+	} else {
+		c.timer.Reset(whenTimeout)
+	}
+	c.armed = true
+	return c.ctx
+}
+
+// stop ends the prompt's bound. A timer that already fired (or is firing) has closed its
+// context, which is then dropped: the next prompt gets a fresh one.
+func (c *whenClock) stop() {
+	if !c.armed {
+		return
+	}
+	c.armed = false
+	if !c.timer.Stop() {
+		c.ctx, c.timer = nil, nil
+	}
+}
+
+// boundCtx is a context that ends, with context.DeadlineExceeded, when done is closed.
+type boundCtx struct{ done chan struct{} }
+
+func (c *boundCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (c *boundCtx) Done() <-chan struct{}       { return c.done }
+func (c *boundCtx) Value(any) any               { return nil }
+func (c *boundCtx) Err() error {
+	select {
+	case <-c.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
+}

@@ -1,0 +1,182 @@
+package policy
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/itchyny/gojq"
+
+	"github.com/fuseraft/fr/internal/jsonscan"
+)
+
+func TestFieldsRead(t *testing.T) {
+	for src, want := range map[string]string{
+		`.command | test("sudo")`:                             "command",
+		`(.newContent // "") | length > 100000`:               "newContent",
+		`.kind == "file_write" and (.path | endswith(".go"))`: "kind path",
+		`."command" | ascii_downcase | contains("x")`:         "command",
+		`.["detail"] | test("(?i)password")`:                  "detail",
+		`select(.command != null) | .command`:                 "command",
+		`if .a then .b elif .c then .d else .e end`:           "a b c d e",
+		`.a as $x | .b | . == $x`:                             "a b",
+		`{command, "path", x: .detail} | .x`:                  "command path detail",
+		`[.a, .b] | length`:                                   "a b",
+		`"\(.command) \(.path)" | test("x")`:                  "command path",
+		`.command[.start:.end]`:                               "command start end",
+		`try .a catch .`:                                      "a",
+		`(.command | type) == "string" and (. | not | not)`:   "command",
+		`$__loc__ | .line > 0`:                                "",
+		// anything that sees the event itself is given all of it
+		`.`:                       "", // the event is true, whatever its fields
+		`if .a then . end | .b`:   "a b",
+		`. == {}`:                 "whole",
+		`keys | length`:           "whole",
+		`to_entries | any`:        "whole",
+		`[paths] | length`:        "whole",
+		`getpath(["newContent"])`: "whole",
+		`.[] | strings`:           "whole",
+		`.. | strings`:            "whole",
+		`tostream`:                "whole",
+		`tojson | test("KEY")`:    "whole",
+		`"\(.)" | test("KEY")`:    "whole",
+		`.[.k]`:                   "whole",
+		`.["new" + "Content"]`:    "whole",
+		`. as $e | $e.newContent`: "whole",
+		`def f: .; f | .a`:        "whole",
+		`reduce .a as $x (0; .)`:  "whole",
+		`length`:                  "whole",
+		`has("newContent")`:       "whole",
+		`with_entries(.)`:         "whole",
+		`.a = 1 | .b`:             "whole",
+		`@json | test("x")`:       "whole",
+		`[.] | .[0].newContent`:   "whole",
+		`{x: .} | .x.newContent`:  "whole",
+		`. // 1 | keys`:           "whole",
+		`error`:                   "whole",
+		`input`:                   "whole",
+		`ltrimstr("x") | keys`:    "whole",
+		`.a? // . | keys`:         "whole",
+		`splits("x")`:             "whole",
+	} {
+		q, err := gojq.Parse(src)
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		keys, whole := fieldsRead(q)
+		got := strings.Join(keys, " ")
+		if whole {
+			got = "whole"
+		}
+		if got != want {
+			t.Errorf("fieldsRead(%s) = %q, want %q", src, got, want)
+		}
+	}
+}
+
+// TestFieldsReadSameResults: a condition that reads only fields gives the same outputs and
+// errors on those fields as on the whole event.
+func TestFieldsReadSameResults(t *testing.T) {
+	events := []string{
+		`{"type":"approval_request","kind":"shell_command","command":"sudo rm -rf /"}`,
+		`{"type":"approval_request","kind":"shell_command","command":"ls","command":"sudo ls"}`,
+		`{"type":"approval_request","kind":"shell_command","comm\u0061nd":"sudo x","a":1,"b":[1,2],"start":1,"end":3}`,
+		`{"type":"approval_request","kind":"file_write","path":"a.go","oldContent":"x","newContent":"-----BEGIN RSA PRIVATE KEY-----"}`,
+		`{"type":"approval_request","kind":"tool_action","plugin":"p","action":"a","detail":{"password":1},"a":null}`,
+		`{"type":"approval_request","kind":"tool_action","plugin":"p","action":"a","detail":"PASSWORD=x","c":true,"d":"é"}`,
+	}
+	conds := []string{
+		`.command | test("sudo")`, `(.newContent // "") | test("PRIVATE KEY")`, `.detail | test("(?i)password")`,
+		`.kind == "file_write" and (.path | endswith(".go"))`, `.command[.start:.end]`, `if .a then .b elif .c then .d else .e end`,
+		`.a as $x | .b | . == $x`, `{command, "path", x: .detail} | .x`, `"\(.command) \(.path)" | test("s")`,
+		`try (.detail | test("x")) catch .`, `.b[]`, `[.a, .b] | length`, `(.command | type) == "string"`,
+		`.detail | keys`, `.newContent | length`,
+	}
+	for _, src := range conds {
+		q, err := gojq.Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys, whole := fieldsRead(q)
+		if whole {
+			t.Fatalf("%s: expected to read fields only", src)
+		}
+		code, err := gojq.Compile(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range events {
+			var dec jsonscan.Decoder
+			full := all(code, dec.Decode([]byte(e)))
+			part := all(code, topFields([]byte(e), keys))
+			if full != part {
+				t.Errorf("%s on %s:\nwhole:  %s\nfields: %s", src, e, full, part)
+			}
+		}
+	}
+}
+
+func all(code *gojq.Code, v any) string {
+	var b strings.Builder
+	it := code.Run(v)
+	for {
+		out, ok := it.Next()
+		if !ok {
+			return b.String()
+		}
+		fmt.Fprintf(&b, "%#v;", out)
+	}
+}
+
+func TestTopFields(t *testing.T) {
+	raw := []byte(`{"a":1,"b":{"x":[1,"}"]},"a":"last","c\u0064":"d","e":null}`)
+	got := topFields(raw, []string{"a", "b", "cd", "e", "missing"})
+	var dec jsonscan.Decoder
+	want := dec.Decode(raw).(map[string]any)
+	delete(want, "missing")
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("topFields = %#v, want %#v", got, want)
+	}
+}
+
+// TestWhenSharedAndBounded: rules with the same condition run it once per prompt; a condition
+// that runs past the bound does not match, each rule warns, and the next prompt's
+// conditions get a bound of their own.
+func TestWhenSharedAndBounded(t *testing.T) {
+	p := mustLoad(t, `version: 1
+default: ask
+rules:
+  - {name: slow1, decision: deny, kind: tool_action, when: '.detail == "slow" and (def f: f; f)'}
+  - {name: slow2, decision: deny, kind: tool_action, when: '.detail == "slow" and (def f: f; f)'}
+  - {name: fast, decision: allow, kind: tool_action, when: '.detail == "ok"'}
+`)
+	if len(p.conds) != 2 {
+		t.Fatalf("%d distinct conditions, want 2", len(p.conds))
+	}
+	d, _ := NewDecider(p, "/")
+	var warns []string
+	d.Warn = func(format string, args ...any) { warns = append(warns, fmt.Sprintf(format, args...)) }
+	ev := func(detail string) []byte {
+		return []byte(`{"type":"approval_request","kind":"tool_action","plugin":"p","action":"a","detail":"` + detail + `"}`)
+	}
+	if dec := d.Decide(ev("slow")); dec.Verdict != Ask || dec.Decider != ByDefault {
+		t.Errorf("slow: %+v", dec)
+	}
+	// the bound is for all conditions of a prompt together: fast's is cut off too
+	if len(warns) != 3 || !strings.Contains(warns[0], "rule slow1") || !strings.Contains(warns[1], "rule slow2") ||
+		!strings.Contains(warns[2], "rule fast") || !strings.Contains(warns[0], "context deadline exceeded") {
+		t.Errorf("warnings: %q", warns)
+	}
+	for i := 0; i < 3; i++ {
+		if dec := d.Decide(ev("ok")); dec.Verdict != Allow || dec.Rule != "fast" {
+			t.Errorf("after a timeout: %+v", dec)
+		}
+	}
+	if dec := d.Decide(ev("slow")); dec.Verdict != Ask {
+		t.Errorf("slow again: %+v", dec)
+	}
+	if dec := d.Decide(ev("ok")); dec.Verdict != Allow {
+		t.Errorf("ok again: %+v", dec)
+	}
+}
