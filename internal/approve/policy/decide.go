@@ -131,7 +131,8 @@ func (d *Decider) limitOK(r *Rule) bool {
 // event is one prompt under evaluation: its decoded forms for `when`, computed once.
 type event struct {
 	raw     []byte
-	kind    string // the prompt's kind, for the fields its conditions read
+	kind    string                // the prompt's kind, for the fields its conditions read
+	req     *wire.ApprovalRequest // the prompt decoded, whose strings the conditions reuse
 	decoded any
 	err     error
 	done    bool
@@ -166,7 +167,11 @@ func (e *event) input(p *Policy, c *condition) (any, error) {
 				return m, nil // decoded whole already: a superset of the fields
 			}
 		}
-		e.fields = topFields(e.raw, p.whenKeys[e.kind])
+		var known func(string) (string, bool)
+		if e.req != nil {
+			known = func(name string) (string, bool) { return requestField(e.req, name) }
+		}
+		e.fields = topFields(e.raw, p.whenKeys[e.kind], known)
 	}
 	return e.fields, nil
 }
@@ -211,6 +216,11 @@ func (d *Decider) runCond(ev *event, c *condition) (bool, error) {
 	v, err := ev.input(d.P, c)
 	if err != nil {
 		return false, nil
+	}
+	if c.fast != nil {
+		if res, ok := c.fast.eval(v); ok {
+			return res, nil
+		}
 	}
 	return d.runCode(v, c.code)
 }
@@ -268,7 +278,7 @@ func (d *Decider) decide(raw []byte, valid bool) Decision {
 		return Decision{Verdict: Deny, Decider: ByMalformed, Reason: err.Error(), Kind: kind,
 			Summary: "malformed approval_request"}
 	}
-	ev.kind = req.Kind
+	ev.kind, ev.req = req.Kind, req
 	if _, ok := d.P.byKind[req.Kind]; !ok {
 		ev.kind = ""
 	}

@@ -2,11 +2,16 @@ package policy
 
 import (
 	"context"
+	"regexp"
+	"strconv"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/itchyny/gojq"
 
 	"github.com/fuseraft/fr/internal/jsonscan"
+	"github.com/fuseraft/fr/pkg/wire"
 )
 
 // condition is one distinct `when` source of a policy. Rules that give the same source share
@@ -19,6 +24,7 @@ type condition struct {
 	// else of the event (see fieldsRead); whole means it may look at all of it.
 	keys  []string
 	whole bool
+	fast  *fastCond // the condition without jq, when it has a shape fastCond knows
 }
 
 // conditions gives every rule with a when its shared condition, and lists, per kind, the
@@ -35,6 +41,9 @@ func (p *Policy) conditions() {
 			c = &condition{id: len(p.conds), src: r.WhenSrc, code: r.When}
 			if q, err := gojq.Parse(r.WhenSrc); err == nil {
 				c.keys, c.whole = fieldsRead(q)
+				if !c.whole {
+					c.fast = compileFast(q)
+				}
 			} else {
 				c.whole = true
 			}
@@ -329,7 +338,10 @@ func literalKey(ix *gojq.Index) (string, bool) {
 // topFields decodes the values of the named top-level keys of the valid JSON object raw (the
 // last one of a repeated key, as a whole decode keeps), into a map like the whole decode's
 // but holding those keys only.
-func topFields(raw []byte, keys []string) map[string]any {
+//
+// known gives the decoded string of a field already decoded elsewhere (as the whole decode
+// would decode it), to be used for that field when its value is a string; it may be nil.
+func topFields(raw []byte, keys []string, known func(name string) (string, bool)) map[string]any {
 	m := make(map[string]any, len(keys))
 	var d jsonscan.Decoder
 	i := jsonscan.SkipSpace(raw, 0)
@@ -354,10 +366,68 @@ func topFields(raw []byte, keys []string) map[string]any {
 			return m
 		}
 		if name, ok := wantedKey(&d, key, keys); ok {
-			m[name] = d.Decode(raw[i:vEnd])
+			if s, isKnown := knownString(known, name, raw[i]); isKnown {
+				m[name] = s
+			} else {
+				m[name] = d.Decode(raw[i:vEnd])
+			}
 		}
 		i = vEnd
 	}
+}
+
+func knownString(known func(string) (string, bool), name string, first byte) (string, bool) {
+	if known == nil || first != '"' {
+		return "", false
+	}
+	return known(name)
+}
+
+// requestField returns the field name of r as decodeRequest decoded it, for the fields it
+// decodes for r's kind (the last value of the key, unescaped as a whole decode unescapes it:
+// FuzzDecodeRequest).
+func requestField(r *wire.ApprovalRequest, name string) (string, bool) {
+	if name == "kind" {
+		return r.Kind, true
+	}
+	switch r.Kind {
+	case wire.KindShellCommand:
+		if name == "command" {
+			return r.Command, true
+		}
+	case wire.KindFileWrite:
+		switch name {
+		case "path":
+			return r.Path, true
+		case "newContent":
+			return r.NewContent, true
+		case "oldContent":
+			return r.OldContent, true
+		case "plugin":
+			return r.Plugin, true
+		case "action":
+			return r.Action, true
+		}
+	case wire.KindToolAction:
+		switch name {
+		case "plugin":
+			return r.Plugin, true
+		case "action":
+			return r.Action, true
+		case "detail":
+			return r.Detail, true
+		}
+	case wire.KindRouteApproval:
+		switch name {
+		case "keyword":
+			return r.Keyword, true
+		case "sourceAgent":
+			return r.SourceAgent, true
+		case "targetAgent":
+			return r.TargetAgent, true
+		}
+	}
+	return "", false
 }
 
 // wantedKey reports which of keys the quoted key q is, decoded as the whole decode does.
@@ -440,4 +510,181 @@ func (c *boundCtx) Err() error {
 	default:
 		return nil
 	}
+}
+
+// fastCond is a condition of a common shape run without the jq interpreter:
+//
+//	.k | test("re")          .k | test("re"; "flags")       .k | length > N
+//	(.k // "s") | test(...)  (.k // "s") | length >= N      (and <, <=, ==, !=)
+//
+// It gives the condition's first output when the value tested is a string; for any other
+// value (whose errors and results jq alone knows) the condition runs in jq as usual.
+type fastCond struct {
+	key  string
+	alt  *string // (.k // "s"): the value for null and false
+	re   *regexp.Regexp
+	op   gojq.Operator // length OP n
+	n    int
+	test bool
+}
+
+// eval returns the condition's result, or ok=false when jq has to run it.
+func (f *fastCond) eval(v any) (res, ok bool) {
+	m, isMap := v.(map[string]any)
+	if !isMap {
+		return false, false
+	}
+	x := m[f.key]
+	if f.alt != nil && (x == nil || x == false) {
+		x = *f.alt
+	}
+	s, isStr := x.(string)
+	if !isStr {
+		return false, false
+	}
+	if f.test {
+		return f.re.MatchString(s), true
+	}
+	l := utf8.RuneCountInString(s)
+	switch f.op {
+	case gojq.OpGt:
+		return l > f.n, true
+	case gojq.OpGe:
+		return l >= f.n, true
+	case gojq.OpLt:
+		return l < f.n, true
+	case gojq.OpLe:
+		return l <= f.n, true
+	case gojq.OpEq:
+		return l == f.n, true
+	case gojq.OpNe:
+		return l != f.n, true
+	}
+	return false, false
+}
+
+// compileFast recognises the shapes of fastCond; nil when q has another.
+func compileFast(q *gojq.Query) *fastCond {
+	q = unparen(q)
+	if q == nil || q.Op != gojq.OpPipe || len(q.Patterns) > 0 || q.Left == nil || q.Right == nil {
+		return nil
+	}
+	f := &fastCond{}
+	src := unparen(q.Left)
+	switch {
+	case src.Term != nil:
+		k, ok := plainField(src.Term)
+		if !ok {
+			return nil
+		}
+		f.key = k
+	case src.Op == gojq.OpAlt && len(src.Patterns) == 0:
+		l, r := unparen(src.Left), unparen(src.Right)
+		if l == nil || r == nil || l.Term == nil || r.Term == nil {
+			return nil
+		}
+		k, ok1 := plainField(l.Term)
+		s, ok2 := plainString(r.Term)
+		if !ok1 || !ok2 {
+			return nil
+		}
+		f.key, f.alt = k, &s
+	default:
+		return nil
+	}
+	rt := unparen(q.Right)
+	switch {
+	case rt.Term != nil && rt.Term.Type == gojq.TermTypeFunc && len(rt.Term.SuffixList) == 0 && rt.Term.Func.Name == "test":
+		args := rt.Term.Func.Args
+		if len(args) < 1 || len(args) > 2 {
+			return nil
+		}
+		var strs []string
+		for _, a := range args {
+			a = unparen(a)
+			if a == nil || a.Term == nil {
+				return nil
+			}
+			s, ok := plainString(a.Term)
+			if !ok {
+				return nil
+			}
+			strs = append(strs, s)
+		}
+		re := strs[0]
+		if len(strs) == 2 {
+			// gojq's flags: g (no effect on test), i, m (dot matches newline)
+			flags := strs[1]
+			if strings.ContainsFunc(flags, func(r rune) bool { return r != 'g' && r != 'i' && r != 'm' }) {
+				return nil
+			}
+			if strings.ContainsRune(flags, 'i') {
+				re = "(?i)" + re
+			}
+			if strings.ContainsRune(flags, 'm') {
+				re = "(?s)" + re
+			}
+		}
+		r, err := regexp.Compile(re)
+		if err != nil {
+			return nil // jq reports the error
+		}
+		f.re, f.test = r, true
+		return f
+	case rt.Term == nil && rt.Left != nil && rt.Right != nil && len(rt.Patterns) == 0:
+		switch rt.Op {
+		case gojq.OpGt, gojq.OpGe, gojq.OpLt, gojq.OpLe, gojq.OpEq, gojq.OpNe:
+		default:
+			return nil
+		}
+		l, r := unparen(rt.Left), unparen(rt.Right)
+		if l == nil || r == nil || l.Term == nil || r.Term == nil {
+			return nil
+		}
+		lt, nt := l.Term, r.Term
+		if lt.Type != gojq.TermTypeFunc || lt.Func.Name != "length" || len(lt.Func.Args) > 0 || len(lt.SuffixList) > 0 ||
+			nt.Type != gojq.TermTypeNumber || len(nt.SuffixList) > 0 {
+			return nil
+		}
+		for _, c := range nt.Number {
+			if c < '0' || c > '9' {
+				return nil
+			}
+		}
+		n, err := strconv.Atoi(nt.Number)
+		if err != nil || n > 1<<40 {
+			return nil
+		}
+		f.op, f.n = rt.Op, n
+		return f
+	}
+	return nil
+}
+
+// unparen strips the parentheses around a query: (q) is q.
+func unparen(q *gojq.Query) *gojq.Query {
+	for q != nil && len(q.FuncDefs) == 0 && len(q.Imports) == 0 && q.Meta == nil && q.Term != nil &&
+		q.Term.Type == gojq.TermTypeQuery && len(q.Term.SuffixList) == 0 {
+		q = q.Term.Query
+	}
+	if q != nil && (len(q.FuncDefs) > 0 || len(q.Imports) > 0 || q.Meta != nil) {
+		return nil
+	}
+	return q
+}
+
+// plainField: .k, ."k", .["k"], without suffixes.
+func plainField(t *gojq.Term) (string, bool) {
+	if t.Type != gojq.TermTypeIndex || len(t.SuffixList) > 0 {
+		return "", false
+	}
+	return literalKey(t.Index)
+}
+
+// plainString: a string literal without interpolation or format.
+func plainString(t *gojq.Term) (string, bool) {
+	if t.Type != gojq.TermTypeString || len(t.SuffixList) > 0 || t.Str == nil || len(t.Str.Queries) > 0 {
+		return "", false
+	}
+	return t.Str.Str, true
 }

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
@@ -109,9 +110,15 @@ func TestFieldsReadSameResults(t *testing.T) {
 		for _, e := range events {
 			var dec jsonscan.Decoder
 			full := all(code, dec.Decode([]byte(e)))
-			part := all(code, topFields([]byte(e), keys))
+			part := all(code, topFields([]byte(e), keys, nil))
 			if full != part {
 				t.Errorf("%s on %s:\nwhole:  %s\nfields: %s", src, e, full, part)
+			}
+			if req, err := decodeRequest([]byte(e), false); err == nil {
+				known := func(name string) (string, bool) { return requestField(req, name) }
+				if reused := all(code, topFields([]byte(e), keys, known)); reused != full {
+					t.Errorf("%s on %s:\nwhole:  %s\nreused: %s", src, e, full, reused)
+				}
 			}
 		}
 	}
@@ -131,7 +138,7 @@ func all(code *gojq.Code, v any) string {
 
 func TestTopFields(t *testing.T) {
 	raw := []byte(`{"a":1,"b":{"x":[1,"}"]},"a":"last","c\u0064":"d","e":null}`)
-	got := topFields(raw, []string{"a", "b", "cd", "e", "missing"})
+	got := topFields(raw, []string{"a", "b", "cd", "e", "missing"}, nil)
 	var dec jsonscan.Decoder
 	want := dec.Decode(raw).(map[string]any)
 	delete(want, "missing")
@@ -178,5 +185,60 @@ rules:
 	}
 	if dec := d.Decide(ev("ok")); dec.Verdict != Allow {
 		t.Errorf("ok again: %+v", dec)
+	}
+}
+
+// TestFastCond: the conditions run without jq give jq's result, and leave to jq every value
+// they do not know.
+func TestFastCond(t *testing.T) {
+	conds := []string{
+		`.command | test("sudo|doas")`, `.command | test("^git ")`, `(.newContent // "") | test("-----BEGIN [A-Z ]*PRIVATE KEY-----")`,
+		`.detail | test("(?i)password")`, `.detail | test("password"; "i")`, `.detail | test("a.b"; "m")`, `.detail | test("x"; "gi")`,
+		`(.newContent // "") | length > 10`, `.command | length >= 3`, `.command | length < 3`, `.command | length <= 3`,
+		`.command | length == 3`, `.command | length != 3`, `(.["command"] // "sudo") | test("sudo")`, `(.command) | (test("é"))`,
+		`.command | test("\\bgo\\b")`, `.command | test("")`,
+	}
+	values := []any{"sudo rm", "git status", "é日本😀x", "a\nb", "PassWord", "-----BEGIN RSA PRIVATE KEY-----", "", "go", "abc", "ab",
+		nil, false, true, json.Number("12"), []any{"sudo"}, map[string]any{"a": "sudo"}, "\xff\xfe"}
+	for _, src := range conds {
+		q, err := gojq.Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := compileFast(q)
+		if f == nil {
+			t.Errorf("%s: not run without jq", src)
+			continue
+		}
+		code, _ := gojq.Compile(q)
+		for _, key := range []string{"command", "newContent", "detail"} {
+			for _, v := range values {
+				in := map[string]any{key: v, "other": "sudo"}
+				got, ok := f.eval(in)
+				it := code.Run(in)
+				out, _ := it.Next()
+				_, isErr := out.(error)
+				if !ok {
+					if _, isStr := in[f.key].(string); isStr || (f.alt != nil && (v == nil || v == false)) {
+						t.Errorf("%s on %#v: left to jq", src, in)
+					}
+					continue
+				}
+				if isErr || got != (out != nil && out != false) {
+					t.Errorf("%s on %#v: %v, jq says %#v", src, in, got, out)
+				}
+			}
+		}
+	}
+	for _, src := range []string{`.command | test("a"; "x")`, `.command | test("(")`, `.command | test($x)`, `.a.b | test("x")`,
+		`.command | test("a") | not`, `.command | length > 1.5`, `.command | length > -1`, `.command | ascii_downcase | test("x")`,
+		`def f: .; .command | test("x")`, `.command | test("x") and true`, `.command as $c | $c | test("x")`} {
+		q, err := gojq.Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if compileFast(q) != nil {
+			t.Errorf("%s: should be left to jq", src)
+		}
 	}
 }
