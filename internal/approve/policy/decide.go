@@ -59,6 +59,7 @@ type Decider struct {
 	whenVal  []bool
 	whenErr  []error
 	clock    whenClock
+	fl       fields // the fields of the prompt being decided
 }
 
 type ruleCount struct {
@@ -133,6 +134,7 @@ type event struct {
 	raw     []byte
 	kind    string                // the prompt's kind, for the fields its conditions read
 	req     *wire.ApprovalRequest // the prompt decoded, whose strings the conditions reuse
+	fl      *fields               // the raw values of its fields, when decodeRequest has them
 	decoded any
 	err     error
 	done    bool
@@ -167,11 +169,14 @@ func (e *event) input(p *Policy, c *condition) (any, error) {
 				return m, nil // decoded whole already: a superset of the fields
 			}
 		}
-		var known func(string) (string, bool)
-		if e.req != nil {
-			known = func(name string) (string, bool) { return requestField(e.req, name) }
+		keys := p.whenKeys[e.kind]
+		if e.fl != nil {
+			e.fields = e.fl.values(keys, e.req)
 		}
-		e.fields = topFields(e.raw, p.whenKeys[e.kind], known)
+		if e.fields == nil {
+			known := func(name string) (string, bool) { return requestField(e.req, name) }
+			e.fields = topFields(e.raw, keys, known)
+		}
 	}
 	return e.fields, nil
 }
@@ -272,13 +277,16 @@ func (d *Decider) DecideValid(raw []byte) Decision { return d.decide(raw, true) 
 func (d *Decider) decide(raw []byte, valid bool) Decision {
 	ev := d.begin(raw)
 	defer d.end()
-	req, err := decodeRequest(raw, valid)
+	req, haveFields, err := decodeRequestFields(raw, valid, &d.fl)
 	if err != nil {
 		kind, _ := wire.TopLevelString(raw, "kind")
 		return Decision{Verdict: Deny, Decider: ByMalformed, Reason: err.Error(), Kind: kind,
 			Summary: "malformed approval_request"}
 	}
 	ev.kind, ev.req = req.Kind, req
+	if haveFields {
+		ev.fl = &d.fl
+	}
 	if _, ok := d.P.byKind[req.Kind]; !ok {
 		ev.kind = ""
 	}

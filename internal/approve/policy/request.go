@@ -18,15 +18,25 @@ import (
 // valid says raw is known to be valid JSON; otherwise it is validated first (with the
 // project's scanner, which accepts exactly what encoding/json.Valid accepts).
 func decodeRequest(raw []byte, valid bool) (*wire.ApprovalRequest, error) {
-	if !(valid || jsonscan.Scan(raw).Valid) || !wire.ValidText(raw) {
-		return wire.DecodeApprovalRequest(raw)
-	}
 	var f fields
+	r, _, err := decodeRequestFields(raw, valid, &f)
+	return r, err
+}
+
+// decodeRequestFields is decodeRequest that also returns, in f, the raw values of the fields
+// of fieldNames (ok is false when it could not: the request then came from wire).
+func decodeRequestFields(raw []byte, valid bool, f *fields) (req *wire.ApprovalRequest, ok bool, err error) {
+	*f = fields{}
+	if !(valid || jsonscan.Scan(raw).Valid) || !wire.ValidText(raw) {
+		req, err = wire.DecodeApprovalRequest(raw)
+		return req, false, err
+	}
 	if !f.scan(raw) {
-		return wire.DecodeApprovalRequest(raw)
+		req, err = wire.DecodeApprovalRequest(raw)
+		return req, false, err
 	}
 	r := &wire.ApprovalRequest{Raw: raw}
-	ok := f.str(fKind, &r.Kind, true)
+	ok = f.str(fKind, &r.Kind, true)
 	switch r.Kind {
 	case wire.KindShellCommand:
 		ok = ok && f.str(fCommand, &r.Command, true)
@@ -39,9 +49,10 @@ func decodeRequest(raw []byte, valid bool) (*wire.ApprovalRequest, error) {
 		ok = ok && f.str(fKeyword, &r.Keyword, false) && f.str(fSourceAgent, &r.SourceAgent, true) && f.str(fTargetAgent, &r.TargetAgent, true)
 	}
 	if !ok {
-		return wire.DecodeApprovalRequest(raw)
+		req, err = wire.DecodeApprovalRequest(raw)
+		return req, false, err
 	}
-	return r, nil
+	return r, true, nil
 }
 
 const (
@@ -93,7 +104,22 @@ func (f *fields) scan(raw []byte) bool {
 		i = jsonscan.SkipSpace(raw, kEnd)
 		i = jsonscan.SkipSpace(raw, i+1) // ':'
 		vEnd := jsonscan.SkipValue(raw, i)
-		if k, ok := jsonscan.Unquote(key); ok {
+		if kb, plain := plainKey(key); plain {
+			// the common case, without unquoting: an ASCII key without escapes
+			for n, name := range fieldNames {
+				if len(kb) != len(name) {
+					continue
+				}
+				if string(kb) == name {
+					if v := raw[i:vEnd]; f.v[n] != nil && !sameValue(f.v[n], v) {
+						f.odd[n] = true
+					}
+					f.v[n] = raw[i:vEnd]
+				} else if asciiEqualFold(kb, name) {
+					f.odd[n] = true
+				}
+			}
+		} else if k, ok := jsonscan.Unquote(key); ok {
 			for n, name := range fieldNames {
 				switch {
 				case k == name:
@@ -110,6 +136,37 @@ func (f *fields) scan(raw []byte) bool {
 		}
 		i = vEnd
 	}
+}
+
+// plainKey returns the bytes of a quoted key that is ASCII and holds no escape.
+func plainKey(q []byte) ([]byte, bool) {
+	if len(q) < 2 {
+		return nil, false
+	}
+	kb := q[1 : len(q)-1]
+	for _, c := range kb {
+		if c == '\\' || c >= 0x80 {
+			return nil, false
+		}
+	}
+	return kb, true
+}
+
+// asciiEqualFold is strings.EqualFold for ASCII a and name of the same length.
+func asciiEqualFold(a []byte, name string) bool {
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], name[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
 }
 
 // sameValue reports whether two raw JSON values mean the same.

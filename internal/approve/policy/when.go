@@ -430,6 +430,39 @@ func requestField(r *wire.ApprovalRequest, name string) (string, bool) {
 	return "", false
 }
 
+// values is topFields(raw, keys, ...) from the fields scan found, when every key is one of
+// fieldNames (nil otherwise): the same last value of each key, decoded the same way.
+func (f *fields) values(keys []string, req *wire.ApprovalRequest) map[string]any {
+	var idx [nFields]int
+	for i, k := range keys {
+		n := -1
+		for j, name := range fieldNames {
+			if name == k {
+				n = j
+				break
+			}
+		}
+		if n < 0 {
+			return nil
+		}
+		idx[i] = n
+	}
+	m := make(map[string]any, len(keys))
+	var d jsonscan.Decoder
+	for i, k := range keys {
+		v := f.v[idx[i]]
+		if v == nil {
+			continue
+		}
+		if s, ok := knownString(func(name string) (string, bool) { return requestField(req, name) }, k, v[0]); ok {
+			m[k] = s
+		} else {
+			m[k] = d.Decode(v)
+		}
+	}
+	return m
+}
+
 // wantedKey reports which of keys the quoted key q is, decoded as the whole decode does.
 func wantedKey(d *jsonscan.Decoder, q []byte, keys []string) (string, bool) {
 	plain := len(q) >= 2

@@ -82,6 +82,8 @@ func TestFieldsReadSameResults(t *testing.T) {
 	events := []string{
 		`{"type":"approval_request","kind":"shell_command","command":"sudo rm -rf /"}`,
 		`{"type":"approval_request","kind":"shell_command","command":"ls","command":"sudo ls"}`,
+		`{"type":"approval_request","kind":"shell_command","command":"ls","newContent":"a","newContent":"b","NewContent":"c","path":null}`,
+		`{"type":"approval_request","kind":"file_write","path":"x","newContent":"a\u00e9\n\"","oldContent":null,"detail":[1]}`,
 		`{"type":"approval_request","kind":"shell_command","comm\u0061nd":"sudo x","a":1,"b":[1,2],"start":1,"end":3}`,
 		`{"type":"approval_request","kind":"file_write","path":"a.go","oldContent":"x","newContent":"-----BEGIN RSA PRIVATE KEY-----"}`,
 		`{"type":"approval_request","kind":"tool_action","plugin":"p","action":"a","detail":{"password":1},"a":null}`,
@@ -92,7 +94,7 @@ func TestFieldsReadSameResults(t *testing.T) {
 		`.kind == "file_write" and (.path | endswith(".go"))`, `.command[.start:.end]`, `if .a then .b elif .c then .d else .e end`,
 		`.a as $x | .b | . == $x`, `{command, "path", x: .detail} | .x`, `"\(.command) \(.path)" | test("s")`,
 		`try (.detail | test("x")) catch .`, `.b[]`, `[.a, .b] | length`, `(.command | type) == "string"`,
-		`.detail | keys`, `.newContent | length`,
+		`.detail | keys`, `.newContent | length`, `.newContent, .path, .oldContent, .NewContent`,
 	}
 	for _, src := range conds {
 		q, err := gojq.Parse(src)
@@ -118,6 +120,14 @@ func TestFieldsReadSameResults(t *testing.T) {
 				known := func(name string) (string, bool) { return requestField(req, name) }
 				if reused := all(code, topFields([]byte(e), keys, known)); reused != full {
 					t.Errorf("%s on %s:\nwhole:  %s\nreused: %s", src, e, full, reused)
+				}
+			}
+			var f fields
+			if req, ok, _ := decodeRequestFields([]byte(e), true, &f); ok {
+				if m := f.values(keys, req); m != nil {
+					if got := all(code, m); got != full {
+						t.Errorf("%s on %s:\nwhole:  %s\nscan:   %s", src, e, full, got)
+					}
 				}
 			}
 		}
