@@ -218,6 +218,14 @@ func (d *Decider) warnWhen(ev *event, r *Rule, err error) {
 
 // runCond runs a condition; err is the error it gave (it then does not match).
 func (d *Decider) runCond(ev *event, c *condition) (bool, error) {
+	if c.fast != nil && ev.fields == nil && ev.fl != nil {
+		// the one field it reads, without building the map jq needs
+		if x, ok := ev.fl.value(c.fast.key, ev.req); ok {
+			if res, ok := c.fast.evalValue(x); ok {
+				return res, nil
+			}
+		}
+	}
 	v, err := ev.input(d.P, c)
 	if err != nil {
 		return false, nil

@@ -430,6 +430,28 @@ func requestField(r *wire.ApprovalRequest, name string) (string, bool) {
 	return "", false
 }
 
+// value is values([]string{key}, req)[key]: the field's value (nil when absent); ok=false
+// when key is not one of fieldNames.
+func (f *fields) value(key string, req *wire.ApprovalRequest) (any, bool) {
+	for n, name := range fieldNames {
+		if name != key {
+			continue
+		}
+		v := f.v[n]
+		if v == nil {
+			return nil, true
+		}
+		if v[0] == '"' {
+			if s, ok := requestField(req, key); ok {
+				return s, true
+			}
+		}
+		var d jsonscan.Decoder
+		return d.Decode(v), true
+	}
+	return nil, false
+}
+
 // values is topFields(raw, keys, ...) from the fields scan found, when every key is one of
 // fieldNames (nil otherwise): the same last value of each key, decoded the same way.
 func (f *fields) values(keys []string, req *wire.ApprovalRequest) map[string]any {
@@ -567,7 +589,11 @@ func (f *fastCond) eval(v any) (res, ok bool) {
 	if !isMap {
 		return false, false
 	}
-	x := m[f.key]
+	return f.evalValue(m[f.key])
+}
+
+// evalValue is eval given the value of the field (nil when the event has none).
+func (f *fastCond) evalValue(x any) (res, ok bool) {
 	if f.alt != nil && (x == nil || x == false) {
 		x = *f.alt
 	}

@@ -128,6 +128,11 @@ func TestFieldsReadSameResults(t *testing.T) {
 					if got := all(code, m); got != full {
 						t.Errorf("%s on %s:\nwhole:  %s\nscan:   %s", src, e, full, got)
 					}
+					for _, k := range keys {
+						if v, _ := f.value(k, req); !reflect.DeepEqual(v, m[k]) {
+							t.Errorf("%s: field %s is %#v, values gives %#v", e, k, v, m[k])
+						}
+					}
 				}
 			}
 		}
