@@ -34,7 +34,9 @@ type Decision struct {
 	Summary string
 	// Charge lists the limited rules that allowed this prompt; they are charged with it when
 	// the allow is given (Decider.Record).
-	Charge  []string
+	Charge []string
+	// Request is the prompt decoded. A file_write's OldContent is there when the verdict is
+	// ask (for the person asked) or a rule needed it; otherwise it may be left empty.
 	Request *wire.ApprovalRequest
 }
 
@@ -60,6 +62,7 @@ type Decider struct {
 	whenErr  []error
 	clock    whenClock
 	fl       fields // the fields of the prompt being decided
+	ev       *event // the prompt being decided
 }
 
 type ruleCount struct {
@@ -131,15 +134,16 @@ func (d *Decider) limitOK(r *Rule) bool {
 
 // event is one prompt under evaluation: its decoded forms for `when`, computed once.
 type event struct {
-	raw     []byte
-	kind    string                // the prompt's kind, for the fields its conditions read
-	req     *wire.ApprovalRequest // the prompt decoded, whose strings the conditions reuse
-	fl      *fields               // the raw values of its fields, when decodeRequest has them
-	decoded any
-	err     error
-	done    bool
-	fields  map[string]any // the fields conditions that read only fields need (see condition)
-	warned  []*Rule        // rules warned about a failed when (once each per prompt)
+	raw        []byte
+	kind       string                // the prompt's kind, for the fields its conditions read
+	req        *wire.ApprovalRequest // the prompt decoded, whose strings the conditions reuse
+	fl         *fields               // the raw values of its fields, when decodeRequest has them
+	oldPending bool                  // req.OldContent is not decoded yet (Decider.oldContent)
+	decoded    any
+	err        error
+	done       bool
+	fields     map[string]any // the fields conditions that read only fields need (see condition)
+	warned     []*Rule        // rules warned about a failed when (once each per prompt)
 }
 
 func (e *event) value() (any, error) {
@@ -171,10 +175,10 @@ func (e *event) input(p *Policy, c *condition) (any, error) {
 		}
 		keys := p.whenKeys[e.kind]
 		if e.fl != nil {
-			e.fields = e.fl.values(keys, e.req)
+			e.fields = e.fl.values(keys, e.req, e.oldPending)
 		}
 		if e.fields == nil {
-			known := func(name string) (string, bool) { return requestField(e.req, name) }
+			known := func(name string) (string, bool) { return requestField(e.req, name, e.oldPending) }
 			e.fields = topFields(e.raw, keys, known)
 		}
 	}
@@ -220,7 +224,7 @@ func (d *Decider) warnWhen(ev *event, r *Rule, err error) {
 func (d *Decider) runCond(ev *event, c *condition) (bool, error) {
 	if c.fast != nil && ev.fields == nil && ev.fl != nil {
 		// the one field it reads, without building the map jq needs
-		if x, ok := ev.fl.value(c.fast.key, ev.req); ok {
+		if x, ok := ev.fl.value(c.fast.key, ev.req, ev.oldPending); ok {
 			if res, ok := c.fast.evalValue(x); ok {
 				return res, nil
 			}
@@ -285,16 +289,17 @@ func (d *Decider) DecideValid(raw []byte) Decision { return d.decide(raw, true) 
 func (d *Decider) decide(raw []byte, valid bool) Decision {
 	ev := d.begin(raw)
 	defer d.end()
-	req, haveFields, err := decodeRequestFields(raw, valid, &d.fl)
+	req, haveFields, oldPending, err := decodeRequestFields(raw, valid, &d.fl, true)
 	if err != nil {
 		kind, _ := wire.TopLevelString(raw, "kind")
 		return Decision{Verdict: Deny, Decider: ByMalformed, Reason: err.Error(), Kind: kind,
 			Summary: "malformed approval_request"}
 	}
-	ev.kind, ev.req = req.Kind, req
+	ev.kind, ev.req, ev.oldPending = req.Kind, req, oldPending
 	if haveFields {
 		ev.fl = &d.fl
 	}
+	d.ev = ev
 	if _, ok := d.P.byKind[req.Kind]; !ok {
 		ev.kind = ""
 	}
@@ -308,8 +313,21 @@ func (d *Decider) decide(raw []byte, valid bool) Decision {
 	} else {
 		dec = d.decideOne(req, ev)
 	}
+	if dec.Verdict == Ask {
+		d.oldContent(req) // for the person asked, who sees the change
+	}
 	dec.Kind, dec.Summary, dec.Request = req.Kind, req.Summary(), req
 	return dec
+}
+
+// oldContent returns the file_write's old content, decoding it the first time it is needed:
+// most decisions never look at it.
+func (d *Decider) oldContent(req *wire.ApprovalRequest) string {
+	if ev := d.ev; ev != nil && ev.req == req && ev.oldPending {
+		req.OldContent, _ = jsonscan.Unquote(d.fl.v[fOldContent])
+		ev.oldPending = false
+	}
+	return req.OldContent
 }
 
 // better reports whether rule a (verdict va) beats the current best b: stricter, or as strict
@@ -396,7 +414,7 @@ func (d *Decider) matchOne(r *Rule, req *wire.ApprovalRequest, fw *fileFacts) (b
 				return false, fmt.Sprintf("the new content is %d bytes (max_size %d)", len(req.NewContent), r.File.MaxSize)
 			}
 			if r.File.MaxChangedLines >= 0 {
-				if n := fw.changed(req, r.File.MaxChangedLines); n > r.File.MaxChangedLines {
+				if n := fw.changed(d, req, r.File.MaxChangedLines); n > r.File.MaxChangedLines {
 					return false, fmt.Sprintf("more than %d lines change (max_changed_lines)", r.File.MaxChangedLines)
 				}
 			}
@@ -406,7 +424,7 @@ func (d *Decider) matchOne(r *Rule, req *wire.ApprovalRequest, fw *fileFacts) (b
 			if r.File.MaxSize >= 0 && int64(len(req.NewContent)) > r.File.MaxSize {
 				over = true
 			}
-			if r.File.MaxChangedLines >= 0 && fw.changed(req, r.File.MaxChangedLines) > r.File.MaxChangedLines {
+			if r.File.MaxChangedLines >= 0 && fw.changed(d, req, r.File.MaxChangedLines) > r.File.MaxChangedLines {
 				over = true
 			}
 			return over, ""
@@ -438,11 +456,11 @@ type fileFacts struct {
 }
 
 // changed counts changed lines up to limit, reusing an earlier count when it answers.
-func (f *fileFacts) changed(req *wire.ApprovalRequest, limit int) int {
+func (f *fileFacts) changed(d *Decider, req *wire.ApprovalRequest, limit int) int {
 	if f.nLimit >= 0 && (f.nLimit >= limit || f.nChanged <= f.nLimit) {
 		return f.nChanged
 	}
-	f.nChanged, f.nLimit = changedLines(req.OldContent, req.NewContent, limit), limit
+	f.nChanged, f.nLimit = changedLines(d.oldContent(req), req.NewContent, limit), limit
 	return f.nChanged
 }
 

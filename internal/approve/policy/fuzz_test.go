@@ -179,6 +179,20 @@ func FuzzDecodeRequest(f *testing.F) {
 				t.Fatalf("%q:\n%+v\n%+v\n%+v", raw, *a, *b, *c)
 			}
 		}
+		// a file's old content left to be decoded when needed decodes to the same
+		var lf fields
+		if l, _, pending, errL := decodeRequestFields(raw, false, &lf, true); errL == nil && errB == nil {
+			if pending {
+				l.OldContent, _ = jsonscan.Unquote(lf.v[fOldContent])
+			}
+			l.Raw = nil
+			b.Raw = nil
+			if !reflect.DeepEqual(l, b) {
+				t.Fatalf("%q (old content decoded later):\n%+v\n%+v", raw, *l, *b)
+			}
+		} else if (errL == nil) != (errB == nil) {
+			t.Fatalf("%q: errors %v / %v (old content decoded later)", raw, errL, errB)
+		}
 		// a line the reader already found valid is not validated again, with the same result
 		if jsonscan.Scan(raw).Valid {
 			v, errV := decodeRequest(raw, true)

@@ -19,21 +19,23 @@ import (
 // project's scanner, which accepts exactly what encoding/json.Valid accepts).
 func decodeRequest(raw []byte, valid bool) (*wire.ApprovalRequest, error) {
 	var f fields
-	r, _, err := decodeRequestFields(raw, valid, &f)
+	r, _, _, err := decodeRequestFields(raw, valid, &f, false)
 	return r, err
 }
 
 // decodeRequestFields is decodeRequest that also returns, in f, the raw values of the fields
-// of fieldNames (ok is false when it could not: the request then came from wire).
-func decodeRequestFields(raw []byte, valid bool, f *fields) (req *wire.ApprovalRequest, ok bool, err error) {
+// of fieldNames (ok is false when it could not: the request then came from wire). With
+// lazyOld, a file_write's oldContent is left undecoded when it is a string (oldPending; a
+// valid JSON string always decodes): f.v[fOldContent] holds it, for Decider.oldContent.
+func decodeRequestFields(raw []byte, valid bool, f *fields, lazyOld bool) (req *wire.ApprovalRequest, ok, oldPending bool, err error) {
 	*f = fields{}
 	if !(valid || jsonscan.Scan(raw).Valid) || !wire.ValidText(raw) {
 		req, err = wire.DecodeApprovalRequest(raw)
-		return req, false, err
+		return req, false, false, err
 	}
 	if !f.scan(raw) {
 		req, err = wire.DecodeApprovalRequest(raw)
-		return req, false, err
+		return req, false, false, err
 	}
 	r := &wire.ApprovalRequest{Raw: raw}
 	ok = f.str(fKind, &r.Kind, true)
@@ -44,15 +46,20 @@ func decodeRequestFields(raw []byte, valid bool, f *fields) (req *wire.ApprovalR
 		ok = ok && f.str(fPlugin, &r.Plugin, true) && f.str(fAction, &r.Action, true) && f.str(fDetail, &r.Detail, false)
 	case wire.KindFileWrite:
 		ok = ok && f.str(fPlugin, &r.Plugin, false) && f.str(fAction, &r.Action, false) && f.str(fPath, &r.Path, true) &&
-			f.str(fOldContent, &r.OldContent, false) && f.str(fNewContent, &r.NewContent, true)
+			f.str(fNewContent, &r.NewContent, true)
+		if v := f.v[fOldContent]; lazyOld && !f.odd[fOldContent] && v != nil && v[0] == '"' {
+			oldPending = true
+		} else {
+			ok = ok && f.str(fOldContent, &r.OldContent, false)
+		}
 	case wire.KindRouteApproval:
 		ok = ok && f.str(fKeyword, &r.Keyword, false) && f.str(fSourceAgent, &r.SourceAgent, true) && f.str(fTargetAgent, &r.TargetAgent, true)
 	}
 	if !ok {
 		req, err = wire.DecodeApprovalRequest(raw)
-		return req, false, err
+		return req, false, false, err
 	}
-	return r, true, nil
+	return r, true, oldPending, nil
 }
 
 const (

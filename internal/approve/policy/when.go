@@ -385,8 +385,8 @@ func knownString(known func(string) (string, bool), name string, first byte) (st
 
 // requestField returns the field name of r as decodeRequest decoded it, for the fields it
 // decodes for r's kind (the last value of the key, unescaped as a whole decode unescapes it:
-// FuzzDecodeRequest).
-func requestField(r *wire.ApprovalRequest, name string) (string, bool) {
+// FuzzDecodeRequest). oldPending: r's oldContent is not decoded yet.
+func requestField(r *wire.ApprovalRequest, name string, oldPending bool) (string, bool) {
 	if name == "kind" {
 		return r.Kind, true
 	}
@@ -402,7 +402,7 @@ func requestField(r *wire.ApprovalRequest, name string) (string, bool) {
 		case "newContent":
 			return r.NewContent, true
 		case "oldContent":
-			return r.OldContent, true
+			return r.OldContent, !oldPending
 		case "plugin":
 			return r.Plugin, true
 		case "action":
@@ -432,7 +432,7 @@ func requestField(r *wire.ApprovalRequest, name string) (string, bool) {
 
 // value is values([]string{key}, req)[key]: the field's value (nil when absent); ok=false
 // when key is not one of fieldNames.
-func (f *fields) value(key string, req *wire.ApprovalRequest) (any, bool) {
+func (f *fields) value(key string, req *wire.ApprovalRequest, oldPending bool) (any, bool) {
 	for n, name := range fieldNames {
 		if name != key {
 			continue
@@ -442,7 +442,7 @@ func (f *fields) value(key string, req *wire.ApprovalRequest) (any, bool) {
 			return nil, true
 		}
 		if v[0] == '"' {
-			if s, ok := requestField(req, key); ok {
+			if s, ok := requestField(req, key, oldPending); ok {
 				return s, true
 			}
 		}
@@ -454,7 +454,7 @@ func (f *fields) value(key string, req *wire.ApprovalRequest) (any, bool) {
 
 // values is topFields(raw, keys, ...) from the fields scan found, when every key is one of
 // fieldNames (nil otherwise): the same last value of each key, decoded the same way.
-func (f *fields) values(keys []string, req *wire.ApprovalRequest) map[string]any {
+func (f *fields) values(keys []string, req *wire.ApprovalRequest, oldPending bool) map[string]any {
 	var idx [nFields]int
 	for i, k := range keys {
 		n := -1
@@ -476,7 +476,7 @@ func (f *fields) values(keys []string, req *wire.ApprovalRequest) map[string]any
 		if v == nil {
 			continue
 		}
-		if s, ok := knownString(func(name string) (string, bool) { return requestField(req, name) }, k, v[0]); ok {
+		if s, ok := knownString(func(name string) (string, bool) { return requestField(req, name, oldPending) }, k, v[0]); ok {
 			m[k] = s
 		} else {
 			m[k] = d.Decode(v)
@@ -603,6 +603,18 @@ func (f *fastCond) evalValue(x any) (res, ok bool) {
 	}
 	if f.test {
 		return f.re.MatchString(s), true
+	}
+	// a string has between len/4 and len characters: most lengths need no count
+	lo, hi := (len(s)+utf8.UTFMax-1)/utf8.UTFMax, len(s)
+	switch {
+	case f.op == gojq.OpGt && hi <= f.n, f.op == gojq.OpGe && hi < f.n, f.op == gojq.OpEq && (hi < f.n || lo > f.n):
+		return false, true
+	case f.op == gojq.OpGt && lo > f.n, f.op == gojq.OpGe && lo >= f.n, f.op == gojq.OpNe && (hi < f.n || lo > f.n):
+		return true, true
+	case f.op == gojq.OpLt && lo >= f.n, f.op == gojq.OpLe && lo > f.n:
+		return false, true
+	case f.op == gojq.OpLt && hi < f.n, f.op == gojq.OpLe && hi <= f.n:
+		return true, true
 	}
 	l := utf8.RuneCountInString(s)
 	switch f.op {

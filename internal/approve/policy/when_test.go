@@ -117,19 +117,19 @@ func TestFieldsReadSameResults(t *testing.T) {
 				t.Errorf("%s on %s:\nwhole:  %s\nfields: %s", src, e, full, part)
 			}
 			if req, err := decodeRequest([]byte(e), false); err == nil {
-				known := func(name string) (string, bool) { return requestField(req, name) }
+				known := func(name string) (string, bool) { return requestField(req, name, false) }
 				if reused := all(code, topFields([]byte(e), keys, known)); reused != full {
 					t.Errorf("%s on %s:\nwhole:  %s\nreused: %s", src, e, full, reused)
 				}
 			}
 			var f fields
-			if req, ok, _ := decodeRequestFields([]byte(e), true, &f); ok {
-				if m := f.values(keys, req); m != nil {
+			if req, ok, pending, _ := decodeRequestFields([]byte(e), true, &f, true); ok {
+				if m := f.values(keys, req, pending); m != nil {
 					if got := all(code, m); got != full {
 						t.Errorf("%s on %s:\nwhole:  %s\nscan:   %s", src, e, full, got)
 					}
 					for _, k := range keys {
-						if v, _ := f.value(k, req); !reflect.DeepEqual(v, m[k]) {
+						if v, _ := f.value(k, req, pending); !reflect.DeepEqual(v, m[k]) {
 							t.Errorf("%s: field %s is %#v, values gives %#v", e, k, v, m[k])
 						}
 					}
@@ -210,10 +210,12 @@ func TestFastCond(t *testing.T) {
 		`.command | test("sudo|doas")`, `.command | test("^git ")`, `(.newContent // "") | test("-----BEGIN [A-Z ]*PRIVATE KEY-----")`,
 		`.detail | test("(?i)password")`, `.detail | test("password"; "i")`, `.detail | test("a.b"; "m")`, `.detail | test("x"; "gi")`,
 		`(.newContent // "") | length > 10`, `.command | length >= 3`, `.command | length < 3`, `.command | length <= 3`,
-		`.command | length == 3`, `.command | length != 3`, `(.["command"] // "sudo") | test("sudo")`, `(.command) | (test("é"))`,
+		`.command | length == 3`, `.command | length != 3`, `.command | length == 10`, `.command | length != 10`,
+		`.command | length > 10`, `.command | length >= 10`, `.command | length < 10`, `.command | length <= 10`, `.command | length > 11`, `(.["command"] // "sudo") | test("sudo")`, `(.command) | (test("é"))`,
 		`.command | test("\\bgo\\b")`, `.command | test("")`,
 	}
-	values := []any{"sudo rm", "git status", "é日本😀x", "a\nb", "PassWord", "-----BEGIN RSA PRIVATE KEY-----", "", "go", "abc", "ab",
+	long := strings.Repeat("x", 9) + "é" // 10 characters, 11 bytes
+	values := []any{long, long + "x", strings.Repeat("日", 4), strings.Repeat("😀", 3), "0123456789", "sudo rm", "git status", "é日本😀x", "a\nb", "PassWord", "-----BEGIN RSA PRIVATE KEY-----", "", "go", "abc", "ab",
 		nil, false, true, json.Number("12"), []any{"sudo"}, map[string]any{"a": "sudo"}, "\xff\xfe"}
 	for _, src := range conds {
 		q, err := gojq.Parse(src)
@@ -255,5 +257,31 @@ func TestFastCond(t *testing.T) {
 		if compileFast(q) != nil {
 			t.Errorf("%s: should be left to jq", src)
 		}
+	}
+}
+
+// TestOldContentWhenNeeded: a file's old content is decoded for the rules that count changed
+// lines and for the person asked, who sees the change.
+func TestOldContentWhenNeeded(t *testing.T) {
+	p := mustLoad(t, `version: 1
+default: ask
+rules:
+  - {name: small, decision: allow, file: {paths: ["a/**"], max_changed_lines: 1}}
+`)
+	d, _ := NewDecider(p, "/repo")
+	ev := func(path, old, new string) []byte {
+		b, _ := json.Marshal(map[string]any{"type": "approval_request", "kind": "file_write", "path": path, "oldContent": old, "newContent": new})
+		return b
+	}
+	if dec := d.DecideValid(ev("a/x", "1\n2\n3\n", "1\n2\n4\n")); dec.Verdict != Ask {
+		t.Errorf("two changed lines: %+v", dec)
+	} else if dec.Request.OldContent != "1\n2\n3\n" {
+		t.Errorf("asked without the old content: %q", dec.Request.OldContent)
+	}
+	if dec := d.DecideValid(ev("a/x", "1\n2\n3\n", "1\n2\n3\n4\n")); dec.Verdict != Allow {
+		t.Errorf("one added line: %+v", dec)
+	}
+	if dec := d.DecideValid(ev("b/x", "é\"\\\n", "new")); dec.Verdict != Ask || dec.Request.OldContent != "é\"\\\n" {
+		t.Errorf("no rule: %+v", dec)
 	}
 }
