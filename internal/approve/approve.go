@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -33,6 +34,11 @@ func Run(ctx context.Context, s cmdutil.Streams, args []string) int {
 	pipe := make(chan os.Signal, 1)
 	signal.Notify(pipe, syscall.SIGPIPE)
 	defer signal.Stop(pipe)
+	if os.Getenv("GOGC") == "" {
+		// fr-approve keeps little alive between prompts (the policy, one line): with four
+		// times Go's default heap goal it collects a quarter as often, for a few MiB more.
+		defer debug.SetGCPercent(debug.SetGCPercent(400))
+	}
 	app := App(s)
 	return cmdutil.RunApp(ctx, app, s, reorderArgs(args))
 }
