@@ -588,7 +588,7 @@ func matchPaths(globs []string, f *fileFacts, all bool) bool {
 			if strings.HasPrefix(g, "/") != abs {
 				continue
 			}
-			if ok, _ := doublestar.Match(g, name); ok {
+			if doublestar.MatchUnvalidated(g, name) { // globs are validated when the policy loads
 				return true
 			}
 		}
@@ -905,10 +905,10 @@ func (d *Decider) pathOK(s string, chdir bool, protect []string) (bool, string) 
 	}
 	for _, g := range protect {
 		for _, rel := range []string{lexRel, realRel} {
-			if m, _ := doublestar.Match(g, rel); m {
+			if doublestar.MatchUnvalidated(g, rel) {
 				return false, "names " + s + ", which matches the protected path " + g
 			}
-			if m, _ := doublestar.Match(g, rel+"/"); m {
+			if doublestar.MatchUnvalidated(g, rel+"/") {
 				return false, "names " + s + ", which matches the protected path " + g
 			}
 		}
