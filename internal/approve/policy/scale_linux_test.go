@@ -53,8 +53,8 @@ func decideCosts(t *testing.T, src string) (sorted []time.Duration, mean time.Du
 // are found through indexes, not tried one by one. CPU time, best of three tries, keeps the
 // test meaningful on a loaded machine (BenchmarkDecide2000Rules checks the wall-time p99).
 func TestDecideScales(t *testing.T) {
-	if testing.Short() {
-		t.Skip("measures")
+	if testing.Short() || raceEnabled {
+		t.Skip("measures time (not under -short or -race)")
 	}
 	var p99, ratio float64 = 1e18, 1e18
 	var small, large time.Duration
