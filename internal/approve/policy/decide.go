@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -350,7 +351,11 @@ func (d *Decider) decideOne(req *wire.ApprovalRequest, ev *event) Decision {
 	}
 	var best *Rule
 	blocked := ""
-	for _, r := range d.P.rulesFor(req.Kind) {
+	rules := d.P.rulesFor(req.Kind)
+	if fw != nil {
+		rules = d.P.files.candidates(rules, fw)
+	}
+	for _, r := range rules {
 		if best != nil && !better(r, best) {
 			continue
 		}
@@ -1079,6 +1084,7 @@ func (p *Policy) index() {
 		}
 	}
 	p.conditions()
+	p.files = newFileIndex(p.byKind[wire.KindFileWrite])
 	p.shell = shellIndex{byName: map[string][]*Rule{}}
 	for _, r := range p.byKind[wire.KindShellCommand] {
 		p.shell.all = append(p.shell.all, r)
@@ -1104,6 +1110,107 @@ func (p *Policy) index() {
 			p.shell.byName[n] = append(p.shell.byName[n], r)
 		}
 	}
+}
+
+// fileIndex finds the rules worth trying for a file_write. A rule whose path globs all begin
+// with a literal directory (or file) name can only match a path that begins with one of
+// those names (doublestar matches a literal component as it is written), so it is tried only
+// for such paths; the other rules (no globs, or a glob beginning with a wildcard) always.
+type fileIndex struct {
+	byFirst map[string][]*Rule // "r:NAME" for relative globs, "a:NAME" for absolute ones
+	always  []*Rule
+	n       int // the rules of file_write
+}
+
+func newFileIndex(rules []*Rule) fileIndex {
+	x := fileIndex{byFirst: map[string][]*Rule{}, n: len(rules)}
+	for _, r := range rules {
+		var keys []string
+		for _, g := range fileGlobs(r) {
+			k, ok := globKey(g)
+			if !ok {
+				keys = nil
+				break
+			}
+			keys = appendUnique(keys, k)
+		}
+		if len(keys) == 0 {
+			x.always = append(x.always, r)
+			continue
+		}
+		for _, k := range keys {
+			x.byFirst[k] = append(x.byFirst[k], r)
+		}
+	}
+	return x
+}
+
+func fileGlobs(r *Rule) []string {
+	if r.File == nil {
+		return nil
+	}
+	return r.File.Paths
+}
+
+// globKey is the index key of a glob, ok=false when its first component is not literal.
+func globKey(g string) (string, bool) {
+	kind, rest := "r:", g
+	if strings.HasPrefix(g, "/") {
+		kind, rest = "a:", g[1:]
+	}
+	first, _, _ := strings.Cut(rest, "/")
+	if strings.ContainsAny(first, `*?[{\`) {
+		return "", false
+	}
+	return kind + first, true
+}
+
+// pathKey is the index key of one form of a path (relative or absolute).
+func pathKey(p string, abs bool) string {
+	kind := "r:"
+	if abs {
+		kind, p = "a:", strings.TrimPrefix(p, "/")
+	}
+	first, _, _ := strings.Cut(p, "/")
+	return kind + first
+}
+
+// candidates returns the rules of rules (those of file_write, in file order) that may match
+// the write f, in file order: the others match none of its forms.
+func (x *fileIndex) candidates(rules []*Rule, f *fileFacts) []*Rule {
+	if len(rules) != x.n || len(x.byFirst) == 0 {
+		return rules
+	}
+	out := append([]*Rule(nil), x.always...)
+	var seen []string
+	add := func(k string) {
+		for _, s := range seen {
+			if s == k {
+				return
+			}
+		}
+		seen = append(seen, k)
+		out = append(out, x.byFirst[k]...)
+	}
+	for _, p := range f.any {
+		add(pathKey(p, false))
+	}
+	for _, p := range f.abs {
+		add(pathKey(p, true))
+	}
+	if len(out) == len(x.always) {
+		return out
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].index < out[j].index })
+	// a rule listed under two keys of the path appears twice
+	w := 0
+	for _, r := range out {
+		if w == 0 || r != out[w-1] {
+			out[w] = r
+			w++
+		}
+	}
+	return out[:w]
 }
 
 // rulesFor lists the rules that apply to a kind, in file order.

@@ -66,6 +66,7 @@ type Policy struct {
 	conds    []*condition        // the distinct when conditions of the rules
 	whenKeys map[string][]string // per kind: the fields the conditions that read only fields need
 	shell    shellIndex
+	files    fileIndex
 }
 
 // Rule is one named rule of `rules:`.

@@ -285,3 +285,54 @@ rules:
 		t.Errorf("no rule: %+v", dec)
 	}
 }
+
+// TestFileIndexSameDecisions: trying only the file rules the index gives decides every write
+// as trying them all does.
+func TestFileIndexSameDecisions(t *testing.T) {
+	globs := []string{"a/**", "a/*.go", "b/**/*.md", "a", "**/*.go", "*/x/**", "{a,b}/**", "/etc/**", "/repo/a/**", "/**",
+		"../**", "../a/*", "c/\\*x", "[ab]/**", "a/b/c.go", "/repo", "b?/**"}
+	paths := []string{"a/x.go", "a", "b/y/z.md", "a/b/c.go", "c/*x", "../a/x", "../b", "/etc/passwd", "/repo/a/x.go", "/tmp/x",
+		"b1/q", "x/x/y", "./a/../b/k.md", "a//b/c.go", "/", ".."}
+	// small policies, where each rule can decide, and a large one
+	var policies []string
+	for n := 0; n < 40; n++ {
+		var b strings.Builder
+		b.WriteString("version: 1\ndefault: ask\nrules:\n")
+		size := 3
+		if n == 39 {
+			size = 60
+		}
+		for i := 0; i < size; i++ {
+			k := n*3 + i
+			decision := []string{"allow", "deny", "ask"}[(k+n)%3]
+			g1, g2 := globs[k%len(globs)], globs[(k*7+n)%len(globs)]
+			fmt.Fprintf(&b, "  - {name: r%d, decision: %s, file: {paths: [%q, %q], max_size: %d}}\n", i, decision, g1, g2, 10+i)
+			if k%10 == 0 {
+				fmt.Fprintf(&b, "  - {name: w%d, decision: deny, kind: file_write, when: '.path == \"a\"'}\n", i)
+			}
+		}
+		policies = append(policies, b.String())
+	}
+	indexed := 0
+	for _, src := range policies {
+		p := mustLoad(t, src)
+		indexed += len(p.files.byFirst)
+		plain := *p
+		plain.files = fileIndex{}
+		d1, _ := NewDecider(p, "/repo")
+		d2, _ := NewDecider(&plain, "/repo")
+		for _, path := range paths {
+			for _, content := range []string{"x", strings.Repeat("y", 40)} {
+				raw, _ := json.Marshal(map[string]any{"type": "approval_request", "kind": "file_write", "path": path, "newContent": content})
+				a, c := d1.Decide(raw), d2.Decide(raw)
+				a.Request, c.Request = nil, nil
+				if !reflect.DeepEqual(a, c) {
+					t.Errorf("%s under\n%s: indexed %+v, all rules %+v", path, src, a, c)
+				}
+			}
+		}
+	}
+	if indexed == 0 {
+		t.Fatal("no rule indexed")
+	}
+}
