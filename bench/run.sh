@@ -235,6 +235,7 @@ if want approve; then
 	if have fr-approve; then
 		rows=("fr-approve=fr-approve --policy $POLICY --tty /dev/null"
 			"fr-approve-check=fr-approve check --policy $POLICY"
+			"answer-decode=harness answer -decode"
 			"answer-all=harness answer")
 		[ $HAVE_JQ = 1 ] && rows+=("jq-answer-all=jq -c 'select(.type==\"approval_request\") | {type:\"approval_response\",approved:true}'")
 		table run -runs $RUNS -warmup $WARM -in "$PROMPTS_F" -items "$PROMPTS" -items-name decisions \

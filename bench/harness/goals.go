@@ -109,6 +109,8 @@ func cmdGoals(args []string) error {
 	} else {
 		row("fr-approve over 100,000 decisions/s (200-rule policy)", "", false, false)
 	}
+	speed("... within 1.5× of a Go read-and-decode floor (`harness answer -decode`, ≥ 0.67×)", "fr-approve:", "fr-approve", "answer-decode", 1/1.5)
+	speed("... faster than jq answering yes to all", "fr-approve:", "fr-approve", "jq-answer-all", 1)
 	if l := lat("decision latency", "fr-approve"); l != nil {
 		row("fr-approve p99 decision latency under 1 ms", fmtMicros(l.P99), l.P99 < 1000, true)
 	} else {

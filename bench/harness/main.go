@@ -8,6 +8,7 @@
 //	harness sock -socket PATH -task 'flood 100000'
 //	harness ws   -url ws://127.0.0.1:PORT/attach -task 'flood 100000'
 //	harness answer                    (answers every approval_request with approved:true)
+//	harness answer -decode            (the same, decoding each approval_request with encoding/json first)
 //	harness report -title T rt1.json rt2.json
 //	harness scan -type approval_request   (the floor: a bytes.Contains line scan)
 //	harness goals results.jsonl       (the figures against the toolkit's goals)

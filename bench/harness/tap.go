@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -58,10 +59,13 @@ func cmdTap(args []string) error {
 }
 
 // cmdAnswer is the smallest possible policy: approved:true for every approval_request,
-// a skipped answer for every question, written the moment the prompt is read.
+// a skipped answer for every question, written the moment the prompt is read. With -decode
+// it also decodes each approval_request's fields with encoding/json first: the floor of a
+// policy that reads what it decides on.
 func cmdAnswer(args []string) error {
 	fs := flag.NewFlagSet("answer", flag.ExitOnError)
 	out := fs.String("o", "", "write answers to this file or FIFO (opened at the first answer) instead of stdout")
+	decode := fs.Bool("decode", false, "decode every approval_request (encoding/json) before answering it")
 	fs.Parse(args)
 	var w *os.File
 	br := bufio.NewReaderSize(os.Stdin, 1<<16)
@@ -71,6 +75,12 @@ func cmdAnswer(args []string) error {
 		switch {
 		case bytes.Contains(line, []byte(`"type":"approval_request"`)):
 			ans = `{"type":"approval_response","approved":true}` + "\n"
+			if *decode {
+				var req approvalFields
+				if json.Unmarshal(line, &req) != nil || req.Kind == "" {
+					ans = `{"type":"approval_response","approved":false}` + "\n"
+				}
+			}
 		case bytes.Contains(line, []byte(`"type":"question"`)):
 			ans = `{"type":"question_response","answer":null}` + "\n"
 		}
@@ -94,6 +104,13 @@ func cmdAnswer(args []string) error {
 			return nil
 		}
 	}
+}
+
+// approvalFields are the fields of an approval_request a policy decides on.
+type approvalFields struct {
+	Type, Kind, Command, Path, OldContent, NewContent string
+	Plugin, Action, Detail, Keyword, SourceAgent      string
+	TargetAgent                                       string
 }
 
 // cmdSock is the raw client: it connects to a serve socket, sends one task and copies every

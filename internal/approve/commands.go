@@ -162,7 +162,12 @@ func check(c *cli.Context, s cmdutil.Streams) error {
 				}
 				continue
 			case wire.TypeApproval:
-				d := dec.Decide(l.Raw)
+				var d policy.Decision
+				if l.Kind == wire.EventLine {
+					d = dec.DecideValid(l.Raw) // the reader has validated it
+				} else {
+					d = dec.Decide(l.Raw)
+				}
 				row.Kind, row.Summary, row.Decision, row.Decider = d.Kind, d.Summary, d.Verdict.String(), d.Decider
 				row.Rule, row.Part, row.Reason = d.Rule, d.Part, d.Reason
 				if d.Decider == policy.ByMalformed {

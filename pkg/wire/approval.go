@@ -211,10 +211,12 @@ func ValidText(raw []byte) bool {
 		}
 		return r
 	}
-	for i := bytes.IndexByte(raw, '\\'); i >= 0 && i < len(raw); i++ {
-		if raw[i] != '\\' {
-			continue
+	for i := 0; i < len(raw); i++ {
+		j := bytes.IndexByte(raw[i:], '\\') // the next escape, skipping the text between at once
+		if j < 0 {
+			break
 		}
+		i += j
 		switch r := hex(i); {
 		case 0xD800 <= r && r < 0xDC00:
 			if lo := hex(i + 6); lo < 0xDC00 || lo > 0xDFFF {

@@ -12,36 +12,52 @@ import (
 
 // BenchPolicy is a 200-rule policy of the shape real ones have: mostly shell rules, some file,
 // tool and route rules, a few jq conditions.
-func BenchPolicy() string {
+func BenchPolicy() string { return BenchPolicySized(200, 5) }
+
+// BenchPolicySized is BenchPolicy with n rules, conds of them with a jq condition (each a
+// different one), in the same proportions: 1/8 file rules, 3/40 tool rules, 1/40 route rules,
+// the rest shell rules. BenchPolicySized(200, 5) is BenchPolicy.
+func BenchPolicySized(n, conds int) string {
 	var b strings.Builder
 	b.WriteString("version: 1\ndefault: deny\nrules:\n")
 	decisions := []string{"allow", "allow", "allow", "deny", "ask"}
-	n := 0
-	for i := 0; i < 150; i++ {
+	nFile, nTool, nRoute := n/8, n*3/40, n/40
+	nShell := n - nFile - nTool - nRoute - conds
+	k := 0
+	for i := 0; i < nShell; i++ {
 		fmt.Fprintf(&b, "  - name: shell-%d\n    decision: %s\n    shell: [\"tool%d sub%d\", \"tool%d check $\", \"cmd%d ** --force\"]\n",
 			i, decisions[i%len(decisions)], i, i%7, i, i)
-		n++
+		k++
 	}
-	for i := 0; i < 25; i++ {
+	for i := 0; i < nFile; i++ {
 		fmt.Fprintf(&b, "  - name: file-%d\n    decision: %s\n    file: {paths: [\"dir%d/**/*.go\", \"docs%d/*.md\"], max_size: 64KiB, max_changed_lines: 100}\n",
 			i, decisions[i%len(decisions)], i, i)
-		n++
+		k++
 	}
-	for i := 0; i < 15; i++ {
+	for i := 0; i < nTool; i++ {
 		fmt.Fprintf(&b, "  - name: tool-%d\n    decision: %s\n    tool: {plugin: \"mcp-%d*\", action: [\"get*\", \"list*\"], detail: '/^repo=/'}\n",
 			i, decisions[i%len(decisions)], i)
-		n++
+		k++
 	}
-	for i := 0; i < 5; i++ {
+	for i := 0; i < nRoute; i++ {
 		fmt.Fprintf(&b, "  - name: route-%d\n    decision: allow\n    route: {source: agent%d, target: [agent%d, reviewer]}\n", i, i, i+1)
-		n++
+		k++
 	}
-	for i := 0; i < 5; i++ {
-		fmt.Fprintf(&b, "  - name: when-%d\n    decision: deny\n    kind: file_write\n    when: '.newContent | test(\"SECRET%d\")'\n", i, i)
-		n++
+	for i := 0; i < conds; i++ {
+		kind, when := "file_write", fmt.Sprintf(`.newContent | test("SECRET%d")`, i)
+		if i >= 5 {
+			switch i % 3 {
+			case 0:
+				kind, when = "shell_command", fmt.Sprintf(`.command | test("danger%d")`, i)
+			case 2:
+				kind, when = "tool_action", fmt.Sprintf(`.detail | test("token%d")`, i)
+			}
+		}
+		fmt.Fprintf(&b, "  - name: when-%d\n    decision: deny\n    kind: %s\n    when: '%s'\n", i, kind, when)
+		k++
 	}
-	if n != 200 {
-		panic(n)
+	if k != n {
+		panic(k)
 	}
 	return b.String()
 }

@@ -1,11 +1,11 @@
 package policy
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -35,7 +35,9 @@ type Decision struct {
 	Summary string
 	// Charge lists the limited rules that allowed this prompt; they are charged with it when
 	// the allow is given (Decider.Record).
-	Charge  []string
+	Charge []string
+	// Request is the prompt decoded. A file_write's OldContent is there when the verdict is
+	// ask (for the person asked) or a rule needed it; otherwise it may be left empty.
 	Request *wire.ApprovalRequest
 }
 
@@ -52,6 +54,16 @@ type Decider struct {
 	// Session is the fuseraft session the prompts belong to, for per-session limits.
 	Session string
 	counts  map[string]*ruleCount
+
+	// the conditions run for the prompt being decided: whenSeen[id] == gen when condition id
+	// has run, with result whenVal[id] (and error whenErr[id])
+	gen      uint64
+	whenSeen []uint64
+	whenVal  []bool
+	whenErr  []error
+	clock    whenClock
+	fl       fields // the fields of the prompt being decided
+	ev       *event // the prompt being decided
 }
 
 type ruleCount struct {
@@ -121,21 +133,18 @@ func (d *Decider) limitOK(r *Rule) bool {
 	return len(c.times) < r.Limit.Max
 }
 
-// event is one prompt under evaluation: its decoded form for `when`, computed once.
+// event is one prompt under evaluation: its decoded forms for `when`, computed once.
 type event struct {
-	raw     []byte
-	decoded any
-	err     error
-	done    bool
-	when    map[*Rule]bool
-	ctx     context.Context // bounds every when of this event together
-	cancel  context.CancelFunc
-}
-
-func (e *event) close() {
-	if e.cancel != nil {
-		e.cancel()
-	}
+	raw        []byte
+	kind       string                // the prompt's kind, for the fields its conditions read
+	req        *wire.ApprovalRequest // the prompt decoded, whose strings the conditions reuse
+	fl         *fields               // the raw values of its fields, when decodeRequest has them
+	oldPending bool                  // req.OldContent is not decoded yet (Decider.oldContent)
+	decoded    any
+	err        error
+	done       bool
+	fields     map[string]any // the fields conditions that read only fields need (see condition)
+	warned     []*Rule        // rules warned about a failed when (once each per prompt)
 }
 
 func (e *event) value() (any, error) {
@@ -153,23 +162,97 @@ func (e *event) value() (any, error) {
 	return e.decoded, e.err
 }
 
-// whenTimeout bounds a when condition: one that runs longer does not match (with a warning).
+// input is what condition c runs on: the fields it reads when it reads only fields (the
+// prompt is then known to be valid JSON: it was decoded), else the whole decoded event.
+func (e *event) input(p *Policy, c *condition) (any, error) {
+	if c.whole {
+		return e.value()
+	}
+	if e.fields == nil {
+		if e.done {
+			if m, ok := e.decoded.(map[string]any); ok && e.err == nil {
+				return m, nil // decoded whole already: a superset of the fields
+			}
+		}
+		keys := p.whenKeys[e.kind]
+		if e.fl != nil {
+			e.fields = e.fl.values(keys, e.req, e.oldPending)
+		}
+		if e.fields == nil {
+			known := func(name string) (string, bool) { return requestField(e.req, name, e.oldPending) }
+			e.fields = topFields(e.raw, keys, known)
+		}
+	}
+	return e.fields, nil
+}
+
+// whenTimeout bounds the when conditions of one prompt together: a condition still running
+// when it is reached does not match (with a warning).
 var whenTimeout = 2 * time.Second
 
-// when evaluates a rule's condition over the event; a run-time error is a warning and no match.
+// whenTrue evaluates a rule's condition over the event; a run-time error is a warning and no
+// match. Each distinct condition runs once per prompt (Decider.whenSeen).
 func (d *Decider) whenTrue(ev *event, r *Rule) bool {
 	if r.When == nil {
 		return true
 	}
-	if v, ok := ev.when[r]; ok {
-		return v
+	c := r.cond
+	if d.whenSeen[c.id] == d.gen {
+		if d.whenErr[c.id] != nil {
+			d.warnWhen(ev, r, d.whenErr[c.id])
+		}
+		return d.whenVal[c.id]
 	}
-	res := d.runJQ(ev, r.Name, r.WhenSrc, r.When)
-	if ev.when == nil {
-		ev.when = map[*Rule]bool{}
+	res, err := d.runCond(ev, c)
+	d.whenSeen[c.id], d.whenVal[c.id], d.whenErr[c.id] = d.gen, res, err
+	if err != nil {
+		d.warnWhen(ev, r, err)
 	}
-	ev.when[r] = res
 	return res
+}
+
+func (d *Decider) warnWhen(ev *event, r *Rule, err error) {
+	for _, w := range ev.warned {
+		if w == r {
+			return
+		}
+	}
+	ev.warned = append(ev.warned, r)
+	d.warn("rule %s: when %q: %v; the rule does not match", r.Name, r.WhenSrc, err)
+}
+
+// runCond runs a condition; err is the error it gave (it then does not match).
+func (d *Decider) runCond(ev *event, c *condition) (bool, error) {
+	if c.fast != nil && ev.fields == nil && ev.fl != nil {
+		// the one field it reads, without building the map jq needs
+		if x, ok := ev.fl.value(c.fast.key, ev.req, ev.oldPending); ok {
+			if res, ok := c.fast.evalValue(x); ok {
+				return res, nil
+			}
+		}
+	}
+	v, err := ev.input(d.P, c)
+	if err != nil {
+		return false, nil
+	}
+	if c.fast != nil {
+		if res, ok := c.fast.eval(v); ok {
+			return res, nil
+		}
+	}
+	return d.runCode(v, c.code)
+}
+
+func (d *Decider) runCode(v any, code *gojq.Code) (bool, error) {
+	it := code.RunWithContext(d.clock.start(), v)
+	out, ok := it.Next()
+	if !ok {
+		return false, nil
+	}
+	if e, isErr := out.(error); isErr {
+		return false, e
+	}
+	return out != nil && out != false, nil
 }
 
 func (d *Decider) runJQ(ev *event, name, src string, code *gojq.Code) bool {
@@ -177,37 +260,49 @@ func (d *Decider) runJQ(ev *event, name, src string, code *gojq.Code) bool {
 	if err != nil {
 		return false
 	}
-	if ev.ctx == nil {
-		ev.ctx, ev.cancel = context.WithTimeout(context.Background(), whenTimeout)
+	res, err := d.runCode(v, code)
+	if err != nil {
+		d.warn("rule %s: when %q: %v; the rule does not match", name, src, err)
 	}
-	it := code.RunWithContext(ev.ctx, v)
-	out, ok := it.Next()
-	if !ok {
-		return false
-	}
-	if e, isErr := out.(error); isErr {
-		d.warn("rule %s: when %q: %v; the rule does not match", name, src, e)
-		return false
-	}
-	return out != nil && out != false
+	return res
 }
 
-// Decide decides an approval_request (raw is the whole event).
-func (d *Decider) Decide(raw []byte) Decision {
-	ev := &event{raw: raw}
-	defer ev.close()
-	var req *wire.ApprovalRequest
-	var err error
-	if d.P.whenKinds[quickKind(raw)] {
-		// a when will need the decoded event anyway: decode once and read the fields from it
-		req, err = ev.request()
-	} else {
-		req, err = decodeRequest(raw)
+// begin starts deciding one prompt: the results of conditions of the last one are forgotten.
+func (d *Decider) begin(raw []byte) *event {
+	d.gen++
+	if n := len(d.P.conds); len(d.whenSeen) != n {
+		d.whenSeen, d.whenVal, d.whenErr = make([]uint64, n), make([]bool, n), make([]error, n)
 	}
+	clear(d.whenErr)
+	return &event{raw: raw}
+}
+
+// end finishes a prompt begun with begin.
+func (d *Decider) end() { d.clock.stop() }
+
+// Decide decides an approval_request (raw is the whole event).
+func (d *Decider) Decide(raw []byte) Decision { return d.decide(raw, false) }
+
+// DecideValid is Decide for an event already known to be valid JSON (wire.ParseLine found an
+// EventLine), which is then not validated again.
+func (d *Decider) DecideValid(raw []byte) Decision { return d.decide(raw, true) }
+
+func (d *Decider) decide(raw []byte, valid bool) Decision {
+	ev := d.begin(raw)
+	defer d.end()
+	req, haveFields, oldPending, err := decodeRequestFields(raw, valid, &d.fl, true)
 	if err != nil {
 		kind, _ := wire.TopLevelString(raw, "kind")
 		return Decision{Verdict: Deny, Decider: ByMalformed, Reason: err.Error(), Kind: kind,
 			Summary: "malformed approval_request"}
+	}
+	ev.kind, ev.req, ev.oldPending = req.Kind, req, oldPending
+	if haveFields {
+		ev.fl = &d.fl
+	}
+	d.ev = ev
+	if _, ok := d.P.byKind[req.Kind]; !ok {
+		ev.kind = ""
 	}
 	if req.Kind == wire.KindFileWrite && req.Path == "" {
 		return Decision{Verdict: Deny, Decider: ByMalformed, Reason: "file_write with an empty path", Kind: req.Kind,
@@ -219,8 +314,21 @@ func (d *Decider) Decide(raw []byte) Decision {
 	} else {
 		dec = d.decideOne(req, ev)
 	}
+	if dec.Verdict == Ask {
+		d.oldContent(req) // for the person asked, who sees the change
+	}
 	dec.Kind, dec.Summary, dec.Request = req.Kind, req.Summary(), req
 	return dec
+}
+
+// oldContent returns the file_write's old content, decoding it the first time it is needed:
+// most decisions never look at it.
+func (d *Decider) oldContent(req *wire.ApprovalRequest) string {
+	if ev := d.ev; ev != nil && ev.req == req && ev.oldPending {
+		req.OldContent, _ = jsonscan.Unquote(d.fl.v[fOldContent])
+		ev.oldPending = false
+	}
+	return req.OldContent
 }
 
 // better reports whether rule a (verdict va) beats the current best b: stricter, or as strict
@@ -243,7 +351,11 @@ func (d *Decider) decideOne(req *wire.ApprovalRequest, ev *event) Decision {
 	}
 	var best *Rule
 	blocked := ""
-	for _, r := range d.P.rulesFor(req.Kind) {
+	rules := d.P.rulesFor(req.Kind)
+	if fw != nil {
+		rules = d.P.files.candidates(rules, fw)
+	}
+	for _, r := range rules {
 		if best != nil && !better(r, best) {
 			continue
 		}
@@ -307,7 +419,7 @@ func (d *Decider) matchOne(r *Rule, req *wire.ApprovalRequest, fw *fileFacts) (b
 				return false, fmt.Sprintf("the new content is %d bytes (max_size %d)", len(req.NewContent), r.File.MaxSize)
 			}
 			if r.File.MaxChangedLines >= 0 {
-				if n := fw.changed(req, r.File.MaxChangedLines); n > r.File.MaxChangedLines {
+				if n := fw.changed(d, req, r.File.MaxChangedLines); n > r.File.MaxChangedLines {
 					return false, fmt.Sprintf("more than %d lines change (max_changed_lines)", r.File.MaxChangedLines)
 				}
 			}
@@ -317,7 +429,7 @@ func (d *Decider) matchOne(r *Rule, req *wire.ApprovalRequest, fw *fileFacts) (b
 			if r.File.MaxSize >= 0 && int64(len(req.NewContent)) > r.File.MaxSize {
 				over = true
 			}
-			if r.File.MaxChangedLines >= 0 && fw.changed(req, r.File.MaxChangedLines) > r.File.MaxChangedLines {
+			if r.File.MaxChangedLines >= 0 && fw.changed(d, req, r.File.MaxChangedLines) > r.File.MaxChangedLines {
 				over = true
 			}
 			return over, ""
@@ -349,11 +461,11 @@ type fileFacts struct {
 }
 
 // changed counts changed lines up to limit, reusing an earlier count when it answers.
-func (f *fileFacts) changed(req *wire.ApprovalRequest, limit int) int {
+func (f *fileFacts) changed(d *Decider, req *wire.ApprovalRequest, limit int) int {
 	if f.nLimit >= 0 && (f.nLimit >= limit || f.nChanged <= f.nLimit) {
 		return f.nChanged
 	}
-	f.nChanged, f.nLimit = changedLines(req.OldContent, req.NewContent, limit), limit
+	f.nChanged, f.nLimit = changedLines(d.oldContent(req), req.NewContent, limit), limit
 	return f.nChanged
 }
 
@@ -369,7 +481,7 @@ func (d *Decider) fileFacts(req *wire.ApprovalRequest) *fileFacts {
 		raw = d.root + "/" + raw
 	}
 	abs := filepath.Clean(raw)
-	real := resolve(raw)
+	real := d.resolve(raw)
 	f.abs = appendUnique(f.abs, abs, real)
 	lexRel, lexIn := within(d.root, abs)
 	realRel, realIn := within(d.rootReal, real)
@@ -424,8 +536,12 @@ func resolveDepth(p string, depth int) string {
 	if depth > 40 { // a symlink loop: the kernel gives up too
 		return filepath.Clean(p)
 	}
+	return resolveFrom("/", p, depth)
+}
+
+// resolveFrom resolves the path p relative to cur, an absolute path with no symlink in it.
+func resolveFrom(cur, p string, depth int) string {
 	parts := strings.Split(p, "/")
-	cur := "/"
 	for i := 0; i < len(parts); i++ {
 		c := parts[i]
 		switch c {
@@ -455,6 +571,18 @@ func resolveDepth(p string, depth int) string {
 	return cur
 }
 
+// resolve is resolve(p) for the paths of prompts. The root and the directories above it are
+// taken as they were when the Decider was made (rootReal, as the checks against the root
+// already do), so a path under the root is resolved from rootReal, and only the components
+// below the root are looked at (with Lstat, for every prompt: a symlink made inside the root
+// during a run is seen at the next prompt).
+func (d *Decider) resolve(p string) string {
+	if d.root != "/" && len(p) > len(d.root) && p[len(d.root)] == '/' && p[:len(d.root)] == d.root {
+		return resolveFrom(d.rootReal, p[len(d.root)+1:], 0)
+	}
+	return resolve(p)
+}
+
 // matchPaths: for allow (all=true) every relative form must match; otherwise any form.
 func matchPaths(globs []string, f *fileFacts, all bool) bool {
 	if len(globs) == 0 {
@@ -465,7 +593,7 @@ func matchPaths(globs []string, f *fileFacts, all bool) bool {
 			if strings.HasPrefix(g, "/") != abs {
 				continue
 			}
-			if ok, _ := doublestar.Match(g, name); ok {
+			if doublestar.MatchUnvalidated(g, name) { // globs are validated when the policy loads
 				return true
 			}
 		}
@@ -775,17 +903,17 @@ func (d *Decider) pathOK(s string, chdir bool, protect []string) (bool, string) 
 	if !lexIn {
 		return false, "names " + s + ", outside the root " + d.root
 	}
-	real := resolve(raw)
+	real := d.resolve(raw)
 	realRel, realIn := withinOrSelf(d.rootReal, real)
 	if !realIn {
 		return false, "names " + s + ", which resolves to " + real + ", outside the root"
 	}
 	for _, g := range protect {
 		for _, rel := range []string{lexRel, realRel} {
-			if m, _ := doublestar.Match(g, rel); m {
+			if doublestar.MatchUnvalidated(g, rel) {
 				return false, "names " + s + ", which matches the protected path " + g
 			}
-			if m, _ := doublestar.Match(g, rel+"/"); m {
+			if doublestar.MatchUnvalidated(g, rel+"/") {
 				return false, "names " + s + ", which matches the protected path " + g
 			}
 		}
@@ -955,20 +1083,8 @@ func (p *Policy) index() {
 			p.byKind[""] = append(p.byKind[""], r)
 		}
 	}
-	p.whenKinds = map[string]bool{}
-	for _, r := range p.Rules {
-		if r.When == nil {
-			continue
-		}
-		if r.Kind != "" {
-			p.whenKinds[r.Kind] = true
-			continue
-		}
-		for k := range named {
-			p.whenKinds[k] = true
-		}
-		p.whenKinds[""] = true // and the kinds no rule names
-	}
+	p.conditions()
+	p.files = newFileIndex(p.byKind[wire.KindFileWrite])
 	p.shell = shellIndex{byName: map[string][]*Rule{}}
 	for _, r := range p.byKind[wire.KindShellCommand] {
 		p.shell.all = append(p.shell.all, r)
@@ -994,6 +1110,107 @@ func (p *Policy) index() {
 			p.shell.byName[n] = append(p.shell.byName[n], r)
 		}
 	}
+}
+
+// fileIndex finds the rules worth trying for a file_write. A rule whose path globs all begin
+// with a literal directory (or file) name can only match a path that begins with one of
+// those names (doublestar matches a literal component as it is written), so it is tried only
+// for such paths; the other rules (no globs, or a glob beginning with a wildcard) always.
+type fileIndex struct {
+	byFirst map[string][]*Rule // "r:NAME" for relative globs, "a:NAME" for absolute ones
+	always  []*Rule
+	n       int // the rules of file_write
+}
+
+func newFileIndex(rules []*Rule) fileIndex {
+	x := fileIndex{byFirst: map[string][]*Rule{}, n: len(rules)}
+	for _, r := range rules {
+		var keys []string
+		for _, g := range fileGlobs(r) {
+			k, ok := globKey(g)
+			if !ok {
+				keys = nil
+				break
+			}
+			keys = appendUnique(keys, k)
+		}
+		if len(keys) == 0 {
+			x.always = append(x.always, r)
+			continue
+		}
+		for _, k := range keys {
+			x.byFirst[k] = append(x.byFirst[k], r)
+		}
+	}
+	return x
+}
+
+func fileGlobs(r *Rule) []string {
+	if r.File == nil {
+		return nil
+	}
+	return r.File.Paths
+}
+
+// globKey is the index key of a glob, ok=false when its first component is not literal.
+func globKey(g string) (string, bool) {
+	kind, rest := "r:", g
+	if strings.HasPrefix(g, "/") {
+		kind, rest = "a:", g[1:]
+	}
+	first, _, _ := strings.Cut(rest, "/")
+	if strings.ContainsAny(first, `*?[{\`) {
+		return "", false
+	}
+	return kind + first, true
+}
+
+// pathKey is the index key of one form of a path (relative or absolute).
+func pathKey(p string, abs bool) string {
+	kind := "r:"
+	if abs {
+		kind, p = "a:", strings.TrimPrefix(p, "/")
+	}
+	first, _, _ := strings.Cut(p, "/")
+	return kind + first
+}
+
+// candidates returns the rules of rules (those of file_write, in file order) that may match
+// the write f, in file order: the others match none of its forms.
+func (x *fileIndex) candidates(rules []*Rule, f *fileFacts) []*Rule {
+	if len(rules) != x.n || len(x.byFirst) == 0 {
+		return rules
+	}
+	out := append([]*Rule(nil), x.always...)
+	var seen []string
+	add := func(k string) {
+		for _, s := range seen {
+			if s == k {
+				return
+			}
+		}
+		seen = append(seen, k)
+		out = append(out, x.byFirst[k]...)
+	}
+	for _, p := range f.any {
+		add(pathKey(p, false))
+	}
+	for _, p := range f.abs {
+		add(pathKey(p, true))
+	}
+	if len(out) == len(x.always) {
+		return out
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].index < out[j].index })
+	// a rule listed under two keys of the path appears twice
+	w := 0
+	for _, r := range out {
+		if w == 0 || r != out[w-1] {
+			out[w] = r
+			w++
+		}
+	}
+	return out[:w]
 }
 
 // rulesFor lists the rules that apply to a kind, in file order.
@@ -1044,7 +1261,7 @@ func (d *Decider) AnswerQuestion(raw []byte) QuestionDecision {
 		return QuestionDecision{Action: "skip", Decider: ByMalformed, Reason: "malformed question: no question text", Q: &q}
 	}
 	ev := &event{raw: raw}
-	defer ev.close()
+	defer d.end()
 	for _, r := range d.P.Questions {
 		if !r.Question.Match(q.Question) {
 			continue

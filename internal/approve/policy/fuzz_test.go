@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fuseraft/fr/internal/jsonscan"
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
@@ -160,7 +161,7 @@ func FuzzDecodeRequest(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		a, errA := decodeRequest(raw)
+		a, errA := decodeRequest(raw, false)
 		b, errB := wire.DecodeApprovalRequest(raw)
 		c, errC := (&event{raw: raw}).request()
 		if (errC == nil) != (errB == nil) || (errC != nil && errC.Error() != errB.Error()) {
@@ -169,7 +170,6 @@ func FuzzDecodeRequest(f *testing.F) {
 		if errC == nil {
 			c.Raw = nil
 		}
-		quickKind(raw)
 		if (errA == nil) != (errB == nil) || (errA != nil && errA.Error() != errB.Error()) {
 			t.Fatalf("%q: errors %v / %v", raw, errA, errB)
 		}
@@ -177,6 +177,33 @@ func FuzzDecodeRequest(f *testing.F) {
 			a.Raw, b.Raw = nil, nil
 			if !reflect.DeepEqual(a, b) || !reflect.DeepEqual(c, b) {
 				t.Fatalf("%q:\n%+v\n%+v\n%+v", raw, *a, *b, *c)
+			}
+		}
+		// a file's old content left to be decoded when needed decodes to the same
+		var lf fields
+		if l, _, pending, errL := decodeRequestFields(raw, false, &lf, true); errL == nil && errB == nil {
+			if pending {
+				l.OldContent, _ = jsonscan.Unquote(lf.v[fOldContent])
+			}
+			l.Raw = nil
+			b.Raw = nil
+			if !reflect.DeepEqual(l, b) {
+				t.Fatalf("%q (old content decoded later):\n%+v\n%+v", raw, *l, *b)
+			}
+		} else if (errL == nil) != (errB == nil) {
+			t.Fatalf("%q: errors %v / %v (old content decoded later)", raw, errL, errB)
+		}
+		// a line the reader already found valid is not validated again, with the same result
+		if jsonscan.Scan(raw).Valid {
+			v, errV := decodeRequest(raw, true)
+			if (errV == nil) != (errB == nil) || (errV != nil && errV.Error() != errB.Error()) {
+				t.Fatalf("%q: errors %v / %v (known valid)", raw, errV, errB)
+			}
+			if errV == nil {
+				v.Raw = nil
+				if !reflect.DeepEqual(v, b) {
+					t.Fatalf("%q (known valid):\n%+v\n%+v", raw, *v, *b)
+				}
 			}
 		}
 	})

@@ -62,9 +62,11 @@ type Policy struct {
 	Questions       []*QuestionRule
 	Tests           []*Test
 
-	byKind    map[string][]*Rule // rules that apply to a kind, in file order ("" lists wildcard rules)
-	whenKinds map[string]bool    // kinds some rule with a when applies to ("": unknown kinds)
-	shell     shellIndex
+	byKind   map[string][]*Rule  // rules that apply to a kind, in file order ("" lists wildcard rules)
+	conds    []*condition        // the distinct when conditions of the rules
+	whenKeys map[string][]string // per kind: the fields the conditions that read only fields need
+	shell    shellIndex
+	files    fileIndex
 }
 
 // Rule is one named rule of `rules:`.
@@ -82,6 +84,7 @@ type Rule struct {
 	WhenSrc     string
 	Limit       *Limit
 	index       int
+	cond        *condition // When, shared with the rules that give the same source
 }
 
 // ShellMatcher matches the simple commands of a shell_command.

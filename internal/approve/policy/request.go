@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"encoding/json"
 	"strings"
 
 	"github.com/fuseraft/fr/internal/jsonscan"
@@ -15,16 +14,31 @@ import (
 // exactly its errors. FuzzDecodeRequest checks that the two agree. Like it, a prompt whose text
 // is not UTF-8, or whose deciding fields are given twice or in another case, is malformed:
 // readers could take it two ways.
-func decodeRequest(raw []byte) (*wire.ApprovalRequest, error) {
-	if !json.Valid(raw) || !wire.ValidText(raw) {
-		return wire.DecodeApprovalRequest(raw)
-	}
+//
+// valid says raw is known to be valid JSON; otherwise it is validated first (with the
+// project's scanner, which accepts exactly what encoding/json.Valid accepts).
+func decodeRequest(raw []byte, valid bool) (*wire.ApprovalRequest, error) {
 	var f fields
+	r, _, _, err := decodeRequestFields(raw, valid, &f, false)
+	return r, err
+}
+
+// decodeRequestFields is decodeRequest that also returns, in f, the raw values of the fields
+// of fieldNames (ok is false when it could not: the request then came from wire). With
+// lazyOld, a file_write's oldContent is left undecoded when it is a string (oldPending; a
+// valid JSON string always decodes): f.v[fOldContent] holds it, for Decider.oldContent.
+func decodeRequestFields(raw []byte, valid bool, f *fields, lazyOld bool) (req *wire.ApprovalRequest, ok, oldPending bool, err error) {
+	*f = fields{}
+	if !(valid || jsonscan.Scan(raw).Valid) || !wire.ValidText(raw) {
+		req, err = wire.DecodeApprovalRequest(raw)
+		return req, false, false, err
+	}
 	if !f.scan(raw) {
-		return wire.DecodeApprovalRequest(raw)
+		req, err = wire.DecodeApprovalRequest(raw)
+		return req, false, false, err
 	}
 	r := &wire.ApprovalRequest{Raw: raw}
-	ok := f.str(fKind, &r.Kind, true)
+	ok = f.str(fKind, &r.Kind, true)
 	switch r.Kind {
 	case wire.KindShellCommand:
 		ok = ok && f.str(fCommand, &r.Command, true)
@@ -32,14 +46,20 @@ func decodeRequest(raw []byte) (*wire.ApprovalRequest, error) {
 		ok = ok && f.str(fPlugin, &r.Plugin, true) && f.str(fAction, &r.Action, true) && f.str(fDetail, &r.Detail, false)
 	case wire.KindFileWrite:
 		ok = ok && f.str(fPlugin, &r.Plugin, false) && f.str(fAction, &r.Action, false) && f.str(fPath, &r.Path, true) &&
-			f.str(fOldContent, &r.OldContent, false) && f.str(fNewContent, &r.NewContent, true)
+			f.str(fNewContent, &r.NewContent, true)
+		if v := f.v[fOldContent]; lazyOld && !f.odd[fOldContent] && v != nil && v[0] == '"' {
+			oldPending = true
+		} else {
+			ok = ok && f.str(fOldContent, &r.OldContent, false)
+		}
 	case wire.KindRouteApproval:
 		ok = ok && f.str(fKeyword, &r.Keyword, false) && f.str(fSourceAgent, &r.SourceAgent, true) && f.str(fTargetAgent, &r.TargetAgent, true)
 	}
 	if !ok {
-		return wire.DecodeApprovalRequest(raw)
+		req, err = wire.DecodeApprovalRequest(raw)
+		return req, false, false, err
 	}
-	return r, nil
+	return r, true, oldPending, nil
 }
 
 const (
@@ -91,7 +111,22 @@ func (f *fields) scan(raw []byte) bool {
 		i = jsonscan.SkipSpace(raw, kEnd)
 		i = jsonscan.SkipSpace(raw, i+1) // ':'
 		vEnd := jsonscan.SkipValue(raw, i)
-		if k, ok := jsonscan.Unquote(key); ok {
+		if kb, plain := plainKey(key); plain {
+			// the common case, without unquoting: an ASCII key without escapes
+			for n, name := range fieldNames {
+				if len(kb) != len(name) {
+					continue
+				}
+				if string(kb) == name {
+					if v := raw[i:vEnd]; f.v[n] != nil && !sameValue(f.v[n], v) {
+						f.odd[n] = true
+					}
+					f.v[n] = raw[i:vEnd]
+				} else if asciiEqualFold(kb, name) {
+					f.odd[n] = true
+				}
+			}
+		} else if k, ok := jsonscan.Unquote(key); ok {
 			for n, name := range fieldNames {
 				switch {
 				case k == name:
@@ -108,6 +143,37 @@ func (f *fields) scan(raw []byte) bool {
 		}
 		i = vEnd
 	}
+}
+
+// plainKey returns the bytes of a quoted key that is ASCII and holds no escape.
+func plainKey(q []byte) ([]byte, bool) {
+	if len(q) < 2 {
+		return nil, false
+	}
+	kb := q[1 : len(q)-1]
+	for _, c := range kb {
+		if c == '\\' || c >= 0x80 {
+			return nil, false
+		}
+	}
+	return kb, true
+}
+
+// asciiEqualFold is strings.EqualFold for ASCII a and name of the same length.
+func asciiEqualFold(a []byte, name string) bool {
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], name[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
 }
 
 // sameValue reports whether two raw JSON values mean the same.
@@ -180,15 +246,4 @@ func (e *event) request() (*wire.ApprovalRequest, error) {
 		return wire.DecodeApprovalRequest(e.raw)
 	}
 	return r, nil
-}
-
-// quickKind guesses the kind of a prompt without validating it, to pick a way of decoding
-// it; both ways give the same result.
-func quickKind(raw []byte) string {
-	var f fields
-	if !f.scan(raw) || f.v[fKind] == nil {
-		return ""
-	}
-	k, _ := jsonscan.Unquote(f.v[fKind])
-	return k
 }
