@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"encoding/json"
 	"strings"
 
 	"github.com/fuseraft/fr/internal/jsonscan"
@@ -16,11 +15,9 @@ import (
 // is not UTF-8, or whose deciding fields are given twice or in another case, is malformed:
 // readers could take it two ways.
 func decodeRequest(raw []byte) (*wire.ApprovalRequest, error) {
-	if !json.Valid(raw) || !wire.ValidText(raw) {
-		return wire.DecodeApprovalRequest(raw)
-	}
+	// scan accepts only a valid JSON object, as encoding/json.Valid would.
 	var f fields
-	if !f.scan(raw) {
+	if !wire.ValidText(raw) || !f.scan(raw) {
 		return wire.DecodeApprovalRequest(raw)
 	}
 	r := &wire.ApprovalRequest{Raw: raw}
@@ -67,47 +64,23 @@ type fields struct {
 	odd [nFields]bool
 }
 
-// scan records the raw value of each field of interest (the last one, when a key repeats).
-// raw must be valid JSON; false when it is not an object.
+// scan records the raw value of each field of interest (the last one, when a key repeats);
+// false when raw is not one valid JSON object.
 func (f *fields) scan(raw []byte) bool {
-	i := jsonscan.SkipSpace(raw, 0)
-	if i >= len(raw) || raw[i] != '{' {
-		return false
-	}
-	i++
-	for {
-		i = jsonscan.SkipSpace(raw, i)
-		if i >= len(raw) {
-			return false
-		}
-		if raw[i] == '}' {
-			return true
-		}
-		if raw[i] == ',' {
-			i = jsonscan.SkipSpace(raw, i+1)
-		}
-		kEnd := jsonscan.SkipString(raw, i)
-		key := raw[i:kEnd]
-		i = jsonscan.SkipSpace(raw, kEnd)
-		i = jsonscan.SkipSpace(raw, i+1) // ':'
-		vEnd := jsonscan.SkipValue(raw, i)
-		if k, ok := jsonscan.Unquote(key); ok {
-			for n, name := range fieldNames {
-				switch {
-				case k == name:
-					if v := raw[i:vEnd]; f.v[n] != nil && !sameValue(f.v[n], v) {
-						f.odd[n] = true
-					}
-					f.v[n] = raw[i:vEnd]
-				case len(k) == len(name) && strings.EqualFold(k, name):
+	return jsonscan.Fields(raw, func(key, v []byte) bool {
+		for n, name := range fieldNames {
+			switch {
+			case string(key) == name:
+				if f.v[n] != nil && !sameValue(f.v[n], v) {
 					f.odd[n] = true
 				}
+				f.v[n] = v
+			case len(key) == len(name) && strings.EqualFold(string(key), name):
+				f.odd[n] = true
 			}
-		} else {
-			return false
 		}
-		i = vEnd
-	}
+		return true
+	})
 }
 
 // sameValue reports whether two raw JSON values mean the same.
