@@ -245,65 +245,21 @@ func Scan(b []byte) (sh Shape) {
 		sh.Valid = ok && skipWS(b, end) == len(b)
 		return sh
 	}
-	i = skipWS(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		sh.Valid, sh.Object = skipWS(b, i+1) == len(b), true
-		return sh
-	}
-	for {
-		if i >= len(b) || b[i] != '"' {
-			return Shape{}
-		}
-		kStart := i
-		end, kEsc, ok := stringEnd(b, i+1)
-		if !ok {
-			return Shape{}
-		}
-		isType := false
-		if !kEsc {
-			isType = end-kStart == 6 && string(b[kStart+1:end-1]) == "type"
-		} else {
-			s, ok := Unquote(b[kStart:end])
-			isType = ok && s == "type"
-		}
-		i = skipWS(b, end)
-		if i >= len(b) || b[i] != ':' {
-			return Shape{}
-		}
-		i = skipWS(b, i+1)
-		if isType {
-			if i < len(b) && b[i] == '"' {
-				vEnd, vEsc, ok := stringEnd(b, i+1)
-				if !ok {
-					return Shape{}
-				}
-				sh.Typed, sh.RawType, sh.TypeEsc = true, b[i:vEnd], vEsc || !IsASCII(b[i+1:vEnd-1])
-				i = vEnd
+	ok := Fields(b, func(key, raw []byte) bool {
+		if string(key) == "type" {
+			if raw[0] == '"' {
+				sh.Typed, sh.RawType, sh.TypeEsc = true, raw, !IsASCII(raw[1:len(raw)-1]) || bytes.IndexByte(raw, '\\') >= 0
 			} else {
 				sh.Typed, sh.RawType, sh.TypeEsc = false, nil, false
-				if i, ok = valueEnd(b, i, 1); !ok {
-					return Shape{}
-				}
 			}
-		} else if i, ok = valueEnd(b, i, 1); !ok {
-			return Shape{}
 		}
-		i = skipWS(b, i)
-		if i >= len(b) {
-			return Shape{}
-		}
-		if b[i] == '}' {
-			if skipWS(b, i+1) != len(b) {
-				return Shape{}
-			}
-			sh.Valid, sh.Object = true, true
-			return sh
-		}
-		if b[i] != ',' {
-			return Shape{}
-		}
-		i = skipWS(b, i+1)
+		return true
+	})
+	if !ok {
+		return Shape{}
 	}
+	sh.Valid, sh.Object = true, true
+	return sh
 }
 
 // Type returns the decoded type of a typed Shape.

@@ -2,7 +2,6 @@ package wire
 
 import (
 	"encoding/json"
-	"unicode/utf8"
 
 	"github.com/fuseraft/fr/internal/jsonscan"
 )
@@ -87,64 +86,18 @@ func topLevelString(b []byte, key string) (val string, ok bool) {
 	if !found || raw[0] != '"' {
 		return "", false
 	}
-	return unquote(raw)
+	return jsonscan.Unquote(raw)
 }
 
-// topLevelRaw returns the raw bytes of the last value of key in the JSON object b (which must
-// be valid JSON).
+// topLevelRaw returns the raw bytes of the last value of key in the JSON object b.
 func topLevelRaw(b []byte, key string) (val []byte, ok bool) {
-	i := jsonscan.SkipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
+	if !jsonscan.Fields(b, func(k, raw []byte) bool {
+		if string(k) == key {
+			val = raw
+		}
+		return true
+	}) || val == nil {
 		return nil, false
 	}
-	i++
-	for {
-		i = jsonscan.SkipSpace(b, i)
-		if i >= len(b) || b[i] == '}' {
-			return val, ok
-		}
-		if b[i] == ',' {
-			i = jsonscan.SkipSpace(b, i+1)
-		}
-		kEnd := jsonscan.SkipString(b, i)
-		k := b[i:kEnd]
-		i = jsonscan.SkipSpace(b, kEnd)
-		i = jsonscan.SkipSpace(b, i+1) // ':'
-		vEnd := jsonscan.SkipValue(b, i)
-		if keyEquals(k, key) {
-			val, ok = b[i:vEnd], true
-		}
-		i = vEnd
-	}
-}
-
-// keyEquals compares a quoted JSON key with key, decoding escapes only when there are any.
-func keyEquals(quoted []byte, key string) bool {
-	inner := quoted[1 : len(quoted)-1]
-	if !hasEscape(inner) {
-		return string(inner) == key
-	}
-	s, ok := unquote(quoted)
-	return ok && s == key
-}
-
-func hasEscape(b []byte) bool {
-	for _, c := range b {
-		if c == '\\' {
-			return true
-		}
-	}
-	return false
-}
-
-func unquote(quoted []byte) (string, bool) {
-	inner := quoted[1 : len(quoted)-1]
-	if !hasEscape(inner) && utf8.Valid(inner) {
-		return string(inner), true
-	}
-	var s string
-	if err := json.Unmarshal(quoted, &s); err != nil {
-		return "", false
-	}
-	return s, true
+	return val, true
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/itchyny/gojq"
 	"gopkg.in/yaml.v3"
 
+	"github.com/fuseraft/fr/internal/jq"
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
@@ -476,19 +477,15 @@ func (l *loader) jq(v *yaml.Node) (*gojq.Code, string) {
 	if src == "" {
 		return nil, ""
 	}
-	q, err := gojq.Parse(src)
-	if err != nil {
-		var pe *gojq.ParseError
-		if errors.As(err, &pe) {
-			l.errf(v, "when: bad jq expression %q: %v (at byte %d)", src, err, pe.Offset)
-		} else {
-			l.errf(v, "when: bad jq expression %q: %v", src, err)
-		}
-		return nil, src
+	// An error is shown as fr-filter shows one, with a caret under the bad token; a program
+	// of several lines names its lines "when:N", counted from its first.
+	name := ""
+	if strings.ContainsAny(src, "\r\n") {
+		name = "when"
 	}
-	code, err := gojq.Compile(q)
+	_, code, err := jq.ParseAndCompile(src, name)
 	if err != nil {
-		l.errf(v, "when: bad jq expression %q: %v", src, err)
+		l.errf(v, "when: %v", err)
 		return nil, src
 	}
 	return code, src
