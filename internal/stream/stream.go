@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/fuseraft/fr/internal/budget"
 	"github.com/fuseraft/fr/internal/cmdutil"
 )
 
@@ -98,7 +99,7 @@ EXAMPLES
     fr-stream repl --model sim-small -- --some-fuseraft-flag`
 
 func commonFlags() []cli.Flag {
-	return []cli.Flag{
+	flags := []cli.Flag{
 		&cli.StringFlag{Name: "input", Aliases: []string{"i"}, Usage: "read input lines from `PATH` (a file, or a named pipe whose writers may come and go) instead of stdin"},
 		&cli.BoolFlag{Name: "input-eof", Usage: "end input at the first end of file of the --input named pipe instead of waiting for its next writer"},
 		cmdutil.Enum("format", []string{"jsonl", "pretty"}, "", "output `FORMAT`: {values} for a person (default: pretty on a terminal, else jsonl)", "f"),
@@ -109,6 +110,7 @@ func commonFlags() []cli.Flag {
 		&cli.StringFlag{Name: "fuseraft", Usage: "the fuseraft binary `PATH` (default: $FUSERAFT_BIN, else fuseraft on PATH)"},
 		&cli.IntFlag{Name: "max-input-line", Hidden: true},
 	}
+	return append(flags, budget.SessionFlags()...)
 }
 
 func newApp(s cmdutil.Streams, extra []string) *cli.App {
@@ -237,6 +239,11 @@ func options(c *cli.Context, s cmdutil.Streams, mode string, extra []string) (*s
 		o.pretty = true
 	}
 	o.timestamps = c.Bool("timestamps")
+	lim, err := budget.FromFlags(c, s.Time)
+	if err != nil {
+		return nil, err
+	}
+	o.budget = lim
 	bin, err := cmdutil.FindFuseraft(c.String("fuseraft"), s.Env)
 	if err != nil {
 		return nil, err
