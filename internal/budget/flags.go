@@ -15,20 +15,20 @@ var PerValues = []string{"day", "week"}
 // LimitFlags are the --max-* flags of a command that holds a session to them.
 func LimitFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.Int64Flag{Name: "max-turns", Usage: "stop after `N` turns: the next turn is not started, or is interrupted (exit 6)"},
-		&cli.Int64Flag{Name: "max-tokens", Usage: "stop once more than `N` tokens (input + output, as fuseraft reports them) are used (exit 6)"},
-		&cli.DurationFlag{Name: "max-duration", Usage: "stop after `DURATION` (e.g. 30m) of wall-clock time (exit 6)"},
-		&cli.Float64Flag{Name: "max-cost", Usage: "stop once the tokens cost more than `USD` dollars, priced with --prices (exit 6)"},
+		&cli.Int64Flag{Name: "max-turns", Usage: "stop after `N` turns: the next turn is not started, or is interrupted (exit 6)", DefaultText: "none"},
+		&cli.Int64Flag{Name: "max-tokens", Usage: "stop once more than `N` tokens (input + output, as fuseraft reports them) are used (exit 6)", DefaultText: "none"},
+		&cli.DurationFlag{Name: "max-duration", Usage: "stop after `DURATION` (e.g. 30m) of wall-clock time (exit 6)", DefaultText: "none"},
+		&cli.Float64Flag{Name: "max-cost", Usage: "stop once the tokens cost more than `USD` dollars, priced with --prices (exit 6)", DefaultText: "none"},
 	}
 }
 
 // ReportFlags are the --max-* flags of a command that shows totals against them.
 func ReportFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.Int64Flag{Name: "max-turns", Usage: "show the turns against a limit of `N`"},
-		&cli.Int64Flag{Name: "max-tokens", Usage: "show the tokens (input + output) against a limit of `N`"},
-		&cli.DurationFlag{Name: "max-duration", Usage: "show the duration against a limit of `DURATION`"},
-		&cli.Float64Flag{Name: "max-cost", Usage: "show the cost (with --prices) against a limit of `USD` dollars"},
+		&cli.Int64Flag{Name: "max-turns", Usage: "show the turns against a limit of `N`", DefaultText: "none"},
+		&cli.Int64Flag{Name: "max-tokens", Usage: "show the tokens (input + output) against a limit of `N`", DefaultText: "none"},
+		&cli.DurationFlag{Name: "max-duration", Usage: "show the duration against a limit of `DURATION`", DefaultText: "none"},
+		&cli.Float64Flag{Name: "max-cost", Usage: "show the cost (with --prices) against a limit of `USD` dollars", DefaultText: "none"},
 	}
 }
 
