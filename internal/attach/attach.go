@@ -20,6 +20,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/fuseraft/fr/internal/budget"
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/pkg/wire"
 )
@@ -105,6 +106,16 @@ SECURITY
    The bearer token comes only from --token-file or FUSERAFT_SERVE_TOKEN, never from argv,
    and is never printed. No Origin header is ever sent.
 
+LIMITS
+   --max-turns N, --max-duration D, --max-tokens N and --max-cost USD (with --prices FILE),
+   and --budget-file FILE with --per day|week, are fr-stream's (see 'fr-stream --help'). Over
+   the daemon a turn is an agent_starting while a task of this client is in flight (the daemon
+   runs one task at a time), and no task is sent once a limit is reached. The daemon cannot
+   cancel a task: past a limit fr-attach says so on stderr, denies every later prompt of this
+   client's tasks (an answer written afterwards goes as a denial, if at all), sends no held
+   task, and exits 6 once the running task has its result. Protocol v1's daemon events carry
+   no token counts, so there --max-tokens and --max-cost count only what an event reports.
+
 EXIT STATUS
    0    every task succeeded (--exit-on-result), stdout was closed (without --exit-on-result),
         or Ctrl-D on a terminal
@@ -114,6 +125,8 @@ EXIT STATUS
         unreadable --token-file or --ca-cert, an input line over 256 MiB
    3    protocol error: unsupported protocolVersion in hello (see --any-version), no hello
    4    refused: 401 or 403, or a read-only token tried to send a task
+   6    stopped by a limit: --max-turns, --max-duration, --max-tokens, --max-cost (or a
+        --budget-file that cannot be read or written)
    10   no daemon: no socket, connection refused, no hello within 30s, reconnects exhausted,
         or no connection for --give-up-after (5m when not on a terminal)
    130  interrupted (Ctrl-C, SIGINT or SIGTERM); the daemon keeps our task
@@ -165,6 +178,7 @@ func App(s cmdutil.Streams) *cli.App {
 		&cli.DurationFlag{Name: "output-timeout", Value: defaultOutTimeout, Usage: "exit 1 once events fill the output buffer and stdout takes none of them for `DUR`"},
 		&cli.IntFlag{Name: "output-buffer", Value: defaultOutBuffer, Hidden: true},
 	}
+	app.Flags = append(app.Flags, budget.SessionFlags()...)
 	app.Action = func(c *cli.Context) error {
 		if c.NArg() > 0 {
 			return cmdutil.Usagef("unexpected argument %q (a task is given with --task)", c.Args().First())
@@ -206,6 +220,7 @@ type options struct {
 	color         bool
 	anyVersion    bool
 	randomID      bool
+	budget        *budget.Budget // nil: no limits
 }
 
 func parseOptions(c *cli.Context, s cmdutil.Streams) (options, error) {
@@ -308,6 +323,14 @@ func parseOptions(c *cli.Context, s cmdutil.Streams) (options, error) {
 	}
 	o.timestamps = c.Bool("timestamps")
 	o.color = cmdutil.UseColor(c.String("color"), s.Env, outTTY)
+	b, err := budget.FromFlags(c, s.Time)
+	if err != nil {
+		return o, err
+	}
+	o.budget = b
+	if b != nil && (b.Limits().Tokens > 0 || b.Limits().CostUSD > 0) {
+		cmdutil.Warnf(s.Err, prog, "the daemon's events carry no token counts (protocol v1): --max-tokens and --max-cost count only the tokens an event reports")
+	}
 	return o, nil
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/fuseraft/fr/internal/budget"
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/internal/liveio"
 	"github.com/fuseraft/fr/internal/render"
@@ -53,6 +54,11 @@ type attacher struct {
 	outStalled     <-chan struct{} // closed when output cannot keep up
 	outGone        <-chan struct{} // closed when stdout's reader has gone (a pipe only)
 	outClosed      bool            // stdout's reader has gone; --exit-on-result goes on without it
+
+	// limits: the breach once there is one, when --max-duration runs out, input dropped since
+	limited     *budget.Breach
+	limitTimer  <-chan time.Time
+	inputWarned bool
 
 	// interactive mode: the person at the terminal, and where their lines come from
 	ui         *ui
@@ -211,6 +217,16 @@ func (a *attacher) attach(ctx context.Context, in io.Reader) error {
 	for _, t := range a.o.tasks {
 		b, _ := wire.UserInput(t)
 		a.gate.Push(wire.Input{Line: b, Type: wire.TypeUserInput})
+	}
+	if b := a.o.budget; b != nil {
+		// A budget file's totals may have reached a limit already: then nothing is sent.
+		if br := b.Start(); br != nil {
+			return limitError(br, "no task sent")
+		}
+		defer b.Close()
+		if left, ok := b.Left(); ok {
+			a.limitTimer = time.After(left)
+		}
 	}
 
 	l, err := dial(ctx, a.o.target)
@@ -415,6 +431,15 @@ func (a *attacher) session(ctx context.Context, l link, inputs <-chan inputMsg) 
 			}
 		case <-a.outStalled:
 			return &errStop{a.stallError()}
+		case <-a.limitTimer:
+			a.limitTimer = nil
+			if br := a.o.budget.Tick(); br != nil {
+				a.limit(br)
+			} else {
+				// Other runs sharing a budget file may have used time meanwhile.
+				left, _ := a.o.budget.Left()
+				a.limitTimer = time.After(max(left, 100*time.Millisecond))
+			}
 		case <-helloTimer.C:
 			if helloSeen {
 				break
@@ -486,6 +511,11 @@ func (a *attacher) session(ctx context.Context, l link, inputs <-chan inputMsg) 
 				if err := a.ui.line(*m.typed); err != nil {
 					return &errStop{err}
 				}
+			case a.limited != nil:
+				if !a.inputWarned {
+					a.inputWarned = true
+					a.warnf("input read after the limit was reached is not sent")
+				}
 			default:
 				a.gate.Push(m.in)
 			}
@@ -493,6 +523,11 @@ func (a *attacher) session(ctx context.Context, l link, inputs <-chan inputMsg) 
 		if helloSeen {
 			if err := a.pump(l); err != nil {
 				return err
+			}
+			if a.limited != nil && len(a.tasks) == 0 {
+				// Stopped by a limit, and no task of ours runs any more.
+				a.flush()
+				return &errStop{limitError(a.limited, "")}
 			}
 			if a.ui != nil {
 				if err := a.ui.afterPump(); err != nil {
@@ -626,6 +661,14 @@ func (a *attacher) unconfirmed() *ourTask {
 // observe updates the gate and our tasks from an event.
 func (a *attacher) observe(ev wire.Event) error {
 	a.gate.Observe(ev)
+	if b := a.o.budget; b != nil {
+		// Progress events are broadcast; they are ours while a task of ours is in flight.
+		if inFlight, _ := a.gate.TaskInFlight(); inFlight || len(a.tasks) > 0 || ev.Type == wire.TypeResult {
+			if br := b.Observe(ev); br != nil {
+				a.limit(br)
+			}
+		}
+	}
 	switch ev.Type {
 	case wire.TypeApproval:
 		a.lastPrompt, a.lastPromptType = "an approval_request", ev.Type
@@ -686,14 +729,21 @@ func (a *attacher) pump(l link) error {
 			return err
 		}
 		p := a.gate.Pending()
-		if p == "" || !a.inputEnded || a.ui != nil {
+		if p == "" || a.limited == nil && (!a.inputEnded || a.ui != nil) {
 			return nil
 		}
 		what := a.lastPrompt
 		if what == "" || a.lastPromptType != p {
 			what = map[bool]string{true: "a question", false: "an approval_request"}[p == wire.TypeQuestion]
 		}
-		if p == wire.TypeQuestion {
+		if a.limited != nil {
+			a.warnf("stopped by a limit: denying %s", what)
+			if p == wire.TypeQuestion {
+				a.gate.Answer(wire.Input{Line: wire.QuestionResponse(nil), Type: wire.TypeQuestionResponse})
+			} else {
+				a.gate.Answer(wire.Input{Line: wire.ApprovalResponse(false), Type: wire.TypeApprovalResponse})
+			}
+		} else if p == wire.TypeQuestion {
 			a.warnf("input has ended and nobody can answer %s; skipping it", what)
 			a.gate.Answer(wire.Input{Line: wire.QuestionResponse(nil), Type: wire.TypeQuestionResponse})
 		} else {
@@ -725,7 +775,24 @@ func (a *attacher) pumpQueued(l link) error {
 			a.warnf("dropped %s: %s", d.Input.Type, d.Reason)
 			continue
 		}
-		if err := l.writeLine(d.Input.Line); err != nil {
+		line := d.Input.Line
+		if a.o.budget != nil {
+			switch {
+			case isTask && a.limited == nil:
+				if br := a.o.budget.BeforeTurn(); br != nil {
+					a.limit(br)
+				}
+			case d.Input.Type == wire.TypeApprovalResponse && a.limited != nil:
+				line = wire.ApprovalResponse(false) // nothing is approved after a breach
+			case d.Input.Type == wire.TypeQuestionResponse && a.limited != nil:
+				line = wire.QuestionResponse(nil)
+			}
+			if isTask && a.limited != nil {
+				a.warnf("stopped by a limit: task not sent: %s", taskLabel(d.Input))
+				continue
+			}
+		}
+		if err := l.writeLine(line); err != nil {
 			if isTask {
 				// Sent or not, the daemon's next hello tells.
 				a.tasks = append(a.tasks, &ourTask{text: taskLabel(d.Input)})
@@ -739,6 +806,25 @@ func (a *attacher) pumpQueued(l link) error {
 			}
 		}
 	}
+}
+
+// limit acts on a limit breached, once: the daemon cannot cancel a task, so this client's
+// later prompts are denied and no more tasks are sent until the running one ends.
+func (a *attacher) limit(br *budget.Breach) {
+	if a.limited != nil {
+		return
+	}
+	a.limited = br
+	cmdutil.Sayf(a.s.Err, prog, "limit reached: %s; the daemon cannot cancel a task (an interrupt cancels nothing over serve), so this client's later prompts are denied, no more tasks are sent, and fr-attach exits once its running task ends", br)
+}
+
+// limitError is the exit status of a session stopped by a limit.
+func limitError(br *budget.Breach, what string) error {
+	msg := "stopped by " + br.String()
+	if what != "" {
+		msg += ": " + what
+	}
+	return cmdutil.Errorf(cmdutil.ExitLimit, "%s", msg)
 }
 
 func isTaskInput(in wire.Input) bool {
