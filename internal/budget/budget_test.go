@@ -202,6 +202,10 @@ func TestStoreRejectsWhatItCannotRead(t *testing.T) {
 	if br == nil || br.Limit != "--budget-file" || !strings.Contains(br.Used, "is not a budget file") {
 		t.Fatalf("a corrupt file must stop the run: %v", br)
 	}
+	os.WriteFile(path, []byte(`{"version":1,"days":{"2026-12-01":{"turns":-100}}}`), 0o644)
+	if br := New(Limits{Turns: 10}, Options{Store: st}).Start(); br == nil || !strings.Contains(br.Used, "a total is negative") {
+		t.Fatalf("a negative total must stop the run: %v", br)
+	}
 	if _, err := OpenStore(filepath.Join(dir, "no", "such")); err == nil {
 		t.Error("a file in a missing directory")
 	}

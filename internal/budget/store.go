@@ -116,6 +116,13 @@ func (s *Store) load() (*storeFile, error) {
 		if f.Version != fileVersion {
 			return nil, fmt.Errorf("%s: version %d: this build reads version %d", s.path, f.Version, fileVersion)
 		}
+		for _, m := range []map[string]Usage{f.Days, f.Weeks} {
+			for k, u := range m {
+				if u.Runs < 0 || u.Turns < 0 || u.Input < 0 || u.Output < 0 || u.Cached < 0 || !(u.Seconds >= 0) || !(u.CostUSD >= 0) {
+					return nil, fmt.Errorf("%s: %s: a total is negative", s.path, k)
+				}
+			}
+		}
 	}
 	if f.Days == nil {
 		f.Days = map[string]Usage{}
