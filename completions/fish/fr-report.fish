@@ -9,3 +9,7 @@ complete -c fr-report -l redact-pattern -r -d 'redact matches of REGEX (RE2 synt
 complete -c fr-report -l no-redact -d 'leave secrets in (the report is no longer safe to share)'
 complete -c fr-report -l exit-status -d 'exit 1 when a task or run failed or did not finish'
 complete -c fr-report -l any-version -d 'read a stream of an unsupported protocolVersion, with a warning'
+complete -c fr-report -l max-turns -r -d 'show the turns against a limit of N'
+complete -c fr-report -l max-tokens -r -d 'show the tokens (input + output) against a limit of N'
+complete -c fr-report -l max-duration -r -d 'show the duration against a limit of DURATION'
+complete -c fr-report -l max-cost -r -d 'show the cost (with --prices) against a limit of USD dollars'

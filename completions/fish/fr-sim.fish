@@ -15,7 +15,7 @@ complete -c fr-sim -f -n 'not __fish_seen_subcommand_from repl run serve scenari
 complete -c fr-sim -f -n 'not __fish_seen_subcommand_from repl run serve scenario dataset sessions memory context schedule plugins models config validate init completion' -a init -d 'resource query: templates and new configs (init --list-templates --json, init [PATH] --json)'
 complete -c fr-sim -f -n 'not __fish_seen_subcommand_from repl run serve scenario dataset sessions memory context schedule plugins models config validate init completion' -a completion -d 'print the completion script for SHELL: bash, zsh or fish'
 complete -c fr-sim -l scenario -r -d 'play the scenario in FILE (YAML or JSON) instead of the embedded default ($FRSIM_SCENARIO)'
-complete -c fr-sim -l record -r -d 'append every input line clients send to FILE, as JSONL ($FRSIM_RECORD)'
+complete -c fr-sim -l record -r -d 'append every input line clients send (and each SIGINT) to FILE, as JSONL ($FRSIM_RECORD)'
 complete -c fr-sim -l pace -r -d 'multiply the scenario\'s delays by F; 0 plays without delays ($FRSIM_PACE)'
 complete -c fr-sim -l faults -r -d 'comma-separated fault LIST, as in $FRSIM_FAULTS (added to it)'
 complete -c fr-sim -l dotnet -d 'write JSON as .NET does: ASCII only, \u0022, \u002B, uppercase hex'

@@ -31,6 +31,7 @@ const (
 	ExitUsage       = 2   // bad flag, unreadable or invalid policy, bad jq expression
 	ExitProtocol    = 3   // unsupported protocolVersion, an envelope or handshake that breaks the contract
 	ExitRefused     = 4   // authentication failed, or a read-only token asked to send a task
+	ExitLimit       = 6   // stopped by a limit the user set: --max-turns, --max-tokens, --max-duration, --max-cost
 	ExitUnavailable = 10  // fuseraft not found, no daemon socket, connection refused
 	ExitInterrupted = 130 // interrupted by the user
 )

@@ -218,6 +218,14 @@ func (p *Pump) PushInput(in wire.Input) {
 	p.wake()
 }
 
+// Answer queues in, an approval_response or question_response, as the answer to the oldest
+// prompt of its kind still pending (see [wire.Gate.Answer]): for an answer decided here, such
+// as a denial of a prompt nobody may allow any more.
+func (p *Pump) Answer(in wire.Input) {
+	p.Gate.Answer(in)
+	p.wake()
+}
+
 // Observe updates the prompt state from an event fuseraft sent. Call it before the event
 // reaches anyone who may answer it, or their answer could arrive before the Gate knows the
 // prompt and be dropped as stray.

@@ -223,3 +223,35 @@ func auditNote(r *Report) string {
 	return fmt.Sprintf("audit log %s: %s, %d matched to prompts of this session", r.Audit.File,
 		plural(r.Audit.Records, "record", "records"), r.Audit.Matched)
 }
+
+// limitText is one limit against its total: "tokens 2,150 of --max-tokens 2,000: past".
+func limitText(l *Limit) string {
+	show := func(v float64) string {
+		switch l.Limit {
+		case "max-duration":
+			return duration(&v)
+		case "max-cost":
+			return cost(&v)
+		}
+		return commas(int64(v))
+	}
+	what := strings.TrimPrefix(l.Limit, "max-")
+	used := "unknown (no --prices)"
+	if l.Used != nil {
+		used = show(*l.Used)
+	}
+	s := what + " " + used + " of --" + l.Limit + " " + show(l.Max)
+	if l.Past {
+		s += ": past"
+	}
+	return s
+}
+
+// limitsLine is every limit, for one line.
+func limitsLine(r *Report) string {
+	parts := make([]string, len(r.Limits))
+	for i, l := range r.Limits {
+		parts[i] = limitText(l)
+	}
+	return strings.Join(parts, "; ")
+}

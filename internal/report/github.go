@@ -69,6 +69,14 @@ func (githubPrinter) Print(w io.Writer, r *Report) error {
 	if unknown > 0 && r.Audit == nil {
 		summary += " (no --audit: decisions unknown)"
 	}
+	for _, l := range r.Limits {
+		if l.Past {
+			ghCommand(&b, "warning", [][2]string{{"title", "fr-report: limit passed"}}, limitText(l))
+		}
+	}
+	if len(r.Limits) > 0 {
+		summary += "; limits: " + limitsLine(r)
+	}
 	ghCommand(&b, "notice", [][2]string{{"title", "fr-report"}}, summary)
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -44,6 +44,9 @@ func (markdownPrinter) Print(w io.Writer, r *Report) error {
 	if len(r.Unpriced) > 0 {
 		p("No price for %s in --prices.\n\n", md(strings.Join(r.Unpriced, ", "), 300))
 	}
+	if len(r.Limits) > 0 {
+		p("**Limits:** %s.\n\n", md(limitsLine(r), 1000))
+	}
 	p("**Approvals:** %s.", approvalCounts(r))
 	if r.Audit == nil && len(r.Approvals) > 0 {
 		p(" No audit log was given (`--audit`), so the decisions are unknown.")

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/fuseraft/fr/internal/approve"
+	"github.com/fuseraft/fr/internal/budget"
 	"github.com/fuseraft/fr/internal/prices"
 	"github.com/fuseraft/fr/internal/redact"
 	"github.com/fuseraft/fr/internal/render"
@@ -71,6 +72,18 @@ type Report struct {
 	// Omitted counts what did not fit the report's bounds, by what it was.
 	Omitted  map[string]int `json:"omitted,omitempty"`
 	Redacted bool           `json:"redacted"`
+	// Limits are the report's totals against the --max-* limits given, in the order of the flags.
+	Limits []*Limit `json:"limits,omitempty"`
+}
+
+// Limit is one --max-* limit against the report's total: turns, tokens (input + output),
+// seconds or USD. Used is nil when the total is not known (a cost without --prices); Past is
+// true when the total went over the limit.
+type Limit struct {
+	Limit string   `json:"limit"` // max-turns, max-tokens, max-duration, max-cost
+	Max   float64  `json:"max"`
+	Used  *float64 `json:"used"`
+	Past  bool     `json:"past"`
 }
 
 // Session is one task (daemon), run (run --bridge) or chat (repl).
@@ -889,6 +902,28 @@ func (r *Report) Refused() []*Approval {
 // Failed reports whether the session's outcome is anything but success: a task or run that
 // failed or never finished, or no task at all.
 func (r *Report) Failed() bool { return r.Outcome != Succeeded }
+
+// SetLimits puts the report's totals against lim.
+func (r *Report) SetLimits(lim budget.Limits) {
+	var turns int64
+	var secs float64
+	for _, s := range r.Sessions {
+		turns += int64(s.Turns)
+		if s.Seconds != nil {
+			secs += *s.Seconds
+		}
+	}
+	add := func(name string, max float64, used *float64) {
+		if max <= 0 {
+			return
+		}
+		r.Limits = append(r.Limits, &Limit{Limit: name, Max: max, Used: used, Past: used != nil && *used > max})
+	}
+	add("max-turns", float64(lim.Turns), ptr(float64(turns)))
+	add("max-tokens", float64(lim.Tokens), ptr(float64(r.Tokens.Input+r.Tokens.Output)))
+	add("max-duration", lim.Duration.Seconds(), ptr(secs))
+	add("max-cost", lim.CostUSD, r.CostUSD)
+}
 
 func encodeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)

@@ -17,6 +17,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/fuseraft/fr/internal/approve"
+	"github.com/fuseraft/fr/internal/budget"
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/internal/prices"
 	"github.com/fuseraft/fr/internal/redact"
@@ -60,6 +61,12 @@ COST
    Cached input tokens are part of the input: they are charged at "cached", the rest at
    "input". A session is priced by the model its stream names (a chat's ready or status
    event); a run names none and takes the default.
+
+LIMITS
+   --max-turns, --max-tokens, --max-duration and --max-cost (with --prices) show the report's
+   totals against the limits a session was run with (fr-stream's and fr-attach's flags of the
+   same names; their stream does not carry them): "past" when a total went over. A session
+   stopped by a limit ends early, so its totals may be just over it.
 
 REDACTION
    On by default, in every format: the values of the environment variables named with
@@ -130,6 +137,7 @@ func App(s cmdutil.Streams) *cli.App {
 		&cli.BoolFlag{Name: "exit-status", Usage: "exit 1 when a task or run failed or did not finish"},
 		&cli.BoolFlag{Name: "any-version", Usage: "read a stream of an unsupported protocolVersion, with a warning"},
 	}
+	app.Flags = append(app.Flags, budget.ReportFlags()...)
 	app.Action = func(c *cli.Context) error { return run(c, s) }
 	return cmdutil.Finish(app)
 }
@@ -152,6 +160,10 @@ func run(c *cli.Context, s cmdutil.Streams) error {
 			return cmdutil.WithHint(cmdutil.Usagef("prices: %v", err), "see 'fr-report --help', section COST")
 		}
 	}
+	lim, err := budget.LimitsFrom(c)
+	if err != nil {
+		return err
+	}
 	files, err := inputs(c.Args().Slice())
 	if err != nil {
 		return err
@@ -173,6 +185,7 @@ func run(c *cli.Context, s cmdutil.Streams) error {
 		}
 	}
 	r := b.finish()
+	r.SetLimits(lim)
 	if c.String("format") != "json" {
 		// Shown to people (a terminal, a CI log, a page): no control character or escape
 		// sequence from outside reaches them.

@@ -107,6 +107,7 @@ func repl(ctx context.Context, s cmdutil.Streams, o replOptions) error {
 				select {
 				case line, ok = <-st.lines:
 				case <-st.sig: // nothing running: nothing to cancel
+					st.rec.RecordSignal(st.mode, "SIGINT")
 					continue
 				case <-ctx.Done():
 					return ctx.Err()

@@ -81,7 +81,7 @@ func App(s cmdutil.Streams) *cli.App {
 	app.Description = description
 	app.Flags = []cli.Flag{
 		&cli.StringFlag{Name: "scenario", Usage: "play the scenario in `FILE` (YAML or JSON) instead of the embedded default ($FRSIM_SCENARIO)"},
-		&cli.StringFlag{Name: "record", Usage: "append every input line clients send to `FILE`, as JSONL ($FRSIM_RECORD)"},
+		&cli.StringFlag{Name: "record", Usage: "append every input line clients send (and each SIGINT) to `FILE`, as JSONL ($FRSIM_RECORD)"},
 		&cli.Float64Flag{Name: "pace", Usage: "multiply the scenario's delays by `F`; 0 plays without delays ($FRSIM_PACE)"},
 		&cli.StringFlag{Name: "faults", Usage: "comma-separated fault `LIST`, as in $FRSIM_FAULTS (added to it)"},
 		&cli.BoolFlag{Name: "dotnet", Usage: "write JSON as .NET does: ASCII only, \\u0022, \\u002B, uppercase hex"},

@@ -217,6 +217,7 @@ func (st *stdio) turn(ctx context.Context, steps []scenario.Step, other func(lin
 				}
 			}
 		case <-st.sig:
+			st.rec.RecordSignal(st.mode, "SIGINT")
 			cancel()
 		}
 	}

@@ -11,12 +11,15 @@ import (
 	"os/exec"
 	"os/signal"
 	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"golang.org/x/term"
 
+	"github.com/fuseraft/fr/internal/budget"
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/internal/liveio"
 	"github.com/fuseraft/fr/internal/render"
@@ -37,6 +40,7 @@ type sessionOptions struct {
 	pretty       bool
 	timestamps   bool
 	color        string
+	budget       *budget.Budget // nil: no limits
 }
 
 // Timings that are not flags.
@@ -91,6 +95,20 @@ type session struct {
 
 	procMu sync.Mutex
 	reaped bool
+
+	// ready says ready has come; over that the run's result or the session's end has.
+	ready, over atomic.Bool
+
+	// A limit breached: breached is closed once, after the stderr line; interrupted says
+	// whether the breach could interrupt something.
+	breachOnce  sync.Once
+	breached    chan struct{}
+	interrupted atomic.Bool
+	inputWarned atomic.Bool
+	// The prompts observed and those this session denied itself after a breach, per kind
+	// (approval_request, question), under denyMu.
+	denyMu        sync.Mutex
+	asked, denied [2]int
 }
 
 // running says a turn (repl) or the run is going on, so there is something to interrupt.
@@ -109,6 +127,12 @@ func (ss *session) closeStdin() {
 }
 
 func (ss *session) send(line []byte) error {
+	if ss.o.budget != nil {
+		var ok bool
+		if line, ok = ss.limitLine(line); !ok {
+			return nil
+		}
+	}
 	// One write per line, so a line is never interleaved with anything.
 	buf := make([]byte, 0, len(line)+1)
 	buf = append(append(buf, line...), '\n')
@@ -146,7 +170,14 @@ func runSession(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error
 	notifySignals(sigs)
 	defer signal.Stop(sigs)
 
-	ss := &session{o: o, s: s, errw: &lockedWriter{w: s.Err}}
+	ss := &session{o: o, s: s, errw: &lockedWriter{w: s.Err}, breached: make(chan struct{})}
+	if o.budget != nil {
+		// A budget file's totals may have reached a limit already: then nothing starts.
+		if br := o.budget.Start(); br != nil {
+			return limitError(br, "not started")
+		}
+		defer o.budget.Close()
+	}
 	ss.out = wire.NewWriter(s.Out)
 	if o.pretty {
 		term := stdoutIsTerminal(s.Out)
@@ -263,6 +294,12 @@ func runSession(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error
 			if isEndOfInput(line) {
 				return errEndOfInput
 			}
+			if o.budget != nil && o.budget.Breached() != nil {
+				if !ss.inputWarned.Swap(true) {
+					ss.warnf("input read after the limit was reached is not sent")
+				}
+				return nil
+			}
 			ss.pump.Push(line)
 			return nil
 		})
@@ -300,7 +337,14 @@ func runSession(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error
 		graceExpired bool
 		userEnded    bool
 		lastInt      time.Time
+		durationC    <-chan time.Time
+		breachedC    = (<-chan struct{})(ss.breached)
 	)
+	if o.budget != nil {
+		if left, ok := o.budget.Left(); ok {
+			durationC = time.After(left)
+		}
+	}
 	startGrace := func() {
 		if graceC == nil {
 			graceC = time.After(o.grace)
@@ -339,6 +383,22 @@ loop:
 		case <-graceC:
 			graceExpired = true
 			stop()
+		case <-durationC:
+			durationC = nil
+			if br := o.budget.Tick(); br != nil {
+				ss.breach(br)
+			} else if left, _ := o.budget.Left(); true {
+				// Other runs sharing a budget file may have used time meanwhile.
+				durationC = time.After(max(left, 100*time.Millisecond))
+			}
+		case <-breachedC:
+			// Stopped by a limit: the session gets --grace to end after its interrupt.
+			breachedC, durationC = nil, nil
+			startGrace()
+			if o.mode == "run" && !ss.interrupted.Load() && !ss.over.Load() {
+				// Nothing to interrupt yet (before ready): stop fuseraft.
+				stop()
+			}
 		case <-protoBad:
 			protoBad = nil
 			stop()
@@ -417,6 +477,8 @@ func (ss *session) outcome(st *stdoutState, exitErr error, userEnded, graceExpir
 			return nil
 		}
 		return fmt.Errorf("writing output: %w", st.outErr)
+	case o.budget != nil && o.budget.Breached() != nil:
+		return limitError(o.budget.Breached(), "")
 	case userEnded:
 		return cmdutil.Errorf(cmdutil.ExitInterrupted, "interrupted: the session was ended")
 	case st.readErr != nil:
@@ -546,6 +608,7 @@ func (ss *session) readEvents(r io.ReadCloser, st *stdoutState, protoBad, outBro
 					ss.versionOnce.Do(func() { ss.warnf("%v; going on as --any-version asks", err) })
 				}
 				st.ready = true
+				ss.ready.Store(true)
 			case wire.TypeError:
 				var m wire.Message
 				if ev.Decode(&m) == nil && m.Text != "" {
@@ -556,11 +619,13 @@ func (ss *session) readEvents(r io.ReadCloser, st *stdoutState, protoBad, outBro
 		switch ev.Type {
 		case wire.TypeSessEnd:
 			st.sessionEnd = true
+			ss.over.Store(true)
 		case wire.TypeResult:
 			var res wire.RunResult
 			if ev.Decode(&res) == nil {
 				st.result = &res
 			}
+			ss.over.Store(true)
 		}
 		switch {
 		case ev.Type == wire.TypeTurnStart:
@@ -569,7 +634,11 @@ func (ss *session) readEvents(r io.ReadCloser, st *stdoutState, protoBad, outBro
 			st.midTurn = false
 		}
 		// The Gate learns of a prompt before anyone downstream can answer it.
-		ss.pump.Observe(ev)
+		if ss.o.budget != nil {
+			ss.observeLimited(ev)
+		} else {
+			ss.pump.Observe(ev)
+		}
 		if ss.render != nil {
 			err = ss.render.Event(ev)
 		} else {
@@ -612,4 +681,131 @@ func width(s cmdutil.Streams) int {
 		return n
 	}
 	return 0
+}
+
+// observeLimited is Observe for a session held to limits: after a breach every prompt is
+// denied here, before anyone downstream sees it, and in a REPL the end of the interrupted
+// turn ends input.
+func (ss *session) observeLimited(ev wire.Event) {
+	k := -1
+	switch ev.Type {
+	case wire.TypeApproval:
+		k = 0
+	case wire.TypeQuestion:
+		k = 1
+	}
+	ss.denyMu.Lock()
+	if k >= 0 {
+		ss.asked[k]++
+	}
+	ss.pump.Observe(ev)
+	if k >= 0 && ss.o.budget.Breached() != nil {
+		ss.denyLocked(k)
+	}
+	ss.denyMu.Unlock()
+	if br := ss.o.budget.Observe(ev); br != nil {
+		ss.breach(br)
+	}
+	if ss.o.mode == "repl" && ss.o.budget.Breached() != nil {
+		switch ev.Type {
+		case "turn_start":
+			// A message sent just before the breach started it.
+			ss.interrupted.Store(ss.interrupt())
+		case "message_end", "cancelled", wire.TypeError:
+			ss.pump.Abort()
+		}
+	}
+}
+
+// denyLocked answers the pending prompt of kind k with a denial (a skip for a question), unless
+// this session denied it already. denyMu is held.
+func (ss *session) denyLocked(k int) {
+	if ss.denied[k] >= ss.asked[k] {
+		return
+	}
+	ss.denied[k] = ss.asked[k]
+	if k == 0 {
+		ss.pump.Answer(wire.Input{Line: wire.ApprovalResponse(false), Type: wire.TypeApprovalResponse})
+	} else {
+		ss.pump.Answer(wire.Input{Line: wire.QuestionResponse(nil), Type: wire.TypeQuestionResponse})
+	}
+}
+
+// breach acts on a limit breached: it says so on stderr, interrupts what runs, denies the
+// pending prompt, and ends input once nothing runs (REPL). It acts once.
+func (ss *session) breach(br *budget.Breach) {
+	ss.breachOnce.Do(func() {
+		what := "ending the session"
+		running := ss.running()
+		switch {
+		case running && ss.o.mode == "run":
+			what = "interrupting the run"
+		case running:
+			what = "interrupting the turn"
+		case ss.o.mode == "run" && ss.over.Load():
+			what = "the run is over"
+		}
+		cmdutil.Sayf(ss.errw, prog, "limit reached: %s; %s, and every later prompt is denied", br, what)
+		ss.interrupted.Store(ss.interrupt())
+		ss.denyMu.Lock()
+		switch ss.pump.Gate.Pending() {
+		case wire.TypeApproval:
+			ss.denyLocked(0)
+		case wire.TypeQuestion:
+			ss.denyLocked(1)
+		}
+		ss.denyMu.Unlock()
+		if ss.o.mode == "repl" && !running && !ss.turnComing() {
+			ss.pump.Abort()
+		}
+		close(ss.breached)
+	})
+}
+
+// limitLine is what becomes of a line about to be sent in a session held to limits: once a
+// limit is breached, an answer goes as a denial (nothing is approved after a breach), an
+// interrupt as it is, and nothing else; before, a message that starts a REPL turn is first
+// checked against the limits. ok is false for a line not to send.
+func (ss *session) limitLine(line []byte) (_ []byte, ok bool) {
+	typ, _ := wire.TopLevelString(line, "type")
+	if ss.o.budget.Breached() != nil {
+		switch typ {
+		case wire.TypeApprovalResponse:
+			return wire.ApprovalResponse(false), true
+		case wire.TypeQuestionResponse:
+			return wire.QuestionResponse(nil), true
+		case wire.TypeInterrupt:
+			return line, true
+		}
+		if ss.o.mode == "repl" && !ss.running() {
+			// The Gate takes this message for a turn that will now never start.
+			ss.pump.Abort()
+		}
+		return nil, false
+	}
+	if ss.o.mode != "repl" || (typ != "" && typ != wire.TypeUserInput) {
+		return line, true
+	}
+	if text, ok := wire.TopLevelString(line, "text"); ok && (strings.HasPrefix(text, "/") || strings.HasPrefix(text, "!")) {
+		return line, true // a slash command or a shell escape is no turn
+	}
+	if br := ss.o.budget.BeforeTurn(); br != nil {
+		ss.breach(br)
+		return nil, false
+	}
+	return line, true
+}
+
+// turnComing reports whether a REPL message was sent whose turn_start has not come yet.
+func (ss *session) turnComing() bool {
+	return ss.ready.Load() && ss.pump.Gate.Busy()
+}
+
+// limitError is the exit status of a session stopped by a limit.
+func limitError(br *budget.Breach, what string) error {
+	msg := "stopped by " + br.String()
+	if what != "" {
+		msg += ": " + what
+	}
+	return cmdutil.Errorf(cmdutil.ExitLimit, "%s", msg)
 }

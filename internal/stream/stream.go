@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/fuseraft/fr/internal/budget"
 	"github.com/fuseraft/fr/internal/cmdutil"
 )
 
@@ -68,6 +69,22 @@ therefore not read until they go (a warning says so). An input line longer than 
 error: the lines before it are sent, input ends there, and fr-stream exits 2 once fuseraft is
 done.
 
+LIMITS
+--max-turns N, --max-tokens N (input + output), --max-duration D and --max-cost USD (with
+--prices FILE, fr-report's price table) hold the session to what fuseraft reports: a turn is
+a turn_start (repl) or an agent_starting (run); tokens are those of message_end, agent_message
+and result (the larger of a run's total and its turns' sum, never both); token_budget_warning
+is only fuseraft's warning. No turn starts once a limit is reached: a REPL message that would
+start one is not sent. Past a limit fr-stream says which, with the figures, on stderr;
+interrupts the running turn or run (SIGINT, or an interrupt line where signals do not exist);
+denies every later prompt itself (an answer written afterwards goes as a denial, if at all);
+ends a REPL's input once the turn is over; and exits 6. Its stdout stays fuseraft's events.
+With --budget-file FILE the limits hold for the totals of every run that shares FILE, per
+--per day (the default) or week, in local time: a run that finds them reached does not start.
+FILE is JSON, updated under a lock (FILE.lock) by writing a temporary file and renaming it, so
+concurrent runs lose nothing; each run goes past a limit by at most the turn it was running.
+Without a --max-* flag it only keeps the totals.
+
 EXIT STATUS
   0    repl: the session ended with session_end
   N    run: the result event's exitCode (0 when the run succeeded)
@@ -77,6 +94,8 @@ EXIT STATUS
        exitCode, or 1; its errorMessage on stderr
   2    usage error (an empty TASK, an unset $TASK, too), or an input line over 256 MiB
   3    fuseraft speaks an unsupported protocolVersion (see --any-version)
+  6    stopped by a limit: --max-turns, --max-tokens, --max-duration, --max-cost (or a
+       --budget-file that cannot be read or written)
   10   fuseraft not found
   130  the session was ended by the user (a second Ctrl-C)
 
@@ -94,11 +113,15 @@ EXAMPLES
     fr-stream run --input answers -c .fuseraft/config/dev.yaml "fix the build" \
       | tee session.jsonl | fr-approve --policy policy.yaml > answers
 
+  A nightly run that stops at 200,000 tokens, and at 2 M tokens a day across runs:
+    fr-stream run -c team.yaml "triage new issues" --max-tokens 200000 < /dev/null
+    fr-stream run -c team.yaml "triage" --budget-file ~/.fr-budget.json --max-tokens 2000000 < /dev/null
+
   Pass extra arguments to fuseraft after --:
     fr-stream repl --model sim-small -- --some-fuseraft-flag`
 
 func commonFlags() []cli.Flag {
-	return []cli.Flag{
+	flags := []cli.Flag{
 		&cli.StringFlag{Name: "input", Aliases: []string{"i"}, Usage: "read input lines from `PATH` (a file, or a named pipe whose writers may come and go) instead of stdin"},
 		&cli.BoolFlag{Name: "input-eof", Usage: "end input at the first end of file of the --input named pipe instead of waiting for its next writer"},
 		cmdutil.Enum("format", []string{"jsonl", "pretty"}, "", "output `FORMAT`: {values} for a person (default: pretty on a terminal, else jsonl)", "f"),
@@ -109,6 +132,7 @@ func commonFlags() []cli.Flag {
 		&cli.StringFlag{Name: "fuseraft", Usage: "the fuseraft binary `PATH` (default: $FUSERAFT_BIN, else fuseraft on PATH)"},
 		&cli.IntFlag{Name: "max-input-line", Hidden: true},
 	}
+	return append(flags, budget.SessionFlags()...)
 }
 
 func newApp(s cmdutil.Streams, extra []string) *cli.App {
@@ -237,6 +261,11 @@ func options(c *cli.Context, s cmdutil.Streams, mode string, extra []string) (*s
 		o.pretty = true
 	}
 	o.timestamps = c.Bool("timestamps")
+	lim, err := budget.FromFlags(c, s.Time)
+	if err != nil {
+		return nil, err
+	}
+	o.budget = lim
 	bin, err := cmdutil.FindFuseraft(c.String("fuseraft"), s.Env)
 	if err != nil {
 		return nil, err

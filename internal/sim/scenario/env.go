@@ -136,8 +136,9 @@ func ParseFaults(spec string) (Faults, error) {
 
 // Recorder appends every line clients send to a JSONL file, one object a line:
 // {"t":"<RFC 3339 time>","mode":"repl","line":<the line, when it is JSON>} or, for a line
-// that is not JSON, {"t":...,"mode":...,"text":"<the line>"}. Tests read it to check that no
-// stray line ever reached fr-sim. A nil *Recorder records nothing.
+// that is not JSON, {"t":...,"mode":...,"text":"<the line>"}; a SIGINT the client sent is
+// {"t":...,"mode":...,"signal":"SIGINT"}. Tests read it to check that no stray line ever
+// reached fr-sim, and what interrupted it. A nil *Recorder records nothing.
 type Recorder struct {
 	mu sync.Mutex
 	f  *os.File
@@ -167,6 +168,17 @@ func (r *Recorder) Record(mode string, line []byte) {
 		rec.Set("text", string(line))
 	}
 	b := append(rec.Bytes(), '\n')
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, _ = r.f.Write(b)
+}
+
+// RecordSignal appends a signal received (by its name, "SIGINT").
+func (r *Recorder) RecordSignal(mode, name string) {
+	if r == nil {
+		return
+	}
+	b := append(NewObject("t", time.Now().UTC().Format(time.RFC3339Nano), "mode", mode, "signal", name).Bytes(), '\n')
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	_, _ = r.f.Write(b)

@@ -1,0 +1,92 @@
+package budget
+
+import (
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/prices"
+)
+
+// PerValues are the periods of --per.
+var PerValues = []string{"day", "week"}
+
+// LimitFlags are the --max-* flags of a command that holds a session to them.
+func LimitFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.Int64Flag{Name: "max-turns", Usage: "stop after `N` turns: the next turn is not started, or is interrupted (exit 6)", DefaultText: "none"},
+		&cli.Int64Flag{Name: "max-tokens", Usage: "stop once more than `N` tokens (input + output, as fuseraft reports them) are used (exit 6)", DefaultText: "none"},
+		&cli.DurationFlag{Name: "max-duration", Usage: "stop after `DURATION` (e.g. 30m) of wall-clock time (exit 6)", DefaultText: "none"},
+		&cli.Float64Flag{Name: "max-cost", Usage: "stop once the tokens cost more than `USD` dollars, priced with --prices (exit 6)", DefaultText: "none"},
+	}
+}
+
+// ReportFlags are the --max-* flags of a command that shows totals against them.
+func ReportFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.Int64Flag{Name: "max-turns", Usage: "show the turns against a limit of `N`", DefaultText: "none"},
+		&cli.Int64Flag{Name: "max-tokens", Usage: "show the tokens (input + output) against a limit of `N`", DefaultText: "none"},
+		&cli.DurationFlag{Name: "max-duration", Usage: "show the duration against a limit of `DURATION`", DefaultText: "none"},
+		&cli.Float64Flag{Name: "max-cost", Usage: "show the cost (with --prices) against a limit of `USD` dollars", DefaultText: "none"},
+	}
+}
+
+// SessionFlags are the flags of a command that holds a live session to limits: the --max-*
+// flags, --prices, and the budget file.
+func SessionFlags() []cli.Flag {
+	return append(LimitFlags(),
+		&cli.StringFlag{Name: "prices", Usage: "the price table `FILE` for --max-cost (YAML, as fr-report's)"},
+		&cli.StringFlag{Name: "budget-file", Usage: "keep running totals in `FILE`, shared by every run that names it, and hold the --max-* limits to the totals of the --per period instead of to this run"},
+		cmdutil.Enum("per", PerValues, "day", "with --budget-file, the `PERIOD` the limits are for: {values} (local time)"),
+	)
+}
+
+// LimitsFrom reads the --max-* flags (and --prices, when the command has it).
+func LimitsFrom(c *cli.Context) (Limits, error) {
+	l := Limits{Turns: c.Int64("max-turns"), Tokens: c.Int64("max-tokens"),
+		Duration: c.Duration("max-duration"), CostUSD: c.Float64("max-cost")}
+	switch {
+	case l.Turns < 0:
+		return l, cmdutil.Usagef("--max-turns must not be negative")
+	case l.Tokens < 0:
+		return l, cmdutil.Usagef("--max-tokens must not be negative")
+	case l.Duration < 0:
+		return l, cmdutil.Usagef("--max-duration must not be negative")
+	case l.CostUSD < 0:
+		return l, cmdutil.Usagef("--max-cost must not be negative")
+	}
+	if name := c.String("prices"); name != "" {
+		t, err := prices.Load(name)
+		if err != nil {
+			return l, cmdutil.Usagef("--prices: %v", err)
+		}
+		l.Prices = t
+	}
+	return l, nil
+}
+
+// FromFlags makes the Budget the session flags ask for, or nil when they ask for none.
+func FromFlags(c *cli.Context, now func() time.Time) (*Budget, error) {
+	l, err := LimitsFrom(c)
+	if err != nil {
+		return nil, err
+	}
+	if l.CostUSD > 0 && l.Prices == nil {
+		return nil, cmdutil.WithHint(cmdutil.Usagef("--max-cost needs --prices FILE"), "the price table is YAML: models: {MODEL: {input: 3, output: 15}}; see 'fr-report --help'")
+	}
+	o := Options{Now: now, Per: c.String("per")}
+	if name := c.String("budget-file"); name != "" {
+		st, err := OpenStore(name)
+		if err != nil {
+			return nil, cmdutil.Usagef("--budget-file: %v", err)
+		}
+		o.Store = st
+	} else if c.IsSet("per") {
+		return nil, cmdutil.Usagef("--per needs --budget-file FILE")
+	}
+	if !l.Any() && o.Store == nil {
+		return nil, nil
+	}
+	return New(l, o), nil
+}
