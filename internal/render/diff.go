@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/fuseraft/fr/internal/termsafe"
@@ -625,8 +626,12 @@ func expandTabs(s string) string {
 }
 
 // commas formats n with thousands separators: 1234567 → "1,234,567".
-func commas(n int) string {
-	s := fmt.Sprint(n)
+// Commas writes n with a comma between each group of three digits (12,345), as every
+// rendered view and report shows counts.
+func Commas(n int64) string { return commas(n) }
+
+func commas[T ~int | ~int64](n T) string {
+	s := strconv.FormatInt(int64(n), 10)
 	neg := strings.HasPrefix(s, "-")
 	s = strings.TrimPrefix(s, "-")
 	var b strings.Builder

@@ -7,26 +7,10 @@ import (
 	"strings"
 
 	"github.com/fuseraft/fr/internal/prices"
+	"github.com/fuseraft/fr/internal/render"
 )
 
 // Helpers shared by the printers.
-
-func commas(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
 
 func duration(sec *float64) string {
 	if sec == nil {
@@ -53,7 +37,7 @@ func cost(usd *float64) string {
 }
 
 func tokens(u prices.Usage) string {
-	return commas(u.Input) + " / " + commas(u.Output) + " / " + commas(u.Cached)
+	return render.Commas(u.Input) + " / " + render.Commas(u.Output) + " / " + render.Commas(u.Cached)
 }
 
 func plural(n int, one, many string) string {
@@ -189,27 +173,27 @@ func omittedNote(r *Report) string {
 	sortStrings(keys)
 	var parts []string
 	for _, k := range keys {
-		parts = append(parts, commas(int64(r.Omitted[k]))+" "+k)
+		parts = append(parts, render.Commas(int64(r.Omitted[k]))+" "+k)
 	}
 	return "left out of this report to keep it small: " + strings.Join(parts, ", ")
 }
 
 func inputNote(r *Report) string {
 	in := r.Input
-	s := commas(in.Lines) + " lines, " + commas(in.Events) + " events"
+	s := render.Commas(in.Lines) + " lines, " + render.Commas(in.Events) + " events"
 	if in.Noise > 0 {
-		s += ", " + commas(in.Noise) + " not JSON (skipped)"
+		s += ", " + render.Commas(in.Noise) + " not JSON (skipped)"
 	}
 	if in.OtherJSON > 0 {
-		s += ", " + commas(in.OtherJSON) + " JSON but not events (skipped)"
+		s += ", " + render.Commas(in.OtherJSON) + " JSON but not events (skipped)"
 	}
 	if in.Malformed > 0 {
-		s += ", " + commas(in.Malformed) + " malformed events (skipped)"
+		s += ", " + render.Commas(in.Malformed) + " malformed events (skipped)"
 	}
 	if len(in.Unknown) > 0 {
 		var t []string
 		for _, u := range in.Unknown {
-			t = append(t, u.Type+" ×"+commas(u.Count))
+			t = append(t, u.Type+" ×"+render.Commas(u.Count))
 		}
 		s += "; unknown event types: " + strings.Join(t, ", ")
 	}
@@ -233,7 +217,7 @@ func limitText(l *Limit) string {
 		case "max-cost":
 			return cost(&v)
 		}
-		return commas(int64(v))
+		return render.Commas(int64(v))
 	}
 	what := strings.TrimPrefix(l.Limit, "max-")
 	used := "unknown (no --prices)"

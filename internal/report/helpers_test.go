@@ -13,6 +13,7 @@ import (
 
 	"github.com/fuseraft/fr/internal/approve"
 	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/render"
 	"github.com/fuseraft/fr/internal/sim"
 )
 
@@ -153,7 +154,7 @@ func firstDiff(want, got string) string {
 
 func itoa(i int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + fmtInt(i)) }
 
-func fmtInt(i int) string { return commas(int64(i)) }
+func fmtInt(i int) string { return render.Commas(int64(i)) }
 
 func readFile2(t *testing.T, name string) string {
 	t.Helper()
