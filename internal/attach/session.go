@@ -12,6 +12,7 @@ import (
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/internal/liveio"
 	"github.com/fuseraft/fr/internal/render"
+	"github.com/fuseraft/fr/internal/units"
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
@@ -81,18 +82,8 @@ func (a *attacher) queueOutput() {
 func (a *attacher) stallError() error {
 	return cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitFailed,
 		"output cannot keep up: stdout took nothing for %s (--output-timeout) with %s of events waiting; stopping",
-		a.o.outTimeout, humanSize(a.o.outBuffer)),
+		a.o.outTimeout, units.Bytes(a.o.outBuffer)),
 		"read fr-attach's output faster, or raise --output-timeout; events from here on were not written")
-}
-
-func humanSize(n int) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
 
 func (a *attacher) warnf(format string, args ...any) { cmdutil.Warnf(a.s.Err, prog, format, args...) }
@@ -157,7 +148,7 @@ func (a *attacher) run(ctx context.Context, in io.Reader) error {
 		if err == nil {
 			return a.stallError()
 		}
-		a.warnf("%s of events were not written: stdout took nothing for %s", humanSize(left), a.o.outTimeout)
+		a.warnf("%s of events were not written: stdout took nothing for %s", units.Bytes(left), a.o.outTimeout)
 	}
 	return err
 }

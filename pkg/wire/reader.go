@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/fuseraft/fr/internal/units"
 )
 
 // DefaultMaxLine is the longest line a [Reader] accepts unless told otherwise: 256 MiB.
@@ -20,17 +22,7 @@ type LineTooLongError struct {
 
 // Error gives the line number and the limit it passed.
 func (e *LineTooLongError) Error() string {
-	return fmt.Sprintf("line %d is longer than the limit of %s", e.Line, humanBytes(e.Limit))
-}
-
-func humanBytes(n int) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
+	return fmt.Sprintf("line %d is longer than the limit of %s", e.Line, units.Bytes(e.Limit))
 }
 
 // ReaderOptions configure a [Reader]. The zero value is ready to use.
