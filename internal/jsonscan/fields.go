@@ -59,3 +59,35 @@ func Fields(obj []byte, fn func(key, raw []byte) bool) bool {
 		i = skipWS(obj, i+1)
 	}
 }
+
+// Members is Fields for an object already known to be valid JSON, on a hot path: it does not
+// validate, and passes each key as written (quotes and escapes included) with the raw bytes of
+// its value. It returns false when obj is not an object, or when fn returns false.
+func Members(obj []byte, fn func(key, raw []byte) bool) bool {
+	i := SkipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return false
+	}
+	i++
+	for {
+		i = SkipSpace(obj, i)
+		if i >= len(obj) {
+			return false
+		}
+		if obj[i] == '}' {
+			return true
+		}
+		if obj[i] == ',' {
+			i = SkipSpace(obj, i+1)
+		}
+		kEnd := SkipString(obj, i)
+		key := obj[i:kEnd]
+		i = SkipSpace(obj, kEnd)
+		i = SkipSpace(obj, i+1) // ':'
+		vEnd := SkipValue(obj, i)
+		if vEnd <= i || !fn(key, obj[i:vEnd]) {
+			return false
+		}
+		i = vEnd
+	}
+}

@@ -90,27 +90,7 @@ type fields struct {
 // scan records the raw value of each field of interest (the last one, when a key repeats).
 // raw must be valid JSON; false when it is not an object.
 func (f *fields) scan(raw []byte) bool {
-	i := jsonscan.SkipSpace(raw, 0)
-	if i >= len(raw) || raw[i] != '{' {
-		return false
-	}
-	i++
-	for {
-		i = jsonscan.SkipSpace(raw, i)
-		if i >= len(raw) {
-			return false
-		}
-		if raw[i] == '}' {
-			return true
-		}
-		if raw[i] == ',' {
-			i = jsonscan.SkipSpace(raw, i+1)
-		}
-		kEnd := jsonscan.SkipString(raw, i)
-		key := raw[i:kEnd]
-		i = jsonscan.SkipSpace(raw, kEnd)
-		i = jsonscan.SkipSpace(raw, i+1) // ':'
-		vEnd := jsonscan.SkipValue(raw, i)
+	return jsonscan.Members(raw, func(key, v []byte) bool {
 		if kb, plain := plainKey(key); plain {
 			// the common case, without unquoting: an ASCII key without escapes
 			for n, name := range fieldNames {
@@ -118,31 +98,33 @@ func (f *fields) scan(raw []byte) bool {
 					continue
 				}
 				if string(kb) == name {
-					if v := raw[i:vEnd]; f.v[n] != nil && !sameValue(f.v[n], v) {
+					if f.v[n] != nil && !sameValue(f.v[n], v) {
 						f.odd[n] = true
 					}
-					f.v[n] = raw[i:vEnd]
+					f.v[n] = v
 				} else if asciiEqualFold(kb, name) {
 					f.odd[n] = true
 				}
 			}
-		} else if k, ok := jsonscan.Unquote(key); ok {
-			for n, name := range fieldNames {
-				switch {
-				case k == name:
-					if v := raw[i:vEnd]; f.v[n] != nil && !sameValue(f.v[n], v) {
-						f.odd[n] = true
-					}
-					f.v[n] = raw[i:vEnd]
-				case len(k) == len(name) && strings.EqualFold(k, name):
-					f.odd[n] = true
-				}
-			}
-		} else {
+			return true
+		}
+		k, ok := jsonscan.Unquote(key)
+		if !ok {
 			return false
 		}
-		i = vEnd
-	}
+		for n, name := range fieldNames {
+			switch {
+			case k == name:
+				if f.v[n] != nil && !sameValue(f.v[n], v) {
+					f.odd[n] = true
+				}
+				f.v[n] = v
+			case len(k) == len(name) && strings.EqualFold(k, name):
+				f.odd[n] = true
+			}
+		}
+		return true
+	})
 }
 
 // plainKey returns the bytes of a quoted key that is ASCII and holds no escape.

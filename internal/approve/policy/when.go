@@ -344,36 +344,17 @@ func literalKey(ix *gojq.Index) (string, bool) {
 func topFields(raw []byte, keys []string, known func(name string) (string, bool)) map[string]any {
 	m := make(map[string]any, len(keys))
 	var d jsonscan.Decoder
-	i := jsonscan.SkipSpace(raw, 0)
-	if i >= len(raw) || raw[i] != '{' {
-		return m
-	}
-	i++
-	for {
-		i = jsonscan.SkipSpace(raw, i)
-		if i >= len(raw) || raw[i] == '}' {
-			return m
-		}
-		if raw[i] == ',' {
-			i = jsonscan.SkipSpace(raw, i+1)
-		}
-		kEnd := jsonscan.SkipString(raw, i)
-		key := raw[i:kEnd]
-		i = jsonscan.SkipSpace(raw, kEnd)
-		i = jsonscan.SkipSpace(raw, i+1) // ':'
-		vEnd := jsonscan.SkipValue(raw, i)
-		if vEnd <= i {
-			return m
-		}
+	jsonscan.Members(raw, func(key, v []byte) bool {
 		if name, ok := wantedKey(&d, key, keys); ok {
-			if s, isKnown := knownString(known, name, raw[i]); isKnown {
+			if s, isKnown := knownString(known, name, v[0]); isKnown {
 				m[name] = s
 			} else {
-				m[name] = d.Decode(raw[i:vEnd])
+				m[name] = d.Decode(v)
 			}
 		}
-		i = vEnd
-	}
+		return true
+	})
+	return m
 }
 
 func knownString(known func(string) (string, bool), name string, first byte) (string, bool) {
