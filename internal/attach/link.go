@@ -46,6 +46,10 @@ func (a *attacher) daemon() wire.Daemon {
 		GiveUpAfter:   a.o.giveUp,
 		Reconnecting: func(attempt int, wait time.Duration, lost error) {
 			a.later(func() {
+				if a.ui != nil {
+					a.ui.reconnecting(attempt, wait, lost)
+					return
+				}
 				cmdutil.Sayf(a.s.Err, prog, "reconnecting to %s in %s (attempt %d): %v", t,
 					wait.Round(time.Millisecond), attempt, lost)
 			})

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/console"
 	"github.com/fuseraft/fr/internal/liveio"
 	"github.com/fuseraft/fr/internal/render"
 	"github.com/fuseraft/fr/internal/units"
@@ -24,7 +25,7 @@ type ourTask struct {
 
 type inputMsg struct {
 	in    wire.Input
-	typed *typedLine // a line a person typed (interactive mode)
+	typed *console.Line // a line a person typed (interactive mode)
 	err   error
 	eof   bool
 }

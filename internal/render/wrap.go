@@ -40,8 +40,7 @@ func (r *Renderer) wrapped(bar span, first []span, indent string, spans ...span)
 	if n := base - laterAvail; n < len(indent) {
 		indent = indent[:max(n, 0)] // a narrow terminal: less indent
 	}
-	for i, line := 0, 0; line == 0 || i < len(cells); line++ {
-		avail := firstAvail
+	for line, rg := range breakCells(cells, firstAvail, laterAvail) {
 		if line == 0 {
 			if ts != "" {
 				r.paint(dim, ts)
@@ -51,6 +50,24 @@ func (r *Renderer) wrapped(bar span, first []span, indent string, spans ...span)
 				r.paint(f.s, f.text)
 			}
 		} else {
+			r.b.WriteString(strings.Repeat(" ", StringWidth(ts)))
+			r.paint(bar.s, bar.text)
+			r.b.WriteString(indent)
+		}
+		r.paintCells(cells[rg[0]:rg[1]])
+		r.b.WriteByte('\n')
+	}
+}
+
+// breakCells breaks cells into lines, the first firstAvail columns wide and the others
+// laterAvail, never cutting: a line breaks at a space where it can, else inside a word longer
+// than a line. It returns each line's range of cells, without the spaces where lines break;
+// there is always a first line, empty when cells are.
+func breakCells(cells []cell, firstAvail, laterAvail int) [][2]int {
+	var lines [][2]int
+	for i, line := 0, 0; line == 0 || i < len(cells); line++ {
+		avail := firstAvail
+		if line > 0 {
 			for i < len(cells) && cells[i].r == ' ' {
 				i++
 			}
@@ -58,9 +75,6 @@ func (r *Renderer) wrapped(bar span, first []span, indent string, spans ...span)
 				break
 			}
 			avail = laterAvail
-			r.b.WriteString(strings.Repeat(" ", StringWidth(ts)))
-			r.paint(bar.s, bar.text)
-			r.b.WriteString(indent)
 		}
 		j, w := i, 0
 		for j < len(cells) && w+cells[j].w <= avail {
@@ -85,10 +99,30 @@ func (r *Renderer) wrapped(bar span, first []span, indent string, spans ...span)
 		for end > i && cells[end-1].r == ' ' && j < len(cells) {
 			end--
 		}
-		r.paintCells(cells[i:end])
-		r.b.WriteByte('\n')
+		lines = append(lines, [2]int{i, end})
 		i = j
 	}
+	return lines
+}
+
+// Wrap breaks plain text (one line, no escape sequences) into lines of at most width columns,
+// at spaces where it can, as prompts are wrapped: nothing is cut, a word longer than a line
+// breaks inside. An empty text is one empty line.
+func Wrap(text string, width int) []string {
+	width = max(width, 1)
+	var cells []cell
+	for _, rn := range text {
+		cells = append(cells, cell{rn, plain, runeWidth(rn)})
+	}
+	var out []string
+	for _, rg := range breakCells(cells, width, width) {
+		var b strings.Builder
+		for _, c := range cells[rg[0]:rg[1]] {
+			b.WriteRune(c.r)
+		}
+		out = append(out, b.String())
+	}
+	return out
 }
 
 // paintCells writes cells, one paint a run of the same style.

@@ -1,4 +1,4 @@
-package attach
+package console
 
 import "golang.org/x/sys/unix"
 

@@ -1,6 +1,6 @@
 //go:build darwin || freebsd || netbsd || openbsd || dragonfly
 
-package attach
+package console
 
 import "golang.org/x/sys/unix"
 

@@ -1,6 +1,6 @@
 //go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
-package attach
+package console
 
 import (
 	"os"
@@ -9,10 +9,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// editMode sets the terminal on fd to deliver each key as it is typed, without echo, so the
+// EditMode sets the terminal on fd to deliver each key as it is typed, without echo, so the
 // input line can be redrawn under the output. Ctrl-C, Ctrl-Z and Ctrl-\ still signal, and
 // output processing is kept, so lines written to stderr end as usual. restore undoes it.
-func editMode(fd int) (restore func() error, err error) {
+func EditMode(fd int) (restore func() error, err error) {
 	old, err := unix.IoctlGetTermios(fd, ioctlGetTermios)
 	if err != nil {
 		return nil, err
@@ -29,9 +29,9 @@ func editMode(fd int) (restore func() error, err error) {
 	return func() error { return unix.IoctlSetTermios(fd, ioctlSetTermios, old) }, nil
 }
 
-// watchTerminal calls resized when the terminal's size changes and resumed when the process
+// WatchTerminal calls resized when the terminal's size changes and resumed when the process
 // continues after a stop (Ctrl-Z, then fg), until stop is called.
-func watchTerminal(resized, resumed func()) (stop func()) {
+func WatchTerminal(resized, resumed func()) (stop func()) {
 	ch := make(chan os.Signal, 4)
 	signal.Notify(ch, unix.SIGWINCH, unix.SIGCONT)
 	done := make(chan struct{})

@@ -1,4 +1,9 @@
-package attach
+// Package console is the terminal of a person chatting with fuseraft, the same in fr-attach and
+// fr-stream: output scrolls above one input line, where tasks and messages are typed and
+// approvals and questions are answered. Console draws and edits the line, Asker keeps the
+// prompts waiting for an answer, Terminal puts a real terminal in the mode they need, reads the
+// keys, shows a file write's whole diff in a pager, and gives the terminal back as it was.
+package console
 
 import (
 	"bytes"
@@ -18,7 +23,7 @@ import (
 //
 // Output is written a whole line at a time: a line still open (a reply streamed without its
 // newline yet) is held until its end, since the input line sits below it.
-type console struct {
+type Console struct {
 	mu  sync.Mutex
 	out io.Writer // the terminal
 
@@ -43,33 +48,50 @@ type console struct {
 
 	held []byte // output after its last newline
 	dec  keyDecoder
+
+	status      string   // a line above the input line that updates in place ("" none)
+	statusRows  []string // status, wrapped to the width
+	statusShown int      // rows of status on the screen
+
+	paused  bool      // a pager has the terminal: output waits
+	pending []pending // output that came while paused
+
+	pageID int           // the prompt whose whole diff page shows
+	page   func() string // the whole diff, made when asked for
+}
+
+// pending is output held while a pager has the terminal.
+type pending struct {
+	w    io.Writer
+	held *[]byte
+	p    []byte
 }
 
 // maxHeld bounds the open line held back for its newline.
 const maxHeld = 64 << 10
 
-// typedLine is a line the person finished with Enter.
-type typedLine struct {
-	text     string
-	promptID int // the prompt shown when it was typed (0: none)
+// Line is a line the person finished with Enter.
+type Line struct {
+	Text     string
+	PromptID int // the prompt shown when it was typed (0: none)
 }
 
-func newConsole(out io.Writer, width int, edit bool) *console {
-	return &console{out: out, width: max(width, 10), edit: edit}
+func New(out io.Writer, width int, edit bool) *Console {
+	return &Console{out: out, width: max(width, 10), edit: edit}
 }
 
 // Write prints output above the input line.
-func (c *console) Write(p []byte) (int, error) {
+func (c *Console) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(p), c.writeLocked(c.out, p, &c.held)
 }
 
 // stderr returns a writer for diagnostics that keeps the input line below them too.
-func (c *console) stderr(w io.Writer) io.Writer { return &consoleErr{c: c, w: w} }
+func (c *Console) Stderr(w io.Writer) io.Writer { return &consoleErr{c: c, w: w} }
 
 type consoleErr struct {
-	c    *console
+	c    *Console
 	w    io.Writer
 	held []byte
 }
@@ -80,10 +102,14 @@ func (e *consoleErr) Write(p []byte) (int, error) {
 	return len(p), e.c.writeLocked(e.w, p, &e.held)
 }
 
-func (c *console) writeLocked(w io.Writer, p []byte, held *[]byte) error {
+func (c *Console) writeLocked(w io.Writer, p []byte, held *[]byte) error {
 	if c.closed {
 		_, err := w.Write(p)
 		return err
+	}
+	if c.paused {
+		c.pending = append(c.pending, pending{w, held, append([]byte(nil), p...)})
+		return nil
 	}
 	*held = append(*held, p...)
 	i := bytes.LastIndexByte(*held, '\n')
@@ -120,7 +146,7 @@ func (c *console) writeLocked(w io.Writer, p []byte, held *[]byte) error {
 // prompt with an id (an approval or a question) takes the next line as its answer: what was
 // typed so far is set aside, to come back once no prompt is waiting. aside reports whether
 // there was such a line.
-func (c *console) setPrompt(styled string, plainWidth int, id int) (aside bool) {
+func (c *Console) SetPrompt(styled string, plainWidth int, id int) (aside bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.prompt == styled && c.promptID == id {
@@ -147,7 +173,7 @@ func (c *console) setPrompt(styled string, plainWidth int, id int) (aside bool) 
 }
 
 // settle draws the input line if it changed and no output has drawn it since.
-func (c *console) settle() {
+func (c *Console) Settle() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.dirty {
@@ -156,28 +182,29 @@ func (c *console) settle() {
 }
 
 // setWidth follows a resized terminal.
-func (c *console) setWidth(w int) {
+func (c *Console) SetWidth(w int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.width = max(w, 10)
+	c.wrapStatus()
 	c.redrawLocked()
 }
 
 // cols is the terminal's width.
-func (c *console) cols() int {
+func (c *Console) Cols() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.width
 }
 
-func (c *console) redraw() {
+func (c *Console) Redraw() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.redrawLocked()
 }
 
-func (c *console) redrawLocked() {
-	if c.closed {
+func (c *Console) redrawLocked() {
+	if c.closed || c.paused {
 		return
 	}
 	var b bytes.Buffer
@@ -186,14 +213,105 @@ func (c *console) redrawLocked() {
 	c.out.Write(b.Bytes())
 }
 
+// SetStatus shows text on the line above the input line, in place of the status shown
+// before; "" takes the status away. Text longer than the terminal is wide wraps at spaces.
+// The status is not part of the scrolled output: it stays under it until it changes.
+func (c *Console) SetStatus(text string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if text == c.status {
+		return
+	}
+	var b bytes.Buffer
+	c.clearTo(&b)
+	c.status = text
+	c.wrapStatus()
+	if c.closed {
+		return
+	}
+	if c.paused {
+		return
+	}
+	c.drawTo(&b)
+	c.out.Write(b.Bytes())
+}
+
+// Status is the status shown ("" none).
+func (c *Console) Status() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.status
+}
+
+func (c *Console) wrapStatus() {
+	c.statusRows = nil
+	if c.status != "" {
+		c.statusRows = render.Wrap(c.status, c.width-1)
+	}
+}
+
+// SetPage gives the prompt id a page: what d typed at it shows in a pager (a file write's
+// whole diff). page is called when the page is asked for.
+func (c *Console) SetPage(id int, page func() string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.pageID, c.page = id, page
+}
+
+// pageFor is the page of prompt id, or nil.
+func (c *Console) pageFor(id int) func() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if id == 0 || id != c.pageID {
+		return nil
+	}
+	return c.page
+}
+
+// pause takes the input line and the status off the screen and holds output back, while
+// another program has the terminal.
+func (c *Console) pause() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed || c.paused {
+		return
+	}
+	var b bytes.Buffer
+	c.clearTo(&b)
+	c.out.Write(b.Bytes())
+	c.paused = true
+}
+
+// resume writes the output held back and draws the input line again.
+func (c *Console) resume() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.paused {
+		return
+	}
+	c.paused = false
+	held := c.pending
+	c.pending = nil
+	for _, p := range held {
+		c.writeLocked(p.w, p.p, p.held)
+	}
+	c.redrawLocked()
+}
+
 // close takes the input line off the screen and lets output through as it comes.
-func (c *console) close() {
+func (c *Console) Close() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
 		return
 	}
+	c.paused = false
+	for _, p := range c.pending {
+		c.writeLocked(p.w, p.p, p.held)
+	}
+	c.pending = nil
 	var b bytes.Buffer
+	c.statusRows = nil
 	c.clearTo(&b)
 	if len(c.held) > 0 {
 		b.Write(c.held)
@@ -204,15 +322,23 @@ func (c *console) close() {
 	c.closed = true
 }
 
-func (c *console) clearTo(b *bytes.Buffer) {
+func (c *Console) clearTo(b *bytes.Buffer) {
 	if c.drawn {
 		b.WriteString("\r\x1b[K")
 		c.drawn = false
 	}
+	for ; c.statusShown > 0; c.statusShown-- {
+		b.WriteString("\x1b[A\r\x1b[K")
+	}
 }
 
-// drawTo draws the prompt and the visible part of the line, the cursor in place.
-func (c *console) drawTo(b *bytes.Buffer) {
+// drawTo draws the status, the prompt and the visible part of the line, the cursor in place.
+func (c *Console) drawTo(b *bytes.Buffer) {
+	for _, row := range c.statusRows {
+		b.WriteString(row)
+		b.WriteString("\r\n")
+	}
+	c.statusShown = len(c.statusRows)
 	b.WriteString(c.prompt)
 	c.drawn, c.dirty = true, false
 	if !c.edit {
@@ -438,7 +564,7 @@ func csiKey(params string, final byte) keyPress {
 
 // feed edits the input line with what the person typed and returns the lines they finished;
 // eof is true when they pressed Ctrl-D on an empty line.
-func (c *console) feed(p []byte) (lines []typedLine, eof bool) {
+func (c *Console) Feed(p []byte) (lines []Line, eof bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, kp := range c.dec.decode(p) {
@@ -456,7 +582,7 @@ func (c *console) feed(p []byte) (lines []typedLine, eof bool) {
 			}
 		case keyEnter:
 			text := string(c.line)
-			lines = append(lines, typedLine{text: text, promptID: c.promptID})
+			lines = append(lines, Line{Text: text, PromptID: c.promptID})
 			if c.promptID == 0 && strings.TrimSpace(text) != "" &&
 				(len(c.hist) == 0 || c.hist[len(c.hist)-1] != text) {
 				c.hist = append(c.hist, text)
@@ -486,7 +612,7 @@ func (c *console) feed(p []byte) (lines []typedLine, eof bool) {
 			}
 		case keyRedraw:
 			c.out.Write([]byte("\x1b[H\x1b[2J"))
-			c.drawn = false
+			c.drawn, c.statusShown = false, 0
 		default:
 			if !c.editKey(kp.k) {
 				continue
@@ -499,7 +625,7 @@ func (c *console) feed(p []byte) (lines []typedLine, eof bool) {
 
 // editKey moves in or changes the input line for an editing key, and reports whether the line
 // is to be drawn again.
-func (c *console) editKey(k key) bool {
+func (c *Console) editKey(k key) bool {
 	switch k {
 	case keyBackspace:
 		if c.pos > 0 {
@@ -579,8 +705,15 @@ func wordRight(line []rune, pos int) int {
 }
 
 // text returns the input line (for tests).
-func (c *console) text() (string, int) {
+func (c *Console) Text() (string, int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return string(c.line), c.pos
+}
+
+// Prompt is the input line's prompt (styled) and the prompt id it answers (0: none).
+func (c *Console) Prompt() (styled string, id int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.prompt, c.promptID
 }

@@ -1,0 +1,181 @@
+package console
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+
+	"github.com/fuseraft/fr/internal/prompt"
+	"github.com/fuseraft/fr/internal/termsafe"
+)
+
+// Terminal is a Console on the terminal a person types at: keys are read one by one and
+// edited on the input line where the terminal allows it (else the terminal's own line editing
+// is used), the width follows the terminal's, and Close gives the terminal back as it was.
+type Terminal struct {
+	*Console
+	in     io.Reader
+	out    io.Writer
+	getenv func(string) string
+
+	fd       int // the input terminal, -1 when in is not one
+	mu       sync.Mutex
+	restore  func() error // back to the mode the terminal was found in
+	stopSigs func()
+}
+
+// Open puts the terminal in edit mode and starts following its size: width is asked again when
+// it changes. getenv gives $PAGER.
+func Open(in io.Reader, out io.Writer, width func() int, getenv func(string) string) *Terminal {
+	t := &Terminal{in: in, out: out, getenv: getenv, fd: -1}
+	edit := false
+	if f, ok := in.(*os.File); ok {
+		if r, err := EditMode(int(f.Fd())); err == nil {
+			t.fd, t.restore, edit = int(f.Fd()), r, true
+		}
+	}
+	t.Console = New(out, width(), edit)
+	t.stopSigs = WatchTerminal(
+		func() { t.SetWidth(width()) },
+		func() {
+			t.mu.Lock()
+			if t.restore != nil {
+				EditMode(t.fd)
+			}
+			t.mu.Unlock()
+			t.Redraw()
+		})
+	return t
+}
+
+// Close takes the input line off the screen and gives the terminal back as it was found.
+// It may be called more than once.
+func (t *Terminal) Close() {
+	t.Console.Close()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.stopSigs != nil {
+		t.stopSigs()
+		t.stopSigs = nil
+	}
+	if t.restore != nil {
+		t.restore()
+		t.restore = nil
+	}
+}
+
+// Read reads what the person types until ctx is done or input ends, and passes each finished
+// line to send, then eof once (Ctrl-D on an empty line, or the end of the input). send
+// reports false to stop reading. A d typed at a prompt that has a page (SetPage) shows the
+// page instead, and the prompt asks again.
+func (t *Terminal) Read(ctx context.Context, send func(l Line, eof bool) bool) {
+	give := func(l Line, eof bool) bool {
+		if ctx.Err() != nil {
+			return false
+		}
+		if !eof && l.PromptID != 0 && prompt.Read(l.Text) == prompt.Diff {
+			if page := t.pageFor(l.PromptID); page != nil {
+				// Here, in the goroutine reading the terminal, so that the pager is the only
+				// one reading it meanwhile.
+				t.Page(page())
+				return true
+			}
+		}
+		return send(l, eof)
+	}
+	if !t.edit {
+		r := bufio.NewReader(t.in)
+		for {
+			s, err := r.ReadString('\n')
+			if s != "" && (err == nil || strings.TrimSpace(s) != "") {
+				if !give(t.CookedLine(strings.TrimRight(s, "\r\n")), false) {
+					return
+				}
+			}
+			if err != nil {
+				give(Line{}, true)
+				return
+			}
+		}
+	}
+	buf := make([]byte, 4096)
+	for {
+		n, err := t.in.Read(buf)
+		if n > 0 {
+			lines, eof := t.Feed(buf[:n])
+			for _, l := range lines {
+				if !give(l, false) {
+					return
+				}
+			}
+			if eof {
+				give(Line{}, true)
+				return
+			}
+		}
+		if err != nil {
+			give(Line{}, true)
+			return
+		}
+	}
+}
+
+// CookedLine is a line the terminal's own line editing delivered: the prompt shown when it
+// came answers it.
+func (c *Console) CookedLine(text string) Line {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	l := Line{Text: text, PromptID: c.promptID}
+	if !c.closed {
+		// The person's Enter ended the prompt's line: show it again on the next.
+		io.WriteString(c.out, c.prompt)
+		c.drawn = true
+	}
+	return l
+}
+
+// Page shows text (made safe for the terminal here, whatever it holds) in $PAGER, else in
+// less, with the terminal in the mode the pager expects; output waits meanwhile. With neither,
+// or when stdout is not a terminal file, text is printed above the input line.
+func (t *Terminal) Page(text string) {
+	text = termsafe.Text(text)
+	t.pause()
+	defer t.resume()
+	cmdline := strings.TrimSpace(t.getenv("PAGER"))
+	if cmdline == "" {
+		if _, err := exec.LookPath("less"); err == nil {
+			cmdline = "less"
+		}
+	}
+	f, isFile := t.out.(*os.File)
+	if cmdline == "" || !isFile {
+		io.WriteString(t.out, strings.ReplaceAll(strings.TrimRight(text, "\n")+"\n", "\n", "\r\n"))
+		return
+	}
+	t.mu.Lock()
+	cooked := t.restore != nil
+	if cooked {
+		t.restore()
+	}
+	t.mu.Unlock()
+	cmd := exec.Command("/bin/sh", "-c", cmdline)
+	cmd.Stdin = strings.NewReader(text)
+	cmd.Stdout, cmd.Stderr = f, f
+	err := cmd.Run()
+	if cooked {
+		t.mu.Lock()
+		if t.restore != nil {
+			EditMode(t.fd)
+		}
+		t.mu.Unlock()
+	}
+	if err != nil {
+		fmt.Fprintf(t.out, "the pager %s failed (%v); the diff is below\r\n", termsafe.Line(cmdline), err)
+		io.WriteString(t.out, strings.ReplaceAll(strings.TrimRight(text, "\n")+"\n", "\n", "\r\n"))
+	}
+}
