@@ -343,5 +343,11 @@ func run(ctx context.Context, s cmdutil.Streams, o options) error {
 		return interactive(ctx, a, in)
 	}
 	a.queueOutput()
-	return a.run(ctx, in)
+	err := a.run(ctx, in)
+	if cmdutil.CodeOf(err) == cmdutil.ExitInterrupted && o.exitOnResult {
+		if msg := a.interruptedMessage(); msg != "" {
+			cmdutil.Sayf(s.Err, prog, "%s", msg)
+		}
+	}
+	return err
 }

@@ -1,10 +1,12 @@
 package attach
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"syscall"
 	"time"
 
@@ -250,4 +252,46 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// interruptedMessage says, when Ctrl-C ends fr-attach while tasks of ours are still running
+// (--task with --exit-on-result), that the daemon keeps them and how their results are
+// collected. "" when nothing of ours is in flight.
+func (a *attacher) interruptedMessage() string {
+	var ids []string
+	for _, t := range a.tasks {
+		ids = append(ids, t.label())
+	}
+	if inFlight, id := a.gate.TaskInFlight(); inFlight && len(ids) == 0 {
+		if id != "" {
+			id = "task " + id
+		}
+		ids = append(ids, cmp.Or(id, "the task sent last"))
+	}
+	if len(ids) == 0 {
+		return ""
+	}
+	msg := "interrupted; the daemon keeps running " + strings.Join(ids, ", ")
+	if n := a.gate.Waiting(); n > 0 {
+		msg += fmt.Sprintf(" (%d more %s not sent)", n, plural(n, "task was", "tasks were"))
+	}
+	t := a.o.target
+	if t.clientID == "" {
+		return msg + "; over the Unix socket its result goes to this connection only, so it cannot be collected now" +
+			" (its progress still shows in: fr-attach --socket " + shellQuote(t.socket) + "; to collect results" +
+			" after an interrupt, attach with --url and --client-id)"
+	}
+	cmd := "fr-attach --url " + shellQuote(t.url) + " --client-id " + shellQuote(t.clientID) + " --exit-on-result"
+	if t.token != "" {
+		cmd += " (with the same token)"
+	}
+	return msg + "; collect its result with: " + cmd
+}
+
+// shellQuote quotes s for a POSIX shell where it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:@%+=,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

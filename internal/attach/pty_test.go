@@ -33,16 +33,32 @@ func daemon(t *testing.T) (sock, record string) {
 // daemonWS is daemon with a WebSocket too, at url.
 func daemonWS(t *testing.T) (sock, url, record string) {
 	t.Helper()
-	bin, err := exec.LookPath("fr-sim")
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir, err := os.MkdirTemp("/tmp", "frp")
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	d := startSim(t, dir)
+	return d.sock, d.url, d.record
+}
+
+// simDaemon is an fr-sim serve daemon started in dir.
+type simDaemon struct {
+	sock, url, record string
+	stop              func() // ends it (SIGTERM), and waits
+}
+
+// startSim starts fr-sim serve with its socket, ready file and record in dir; it is stopped
+// when the test ends if not before.
+func startSim(t *testing.T, dir string) *simDaemon {
+	t.Helper()
+	bin, err := exec.LookPath("fr-sim")
+	if err != nil {
+		t.Fatal(err)
+	}
 	sock, ready := filepath.Join(dir, "d.sock"), filepath.Join(dir, "ready.json")
-	record = filepath.Join(dir, "record.jsonl")
+	os.Remove(ready)
+	record := filepath.Join(dir, "record.jsonl")
 	cmd := exec.Command(bin, "serve", "--socket", sock, "--ready-file", ready, "--scenario", "testdata/interactive.yaml",
 		"--record", record, "--port", "0")
 	cmd.Env = append(os.Environ(), "FUSERAFT_HOME="+filepath.Join(dir, "home"), "FUSERAFT_SERVE_TOKEN=")
@@ -53,23 +69,26 @@ func daemonWS(t *testing.T) (sock, url, record string) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-		os.RemoveAll(dir)
-	})
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				cmd.Process.Kill()
+				<-done
+			}
+		})
+	}
+	t.Cleanup(stop)
 	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		b, err := os.ReadFile(ready)
 		var r struct {
 			URL string `json:"url"`
 		}
 		if err == nil && json.Unmarshal(b, &r) == nil {
-			return sock, r.URL, record
+			return &simDaemon{sock: sock, url: r.URL, record: record, stop: stop}
 		}
 		select {
 		case err := <-done:

@@ -86,6 +86,7 @@ type session struct {
 	errw   *lockedWriter
 	out    *wire.Writer
 	render *render.Renderer
+	term   *terminal // a person at the terminal (terminal.go), or nil
 	pump   *liveio.Pump
 	proc   *os.Process
 
@@ -186,6 +187,10 @@ func runSession(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error
 			Width:      width(s),
 			Timestamps: o.timestamps,
 		})
+		if interactive(s, o) {
+			ss.term = ss.openTerminal()
+			defer ss.term.close()
+		}
 	}
 
 	cmd := exec.Command(o.bin, o.fuseraftArgs...)
@@ -290,6 +295,10 @@ func runSession(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error
 	src := liveio.Source{Path: o.input, Stdin: s.In, Once: o.inputOnce, MaxLine: o.maxLine}
 	inputErr := make(chan error, 1)
 	go func() {
+		if ss.term != nil {
+			ss.term.read(ctx)
+			return
+		}
 		err := src.Read(ctx, func(line []byte) error {
 			if isEndOfInput(line) {
 				return errEndOfInput
@@ -451,6 +460,9 @@ loop:
 	ss.closeStdin()
 	if ss.render != nil {
 		ss.render.Close()
+	}
+	if ss.term != nil {
+		ss.term.close()
 	}
 	if err := ss.out.Flush(); err != nil && st.outErr == nil {
 		st.outErr = err
@@ -639,7 +651,9 @@ func (ss *session) readEvents(r io.ReadCloser, st *stdoutState, protoBad, outBro
 		} else {
 			ss.pump.Observe(ev)
 		}
-		if ss.render != nil {
+		if ss.term != nil {
+			err = ss.term.event(ev)
+		} else if ss.render != nil {
 			err = ss.render.Event(ev)
 		} else {
 			err = ss.out.WriteLine(ev.Raw)

@@ -1,0 +1,141 @@
+package attach_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/fuseraft/fr/internal/console/consoletest"
+)
+
+// The screen tests read fr-attach's terminal as a person does, through a VT100 screen, and
+// compare it with golden screens (go test -update rewrites them) at 60 and 120 columns,
+// with and without colour.
+
+// eachScreen runs f for each width and colour, in parallel.
+func eachScreen(t *testing.T, f func(t *testing.T, cols int, color bool, name string)) {
+	for _, cols := range []int{60, 120} {
+		for _, color := range []bool{false, true} {
+			name := fmt.Sprintf("%d", cols)
+			if color {
+				name += "-color"
+			}
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				f(t, cols, color, name)
+			})
+		}
+	}
+}
+
+// attachOn runs fr-attach on a terminal cols wide.
+func attachOn(t *testing.T, cols int, color bool, env []string, args ...string) *consoletest.Term {
+	t.Helper()
+	bin, err := exec.LookPath("fr-attach")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := "never"
+	if color {
+		c = "always"
+	}
+	cmd := exec.Command(bin, append(args, "--color", c)...)
+	cmd.Env = append(os.Environ(), "TERM=xterm", "NO_COLOR=", "FUSERAFT_SERVE_TOKEN=", "PAGER=", "HOME="+t.TempDir())
+	cmd.Env = append(cmd.Env, env...)
+	return consoletest.Start(t, cols, cmd)
+}
+
+// words are the words of s, for checking that a prompt shows all of it.
+func showsAll(t *testing.T, screen, subject string) {
+	t.Helper()
+	flat := strings.Join(strings.Fields(strings.ReplaceAll(screen, "┃", " ")), " ")
+	for _, w := range strings.Fields(subject) {
+		if !strings.Contains(flat, w) {
+			t.Errorf("the screen does not show %q of %q:\n%s", w, subject, screen)
+		}
+	}
+}
+
+const pushCommand = "go test ./... && go vet ./... && git add -A && git commit -m 'lexer: keep quoted words together when a quote is escaped' && git tag -a v1.2.3 -m 'release 1.2.3' && git push origin HEAD:main --force && git push --tags"
+
+func TestScreenLongCommand(t *testing.T) {
+	eachScreen(t, func(t *testing.T, cols int, color bool, name string) {
+		sock, record := daemon(t)
+		tm := attachOn(t, cols, color, nil, "--socket", sock)
+		tm.WaitText("▶ attached", 1)
+		tm.Type("push it\r")
+		s := tm.WaitLast("--tags", 1, "┃ allow? [y/N]")
+		showsAll(t, s, pushCommand)
+		if rows := strings.Count(s, "\n"); rows < 4 {
+			t.Errorf("the command is on %d rows", rows)
+		}
+		consoletest.Golden(t, "attach-long-command-"+name, tm.Screen(color))
+		tm.Type("y\r")
+		tm.WaitText("Pushed.", 1)
+		tm.Type("\x04")
+		if code := tm.Exit(); code != 0 {
+			t.Errorf("exit %d", code)
+		}
+		if got := received(t, record); !strings.Contains(strings.Join(got, "\n"), `"approved":true`) {
+			t.Errorf("the daemon received %q", got)
+		}
+	})
+}
+
+// pagerScript is a $PAGER that keeps what it is given and the terminal's mode.
+func pagerScript(t *testing.T) (pager, got, mode string) {
+	dir := t.TempDir()
+	pager, got, mode = filepath.Join(dir, "pager.sh"), filepath.Join(dir, "got.txt"), filepath.Join(dir, "mode.txt")
+	script := "#!/bin/sh\ncat > " + got + "\nstty -a < /dev/tty > " + mode + "\necho 'the pager ran'\n"
+	if err := os.WriteFile(pager, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return pager, got, mode
+}
+
+func TestScreenDiffInPager(t *testing.T) {
+	eachScreen(t, func(t *testing.T, cols int, color bool, name string) {
+		sock, record := daemon(t)
+		pager, got, mode := pagerScript(t)
+		tm := attachOn(t, cols, color, []string{"PAGER=" + pager}, "--socket", sock)
+		tm.WaitText("▶ attached", 1)
+		tm.Type("bigwrite\r")
+		s := tm.WaitLast("type d at the prompt", 1, "┃ allow? [y/N]")
+		if !regexp.MustCompile(`… \d+ more lines`).MatchString(s) {
+			t.Errorf("the cut diff does not say how much is hidden:\n%s", s)
+		}
+		consoletest.Golden(t, "attach-diff-cut-"+name, tm.Screen(color))
+		tm.Type("d\r")
+		s = tm.WaitLast("the pager ran", 1, "┃ allow? [y/N]")
+		diff, err := os.ReadFile(got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The whole diff, every changed line, and no escape sequence.
+		for _, want := range []string{"--- a/docs/notes.txt", "+line 1 of the NOTES", "-line 259 of the notes", "+line 259 of the NOTES"} {
+			if !strings.Contains(string(diff), want) {
+				t.Errorf("the pager was not given %q", want)
+			}
+		}
+		if strings.ContainsRune(string(diff), 0x1b) {
+			t.Error("the pager was given escape sequences")
+		}
+		m, _ := os.ReadFile(mode)
+		if !regexp.MustCompile(`(^|\s)icanon(\s|$)`).Match(m) || !regexp.MustCompile(`(^|\s)echo(\s|$)`).Match(m) {
+			t.Errorf("the pager ran without the terminal's line mode: %s", m)
+		}
+		consoletest.Golden(t, "attach-diff-after-pager-"+name, tm.Screen(color))
+		// Back in the edit mode: the answer is read key by key again.
+		tm.Type("y\r")
+		tm.WaitText("Wrote docs/notes.txt.", 1)
+		tm.Type("\x04")
+		tm.Exit()
+		if got := received(t, record); !strings.Contains(strings.Join(got, "\n"), `"approved":true`) {
+			t.Errorf("the daemon received %q", got)
+		}
+	})
+}

@@ -1,0 +1,191 @@
+package consoletest
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+)
+
+// Update rewrites golden screens instead of comparing them (go test -update).
+var Update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// Term is a command running on a pseudo-terminal.
+type Term struct {
+	t    testing.TB
+	ptmx *os.File
+	cmd  *exec.Cmd
+	done chan struct{}
+	code int
+	cols int
+
+	mu  sync.Mutex
+	raw bytes.Buffer
+}
+
+// Rows is how high the terminals are.
+const Rows = 40
+
+// Start runs cmd on a terminal cols wide. The test is skipped where there are no
+// pseudo-terminals; the command is killed when the test ends.
+func Start(t testing.TB, cols int, cmd *exec.Cmd) *Term {
+	t.Helper()
+	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: Rows, Cols: uint16(cols)})
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	tm := &Term{t: t, ptmx: ptmx, cmd: cmd, done: make(chan struct{}), code: -1, cols: cols}
+	go func() {
+		b := make([]byte, 4096)
+		for {
+			n, err := ptmx.Read(b)
+			tm.mu.Lock()
+			tm.raw.Write(b[:n])
+			tm.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	go func() {
+		err := cmd.Wait()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			tm.code = ee.ExitCode()
+		} else if err == nil {
+			tm.code = 0
+		}
+		close(tm.done)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-tm.done:
+		default:
+			cmd.Process.Kill()
+			<-tm.done
+		}
+		ptmx.Close()
+	})
+	return tm
+}
+
+// Screen is what the terminal shows now (see Screen.Text).
+func (tm *Term) Screen(color bool) string {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	s := NewScreen(tm.cols, Rows)
+	s.Write(tm.raw.Bytes())
+	return s.Text(color)
+}
+
+// Raw is every byte the terminal received.
+func (tm *Term) Raw() string {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	return tm.raw.String()
+}
+
+// WaitFor waits until ok says the screen (without colour) is as wanted, and returns it.
+func (tm *Term) WaitFor(what string, ok func(screen string) bool) string {
+	tm.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		s := tm.Screen(false)
+		if ok(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("the terminal never showed %s; it shows:\n%s", what, s)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// WaitText waits until the screen shows want n times.
+func (tm *Term) WaitText(want string, n int) string {
+	tm.t.Helper()
+	return tm.WaitFor(quote(want), func(s string) bool { return strings.Count(s, want) >= n })
+}
+
+// WaitLast waits until the screen's last row (the input line) is want, after what it shows
+// n times above it.
+func (tm *Term) WaitLast(above string, n int, want string) string {
+	tm.t.Helper()
+	return tm.WaitFor(quote(above)+" then the input line "+quote(want), func(s string) bool {
+		rows := strings.Split(strings.TrimRight(s, "\n"), "\n")
+		return strings.Count(s, above) >= n && strings.TrimRight(rows[len(rows)-1], " ") == strings.TrimRight(want, " ")
+	})
+}
+
+func quote(s string) string { return "“" + s + "”" }
+
+// Type types s on the terminal.
+func (tm *Term) Type(s string) {
+	tm.t.Helper()
+	if _, err := tm.ptmx.Write([]byte(s)); err != nil {
+		tm.t.Fatal(err)
+	}
+}
+
+// Exit waits for the command to end and returns its exit status.
+func (tm *Term) Exit() int {
+	tm.t.Helper()
+	select {
+	case <-tm.done:
+		return tm.code
+	case <-time.After(20 * time.Second):
+		tm.t.Fatalf("the command did not end; the terminal shows:\n%s", tm.Screen(false))
+		return -1
+	}
+}
+
+// Golden compares got with the file testdata/screens/NAME, or writes it with -update.
+func Golden(t testing.TB, name, got string) {
+	t.Helper()
+	got = Normalize(got)
+	path := filepath.Join("testdata", "screens", name)
+	if *Update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to write it)", err)
+	}
+	if string(want) != got {
+		t.Errorf("the screen is not %s:\n--- got\n%s--- want\n%s", path, got, want)
+	}
+}
+
+// varying are the parts of a screen that differ from run to run, each with what stands for
+// it in a golden screen, of the same width (so that lines wrap the same).
+var varying = []struct {
+	re   *regexp.Regexp
+	with string
+}{
+	{regexp.MustCompile(`sim-[0-9a-f]{16}`), "sim-XXXXXXXXXXXXXXXX"},
+	{regexp.MustCompile(`attempt [0-9]\b`), "attempt N"},
+}
+
+// Normalize puts placeholders where a screen differs from run to run (session ids, attempt
+// numbers).
+func Normalize(s string) string {
+	for _, v := range varying {
+		s = v.re.ReplaceAllString(s, v.with)
+	}
+	return s
+}
