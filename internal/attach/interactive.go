@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"syscall"
 	"time"
@@ -102,7 +103,7 @@ func (u *ui) event(ev wire.Event) error {
 		if u.retrying {
 			u.retrying = false
 			u.con.SetStatus("")
-			if err := u.a.rend.Note("reconnected to " + u.a.o.target.String()); err != nil {
+			if err := u.a.rend.Note("reconnected to the daemon"); err != nil {
 				return err
 			}
 		}
@@ -122,8 +123,9 @@ func (u *ui) event(ev wire.Event) error {
 // reconnecting shows on the status line that the daemon is gone and when it is tried again.
 func (u *ui) reconnecting(attempt int, wait time.Duration, lost error) {
 	u.retrying = true
-	u.con.SetStatus(fmt.Sprintf("daemon unreachable (%s), retrying in %s (attempt %d)…",
-		lostReason(lost), wait.Round(100*time.Millisecond), attempt))
+	secs := max(int(math.Ceil(wait.Seconds())), 1)
+	u.con.SetStatus(fmt.Sprintf("daemon unreachable (%s), retrying within %ds (attempt %d)…",
+		lostReason(lost), secs, attempt))
 }
 
 // lostReason says in a few words why the connection is down.
@@ -277,9 +279,9 @@ func (a *attacher) interruptedMessage() string {
 	}
 	t := a.o.target
 	if t.clientID == "" {
-		return msg + "; over the Unix socket its result goes to this connection only, so it cannot be collected now" +
-			" (its progress still shows in: fr-attach --socket " + shellQuote(t.socket) + "; to collect results" +
-			" after an interrupt, attach with --url and --client-id)"
+		return msg + "; over the Unix socket only this connection could take its result, so it cannot be" +
+			" collected now; its progress shows in: fr-attach --socket " + shellQuote(t.socket) +
+			" (over --url with a --client-id a result waits to be collected)"
 	}
 	cmd := "fr-attach --url " + shellQuote(t.url) + " --client-id " + shellQuote(t.clientID) + " --exit-on-result"
 	if t.token != "" {

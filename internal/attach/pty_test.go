@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,13 +35,23 @@ func daemon(t *testing.T) (sock, record string) {
 // daemonWS is daemon with a WebSocket too, at url.
 func daemonWS(t *testing.T) (sock, url, record string) {
 	t.Helper()
-	dir, err := os.MkdirTemp("/tmp", "frp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	d := startSim(t, dir)
+	d := startSim(t, shortDir(t))
 	return d.sock, d.url, d.record
+}
+
+// shortDir is a new directory with a short path of a fixed length (a socket's path is
+// bounded, and screens show it), removed when the test ends.
+func shortDir(t *testing.T) string {
+	t.Helper()
+	for {
+		dir := fmt.Sprintf("/tmp/frs%08x", rand.Uint32())
+		if err := os.Mkdir(dir, 0o700); err == nil {
+			t.Cleanup(func() { os.RemoveAll(dir) })
+			return dir
+		} else if !os.IsExist(err) {
+			t.Fatal(err)
+		}
+	}
 }
 
 // simDaemon is an fr-sim serve daemon started in dir.

@@ -139,3 +139,58 @@ func TestScreenDiffInPager(t *testing.T) {
 		}
 	})
 }
+
+func TestScreenDaemonGone(t *testing.T) {
+	eachScreen(t, func(t *testing.T, cols int, color bool, name string) {
+		dir := shortDir(t)
+		d := startSim(t, dir)
+		tm := attachOn(t, cols, color, nil, "--socket", d.sock, "--max-backoff", "2s")
+		tm.WaitText("▶ attached", 1)
+		tm.Type("a task half typed")
+		tm.WaitLast("▶ attached", 1, "› a task half typed")
+		d.stop()
+		// One status line that updates, above the input line and what was typed on it.
+		s := tm.WaitFor("the status at attempt 3", func(s string) bool {
+			return regexp.MustCompile(`\(attempt\s+3\)…`).MatchString(tm.Raw()) &&
+				strings.HasSuffix(strings.TrimRight(s, "\n"), "› a task half typed")
+		})
+		if n := strings.Count(s, "daemon unreachable"); n != 1 {
+			t.Errorf("the status shows %d times:\n%s", n, s)
+		}
+		if strings.Contains(s, "dial unix") || strings.Contains(s, "reconnecting to") {
+			t.Errorf("raw connection errors in the view:\n%s", s)
+		}
+		consoletest.Golden(t, "attach-daemon-gone-"+name, tm.Screen(color))
+		// The daemon back: the status goes, the line typed is still there, and goes out.
+		startSim(t, dir)
+		s = tm.WaitLast("reconnected to the daemon", 1, "› a task half typed")
+		if strings.Contains(s, "daemon unreachable") {
+			t.Errorf("the status stays:\n%s", s)
+		}
+		consoletest.Golden(t, "attach-daemon-back-"+name, tm.Screen(color))
+		tm.Type("\x15\x04")
+		if code := tm.Exit(); code != 0 {
+			t.Errorf("exit %d", code)
+		}
+	})
+}
+
+func TestScreenInterruptedTask(t *testing.T) {
+	eachScreen(t, func(t *testing.T, cols int, color bool, name string) {
+		sock, _ := daemon(t)
+		tm := attachOn(t, cols, color, nil, "--socket", sock, "--task", "long run", "--exit-on-result")
+		tm.WaitText("Worker", 1)
+		tm.Type("\x03")
+		if code := tm.Exit(); code != 130 {
+			t.Errorf("exit %d, want 130", code)
+		}
+		s := tm.Screen(false)
+		flat := strings.Join(strings.Fields(s), " ")
+		for _, want := range []string{"interrupted; the daemon keeps running task sim-", "fr-attach --socket " + consoletest.Normalize(sock)} {
+			if !strings.Contains(flat, want) {
+				t.Errorf("the terminal does not say %q:\n%s", want, s)
+			}
+		}
+		consoletest.Golden(t, "attach-interrupted-"+name, tm.Screen(color))
+	})
+}

@@ -78,12 +78,13 @@ func Start(t testing.TB, cols int, cmd *exec.Cmd) *Term {
 	return tm
 }
 
-// Screen is what the terminal shows now (see Screen.Text).
+// Screen is what the terminal shows now (see Screen.Text), with Normalize's placeholders.
 func (tm *Term) Screen(color bool) string {
 	tm.mu.Lock()
 	defer tm.mu.Unlock()
 	s := NewScreen(tm.cols, Rows)
-	s.Write(tm.raw.Bytes())
+	// Placeholders for what varies have its width, so the screen is laid out the same.
+	s.Write([]byte(Normalize(tm.raw.String())))
 	return s.Text(color)
 }
 
@@ -178,7 +179,9 @@ var varying = []struct {
 	with string
 }{
 	{regexp.MustCompile(`sim-[0-9a-f]{16}`), "sim-XXXXXXXXXXXXXXXX"},
-	{regexp.MustCompile(`attempt [0-9]\b`), "attempt N"},
+	{regexp.MustCompile(`attempt(\s+)[0-9]\b`), "attempt${1}N"},
+	{regexp.MustCompile(`within [0-9]s\b`), "within Ns"},
+	{regexp.MustCompile(`/tmp/frs[0-9a-f]{8}`), "/tmp/frsXXXXXXXX"},
 }
 
 // Normalize puts placeholders where a screen differs from run to run (session ids, attempt
