@@ -51,7 +51,7 @@ type Console struct {
 
 	status      string   // a line above the input line that updates in place ("" none)
 	statusRows  []string // status, wrapped to the width
-	statusShown int      // rows of status on the screen
+	statusShown int      // rows above the input line on the screen: the open line's, the status's
 
 	paused  bool      // a pager has the terminal: output waits
 	pending []pending // output that came while paused
@@ -69,6 +69,41 @@ type pending struct {
 
 // maxHeld bounds the open line held back for its newline.
 const maxHeld = 64 << 10
+
+// maxOpenRows is how many rows an open line may take to be shown above the input line while
+// it grows (a reply being streamed); a longer one shows once it ends.
+const maxOpenRows = 4
+
+// openRows is how many rows the open line b takes on a terminal width columns wide: 0 when
+// it is empty.
+func openRows(b []byte, width int) int {
+	if len(b) == 0 {
+		return 0
+	}
+	w := 0
+	for s := string(b); s != ""; {
+		if s[0] == 0x1b {
+			// an escape sequence (the renderer's colours) takes no room
+			j := 1
+			if len(s) > 1 && s[1] == '[' {
+				j = 2
+				for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
+					j++
+				}
+				j++
+			}
+			s = s[min(j, len(s)):]
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s)
+		w += runeCols(r)
+		s = s[n:]
+	}
+	if w == 0 {
+		return 1
+	}
+	return (w + width - 1) / width
+}
 
 // Line is a line the person finished with Enter.
 type Line struct {
@@ -115,6 +150,10 @@ func (c *Console) writeLocked(w io.Writer, p []byte, held *[]byte) error {
 	i := bytes.LastIndexByte(*held, '\n')
 	if i < 0 {
 		if len(*held) < maxHeld {
+			if w == c.out && c.drawn {
+				// The open line is shown above the input line as it grows.
+				c.redrawLocked()
+			}
 			return nil
 		}
 		// A very long open line goes out as it is, the input line after it.
@@ -125,9 +164,9 @@ func (c *Console) writeLocked(w io.Writer, p []byte, held *[]byte) error {
 	c.clearTo(&b)
 	if w == c.out {
 		b.Write((*held)[:i+1])
+		*held = append((*held)[:0], (*held)[i+1:]...)
 		c.drawTo(&b)
 		_, err := c.out.Write(b.Bytes())
-		*held = append((*held)[:0], (*held)[i+1:]...)
 		return err
 	}
 	// another file: clear, write there, redraw
@@ -334,11 +373,17 @@ func (c *Console) clearTo(b *bytes.Buffer) {
 
 // drawTo draws the status, the prompt and the visible part of the line, the cursor in place.
 func (c *Console) drawTo(b *bytes.Buffer) {
+	c.statusShown = 0
+	if rows := openRows(c.held, c.width); rows > 0 && rows <= maxOpenRows {
+		b.Write(c.held)
+		b.WriteString("\x1b[0m\r\n")
+		c.statusShown = rows
+	}
 	for _, row := range c.statusRows {
 		b.WriteString(row)
 		b.WriteString("\r\n")
 	}
-	c.statusShown = len(c.statusRows)
+	c.statusShown += len(c.statusRows)
 	b.WriteString(c.prompt)
 	c.drawn, c.dirty = true, false
 	if !c.edit {

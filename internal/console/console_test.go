@@ -11,6 +11,7 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/fuseraft/fr/internal/console/consoletest"
 	"github.com/fuseraft/fr/internal/render"
 	"github.com/fuseraft/fr/pkg/wire"
 )
@@ -195,32 +196,36 @@ func TestConsolePromptSetsTheLineAside(t *testing.T) {
 	}
 }
 
-func TestConsoleHoldsAnOpenLine(t *testing.T) {
-	var out bytes.Buffer
-	c := New(&out, 80, true)
+func TestConsoleShowsAnOpenLineAboveTheInputLine(t *testing.T) {
+	screen := consoletest.NewScreen(40, 10)
+	screen.OutputCR = true
+	c := New(screen, 40, true)
 	c.SetPrompt("› ", 2, 0)
 	c.Settle()
-	out.Reset()
-	c.Write([]byte("streamed"))
-	if out.Len() != 0 {
-		t.Fatalf("an open line was written: %q", out.String())
+	feedAll(c, "draft")
+	step := func(what, want string) {
+		t.Helper()
+		if got := screen.Text(false); got != want {
+			t.Errorf("%s: the screen is\n%s\nwant\n%s", what, got, want)
+		}
 	}
+	c.Write([]byte("\x1b[1mstreamed\x1b[0m"))
+	step("an open line", "streamed\n› draft\n")
 	c.Write([]byte(" reply\nnext"))
-	got := out.String()
-	if !strings.HasPrefix(got, "\r\x1b[K") || !strings.Contains(got, "streamed reply\n") || strings.Contains(got, "next") ||
-		!strings.HasSuffix(strings.ReplaceAll(ansiSeq.ReplaceAllString(got, ""), "\r", ""), "› ") {
-		t.Errorf("wrote %q: want the input line cleared, the whole line, the input line again", got)
-	}
-	out.Reset()
+	step("the line ended", "streamed reply\nnext\n› draft\n")
+	c.SetStatus("daemon unreachable")
+	step("with a status", "streamed reply\nnext\ndaemon unreachable\n› draft\n")
+	c.Write([]byte(" one\n"))
+	step("the next line ended", "streamed reply\nnext one\ndaemon unreachable\n› draft\n")
+	c.SetStatus("")
+	// An open line longer than maxOpenRows rows shows once it ends.
+	c.Write([]byte(strings.Repeat("x", 40*maxOpenRows+1)))
+	step("a long open line", "streamed reply\nnext one\n› draft\n")
+	c.Write([]byte("\n"))
+	step("the long line ended", "streamed reply\nnext one\n"+strings.Repeat(strings.Repeat("x", 40)+"\n", maxOpenRows)+"x\n› draft\n")
+	c.Write([]byte("last"))
 	c.Close()
-	if got := out.String(); got != "\r\x1b[Knext\n" {
-		t.Errorf("close wrote %q", got)
-	}
-	out.Reset()
-	c.Write([]byte("after"))
-	if out.String() != "after" {
-		t.Errorf("after close: %q", out.String())
-	}
+	step("closed", "streamed reply\nnext one\n"+strings.Repeat(strings.Repeat("x", 40)+"\n", maxOpenRows)+"x\nlast\n")
 }
 
 var ansiSeq = regexp.MustCompile(`\x1b\[[0-9;]*[A-Za-z]`)

@@ -423,11 +423,13 @@ loop:
 					continue
 				}
 				lastInt = time.Now()
-				what := "interrupting the turn"
-				if !ss.interrupt() {
-					what = "nothing is running"
+				// Said before the interrupt, so that it comes before what the turn says of it.
+				what := "nothing is running"
+				if ss.running() {
+					what = "interrupting the turn"
 				}
 				fmt.Fprintf(ss.errw, "%s: %s (interrupt again within %s to end the session)\n", prog, what, doubleInterrupt)
+				ss.interrupt()
 			case syscall.SIGTERM, syscall.SIGHUP:
 				// End input now: messages still held for a turn are not sent.
 				ss.pump.Abort()

@@ -25,6 +25,7 @@ type Term struct {
 	ptmx *os.File
 	cmd  *exec.Cmd
 	done chan struct{}
+	read chan struct{} // closed when all the command wrote has been read
 	code int
 	cols int
 
@@ -43,8 +44,9 @@ func Start(t testing.TB, cols int, cmd *exec.Cmd) *Term {
 	if err != nil {
 		t.Skipf("no pseudo-terminal: %v", err)
 	}
-	tm := &Term{t: t, ptmx: ptmx, cmd: cmd, done: make(chan struct{}), code: -1, cols: cols}
+	tm := &Term{t: t, ptmx: ptmx, cmd: cmd, done: make(chan struct{}), read: make(chan struct{}), code: -1, cols: cols}
 	go func() {
+		defer close(tm.read)
 		b := make([]byte, 4096)
 		for {
 			n, err := ptmx.Read(b)
@@ -142,6 +144,11 @@ func (tm *Term) Exit() int {
 	tm.t.Helper()
 	select {
 	case <-tm.done:
+		// What it wrote last may still wait in the terminal.
+		select {
+		case <-tm.read:
+		case <-time.After(5 * time.Second):
+		}
 		return tm.code
 	case <-time.After(20 * time.Second):
 		tm.t.Fatalf("the command did not end; the terminal shows:\n%s", tm.Screen(false))
@@ -180,7 +187,7 @@ var varying = []struct {
 }{
 	{regexp.MustCompile(`sim-[0-9a-f]{16}`), "sim-XXXXXXXXXXXXXXXX"},
 	{regexp.MustCompile(`attempt(\s+)[0-9]\b`), "attempt${1}N"},
-	{regexp.MustCompile(`within [0-9]s\b`), "within Ns"},
+	{regexp.MustCompile(`retrying within [0-9]s\b`), "retrying within Ns"},
 	{regexp.MustCompile(`/tmp/frs[0-9a-f]{8}`), "/tmp/frsXXXXXXXX"},
 }
 

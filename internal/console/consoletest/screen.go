@@ -15,6 +15,10 @@ import (
 // Screen is a terminal's screen: it takes the bytes written to the terminal and keeps the
 // rows they leave, with their colours, and the rows scrolled off the top.
 type Screen struct {
+	// OutputCR makes a line feed return the carriage too, as a terminal's output processing
+	// does (onlcr); a pseudo-terminal's master already reads it so.
+	OutputCR bool
+
 	cols, rows int
 	lines      [][]cell // the screen
 	history    [][]cell // scrolled off the top
@@ -119,6 +123,9 @@ func (s *Screen) control(c byte) {
 	case '\r':
 		s.x, s.wrapNext = 0, false
 	case '\n', 0x0b, 0x0c:
+		if s.OutputCR {
+			s.x = 0
+		}
 		s.lineFeed()
 	case '\b':
 		if s.x > 0 {

@@ -1,0 +1,146 @@
+//go:build unix
+
+package stream
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fuseraft/fr/internal/console/consoletest"
+)
+
+// fr-stream repl on a terminal is a chat: these tests type at it on a real pseudo-terminal and
+// read its screen through a VT100 screen, against golden screens (go test -update rewrites
+// them) at 60 and 120 columns, with and without colour.
+
+func eachScreen(t *testing.T, f func(t *testing.T, cols int, color bool, name string)) {
+	for _, cols := range []int{60, 120} {
+		for _, color := range []bool{false, true} {
+			name := fmt.Sprintf("%d", cols)
+			if color {
+				name += "-color"
+			}
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				f(t, cols, color, name)
+			})
+		}
+	}
+}
+
+// chatOn runs fr-stream repl against fr-sim's chat.yaml on a terminal cols wide; record is
+// where fr-sim writes each line it reads.
+func chatOn(t *testing.T, cols int, color bool, args ...string) (tm *consoletest.Term, record string) {
+	t.Helper()
+	bin, err := exec.LookPath("fr-stream")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, err := exec.LookPath("fr-sim")
+	if err != nil {
+		t.Fatal(err)
+	}
+	scenario, err := filepath.Abs("testdata/chat.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := "never"
+	if color {
+		c = "always"
+	}
+	record = filepath.Join(t.TempDir(), "record.jsonl")
+	cmd := exec.Command(bin, append([]string{"repl", "--color", c}, args...)...)
+	cmd.Env = append(os.Environ(), "TERM=xterm", "NO_COLOR=", "PAGER=", "FUSERAFT_BIN="+sim,
+		"FRSIM_SCENARIO="+scenario, "FRSIM_RECORD="+record)
+	return consoletest.Start(t, cols, cmd), record
+}
+
+func recorded(t *testing.T, record string) string {
+	t.Helper()
+	b, err := os.ReadFile(record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestScreenChatApproval(t *testing.T) {
+	eachScreen(t, func(t *testing.T, cols int, color bool, name string) {
+		tm, record := chatOn(t, cols, color)
+		tm.WaitLast("▶ chat", 1, "›")
+		tm.Type("run the tests\r")
+		s := tm.WaitLast("HEAD:main", 1, "┃ allow? [y/N]")
+		flat := strings.Join(strings.Fields(strings.ReplaceAll(s, "┃", " ")), " ")
+		if !strings.Contains(flat, "'lexer: keep quoted words together when a quote is escaped' && git push origin HEAD:main") {
+			t.Errorf("the command is not shown whole:\n%s", s)
+		}
+		consoletest.Golden(t, "chat-approval-"+name, tm.Screen(color))
+		tm.Type("y\r")
+		tm.WaitText("Ran it.", 1)
+		tm.WaitLast("Ran it.", 1, "›")
+		consoletest.Golden(t, "chat-approved-"+name, tm.Screen(color))
+		if got := recorded(t, record); !strings.Contains(got, `{"type":"approval_response","approved":true}`) || strings.Contains(got, `"text":"y"`) {
+			t.Errorf("fuseraft read:\n%s", got)
+		}
+		tm.Type("\x04")
+		if code := tm.Exit(); code != 0 {
+			t.Errorf("exit %d", code)
+		}
+	})
+}
+
+func TestScreenChatQuestion(t *testing.T) {
+	eachScreen(t, func(t *testing.T, cols int, color bool, name string) {
+		tm, record := chatOn(t, cols, color, "--questions")
+		tm.WaitLast("▶ chat", 1, "›")
+		tm.Type("first\r")
+		tm.WaitLast("", 0, "┃ allow? [y/N]")
+		tm.Type("n\r")
+		tm.WaitLast("Not run.", 1, "›")
+		tm.Type("release it\r")
+		s := tm.WaitLast("dev", 1, "┃ answer 1-2 or your own (empty skips):")
+		for _, want := range []string{"Which branch should the release go to?", "main", "dev"} {
+			if !strings.Contains(s, want) {
+				t.Errorf("the question does not show %q:\n%s", want, s)
+			}
+		}
+		consoletest.Golden(t, "chat-question-"+name, tm.Screen(color))
+		tm.Type("release/9\r")
+		tm.WaitLast("On your branch.", 1, "›")
+		if got := recorded(t, record); !strings.Contains(got, `{"type":"question_response","answer":"release/9"}`) {
+			t.Errorf("fuseraft read:\n%s", got)
+		}
+		tm.Type("\x04")
+		tm.Exit()
+	})
+}
+
+func TestScreenChatInterrupt(t *testing.T) {
+	eachScreen(t, func(t *testing.T, cols int, color bool, name string) {
+		tm, record := chatOn(t, cols, color)
+		tm.WaitLast("▶ chat", 1, "›")
+		tm.Type("first\r")
+		tm.WaitLast("", 0, "┃ allow? [y/N]")
+		tm.Type("\r")
+		tm.WaitLast("Not run.", 1, "›")
+		tm.Type("second\r")
+		tm.WaitLast("— turn", 2, "›")
+		tm.Type("third\r")
+		tm.WaitText("Thinking hard", 1)
+		tm.Type("\x03")
+		tm.WaitLast("interrupting the turn", 1, "›")
+		tm.WaitLast("cancel", 1, "›")
+		consoletest.Golden(t, "chat-interrupted-"+name, tm.Screen(color))
+		if got := recorded(t, record); !strings.Contains(got, `"signal":"SIGINT"`) {
+			t.Errorf("fuseraft was not interrupted:\n%s", got)
+		}
+		tm.Type("\x04")
+		if code := tm.Exit(); code != 0 {
+			t.Errorf("exit %d after Ctrl-D", code)
+		}
+	})
+}
