@@ -74,8 +74,12 @@ ON A TERMINAL
    lone y, yes, n or no typed with no prompt waiting is not sent as a task. With a read-only
    token typed tasks are not sent (a note says so) rather than ending with exit 4. The line is
    edited in place (arrows, Home, End, Ctrl-A, -E, -U, -K, -W; Up and Down recall earlier
-   tasks). Ctrl-D detaches (exit 0), Ctrl-C too (exit 130); the daemon keeps running the task
-   either way, and fr-attach says so on the way out.
+   tasks). A file write's diff is cut after 200 lines: d (or diff) at its prompt shows it
+   whole in $PAGER (else less, else printed), with the terminal in its usual line mode
+   meanwhile, and the prompt asks again. While the daemon is unreachable one status line above
+   the input line says why and when it is tried again; what you were typing stays. Ctrl-D
+   detaches (exit 0), Ctrl-C too (exit 130); the daemon keeps running the task either way,
+   and fr-attach says so on the way out.
 
 EXIT ON RESULT
    With --exit-on-result fr-attach exits once every task of this client has its result (tasks
@@ -116,12 +120,16 @@ EXIT STATUS
    4    refused: 401 or 403, or a read-only token tried to send a task
    10   no daemon: no socket, connection refused, no hello within 30s, reconnects exhausted,
         or no connection for --give-up-after (5m when not on a terminal)
-   130  interrupted (Ctrl-C, SIGINT or SIGTERM); the daemon keeps our task
+   130  interrupted (Ctrl-C, SIGINT or SIGTERM); the daemon keeps our task, and with --task
+        or --exit-on-result fr-attach says on stderr how its result can be collected
+        (fr-attach --url URL --client-id ID --exit-on-result; over the Unix socket it cannot)
 
 ENVIRONMENT
    FUSERAFT_HOME          fuseraft's home, for the default socket path
    FUSERAFT_SERVE_TOKEN   the bearer token for the WebSocket (--token-file wins)
    NO_COLOR               no colour in --format pretty
+   COLUMNS                the width for --format pretty when stdout is not a terminal
+   PAGER                  shows a file write's whole diff on a terminal (default: less)
 
 EXAMPLES
    # at a terminal: type tasks, answer their prompts, Ctrl-D to leave
@@ -344,7 +352,7 @@ func run(ctx context.Context, s cmdutil.Streams, o options) error {
 	}
 	a.queueOutput()
 	err := a.run(ctx, in)
-	if cmdutil.CodeOf(err) == cmdutil.ExitInterrupted && o.exitOnResult {
+	if cmdutil.CodeOf(err) == cmdutil.ExitInterrupted && (o.exitOnResult || len(o.tasks) > 0) {
 		if msg := a.interruptedMessage(); msg != "" {
 			cmdutil.Sayf(s.Err, prog, "%s", msg)
 		}

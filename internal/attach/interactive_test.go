@@ -277,3 +277,32 @@ func promptText(u *ui) string {
 	s, _ := u.con.Prompt()
 	return s
 }
+
+func TestInterruptedMessage(t *testing.T) {
+	cases := []struct {
+		name   string
+		target target
+		tasks  []*ourTask
+		want   string
+	}{
+		{"nothing of ours", target{socket: "/run/d.sock"}, nil, ""},
+		{"over the websocket", target{url: "ws://127.0.0.1:8787/attach", clientID: "ci-nightly"}, []*ourTask{{sessionID: "s-7"}},
+			"interrupted; the daemon keeps running task s-7; collect its result with: fr-attach --url ws://127.0.0.1:8787/attach --client-id ci-nightly --exit-on-result"},
+		{"with a token", target{url: "ws://h:1/attach", clientID: "x", token: "secret"}, []*ourTask{{text: "build it"}},
+			`interrupted; the daemon keeps running task "build it"; collect its result with: fr-attach --url ws://h:1/attach --client-id x --exit-on-result (with the same token)`},
+		{"over the socket", target{socket: "/tmp/my dir/d.sock"}, []*ourTask{{sessionID: "s-7"}},
+			"interrupted; the daemon keeps running task s-7; over the Unix socket only this connection could take its result, so it cannot be collected now; its progress shows in: fr-attach --socket '/tmp/my dir/d.sock' (over --url with a --client-id a result waits to be collected)"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a := &attacher{gate: wire.NewGate(wire.Serve), tasks: tc.tasks}
+			a.o.target = tc.target
+			if got := a.interruptedMessage(); got != tc.want {
+				t.Errorf("got  %q\nwant %q", got, tc.want)
+			}
+			if strings.Contains(a.interruptedMessage(), "secret") {
+				t.Error("the token is printed")
+			}
+		})
+	}
+}

@@ -49,6 +49,17 @@ by fuseraft as an answer by accident. When input ends, held messages are still s
 turn ends. In a run, fuseraft reads only approval_response and interrupt lines: messages are
 dropped with a warning.
 
+ON A TERMINAL
+With stdin and stdout both terminals, pretty output (the default there; --format jsonl keeps
+the plain stream) and no --input, the session is a chat: events are rendered above an input
+line, and a line typed there is a message (in a run, which reads no messages, it is not sent).
+A reply shows as it is streamed. While an approval waits the input line asks 'allow? [y/N]':
+y or yes allows, n, no or an empty line denies, anything else is asked again; a file write's
+diff is cut after 200 lines, and d shows it whole in $PAGER (else less). A question lists its
+options by number: answer with a number, an option's text, your own text where the question
+allows it, or an empty line to skip. A line half typed when a prompt comes is set aside for
+after the answer. Ctrl-C interrupts the turn (as below), Ctrl-D ends input.
+
 A {"type":"interrupt"} line interrupts the running turn (as SIGINT to fuseraft where signals
 exist, so it takes effect even while a prompt is pending). Ctrl-C (SIGINT) does the same; a
 second one within 2 seconds ends the session (exit 130). SIGTERM and SIGHUP end input.
@@ -103,6 +114,7 @@ ENVIRONMENT
   FUSERAFT_BIN   the fuseraft binary, when --fuseraft is not given (else fuseraft on PATH)
   NO_COLOR       no colour in --format pretty
   COLUMNS        the width for --format pretty when stdout is not a terminal
+  PAGER          shows a file write's whole diff in the chat on a terminal (default: less)
 
 EXAMPLES
   Ask one question and keep only the reply text:
