@@ -16,8 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/creack/pty"
-
+	"github.com/fuseraft/fr/internal/console/consoletest"
 	"github.com/fuseraft/fr/internal/render"
 )
 
@@ -115,14 +114,8 @@ func startSim(t *testing.T, dir string) *simDaemon {
 
 // term is fr-attach running on a pseudo-terminal.
 type term struct {
-	t    *testing.T
-	ptmx *os.File
-	cmd  *exec.Cmd
-	done chan struct{}
-	code int
-
-	mu     sync.Mutex
-	screen bytes.Buffer
+	*consoletest.Term
+	t *testing.T
 }
 
 func startTerm(t *testing.T, args ...string) *term {
@@ -139,43 +132,7 @@ func startTermSize(t *testing.T, cols uint16, args ...string) *term {
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "TERM=xterm", "NO_COLOR=", "FUSERAFT_SERVE_TOKEN=")
-	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: cols})
-	if err != nil {
-		t.Skipf("no pseudo-terminal: %v", err)
-	}
-	tm := &term{t: t, ptmx: ptmx, cmd: cmd, done: make(chan struct{}), code: -1}
-	go func() {
-		b := make([]byte, 4096)
-		for {
-			n, err := ptmx.Read(b)
-			tm.mu.Lock()
-			tm.screen.Write(b[:n])
-			tm.mu.Unlock()
-			if err != nil {
-				return
-			}
-		}
-	}()
-	go func() {
-		err := cmd.Wait()
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			tm.code = ee.ExitCode()
-		} else if err == nil {
-			tm.code = 0
-		}
-		close(tm.done)
-	}()
-	t.Cleanup(func() {
-		select {
-		case <-tm.done:
-		default:
-			cmd.Process.Kill()
-			<-tm.done
-		}
-		ptmx.Close()
-	})
-	return tm
+	return &term{Term: consoletest.Start(t, int(cols), cmd), t: t}
 }
 
 // ansi matches the escape sequences the input line is drawn with.
@@ -183,9 +140,7 @@ var ansi = regexp.MustCompile(`\x1b\[[0-9;]*[A-Za-z]`)
 
 // text is what the terminal received, escape sequences and carriage returns taken out.
 func (tm *term) text() string {
-	tm.mu.Lock()
-	defer tm.mu.Unlock()
-	return strings.ReplaceAll(ansi.ReplaceAllString(tm.screen.String(), ""), "\r", "")
+	return strings.ReplaceAll(ansi.ReplaceAllString(tm.Raw(), ""), "\r", "")
 }
 
 // waitFor waits until the terminal has shown want n times in all.
@@ -216,24 +171,10 @@ func (tm *term) waitPrompt(want string, n int) {
 	tm.t.Fatalf("the terminal never asked about %q (x%d); it shows:\n%s", want, n, tm.text())
 }
 
-func (tm *term) typeKeys(s string) {
-	tm.t.Helper()
-	if _, err := tm.ptmx.Write([]byte(s)); err != nil {
-		tm.t.Fatal(err)
-	}
-}
+func (tm *term) typeKeys(s string) { tm.Type(s) }
 
 // exit waits for fr-attach to end and returns its exit status.
-func (tm *term) exit() int {
-	tm.t.Helper()
-	select {
-	case <-tm.done:
-		return tm.code
-	case <-time.After(15 * time.Second):
-		tm.t.Fatalf("fr-attach did not end; the terminal shows:\n%s", tm.text())
-		return -1
-	}
-}
+func (tm *term) exit() int { return tm.Exit() }
 
 // received returns the lines the daemon received, in order, compacted.
 func received(t *testing.T, record string) []string {
@@ -398,7 +339,7 @@ func TestInteractiveFollowsTheWidth(t *testing.T) {
 	if l := shown(); render.StringWidth(l) != 100 || !strings.HasSuffix(l, "…") {
 		t.Errorf("at width 100 the tool call is %d wide: %q", render.StringWidth(l), l)
 	}
-	if err := pty.Setsize(tm.ptmx, &pty.Winsize{Rows: 40, Cols: 60}); err != nil {
+	if err := tm.Resize(60); err != nil {
 		t.Fatal(err)
 	}
 	// The resize reaches fr-attach as a signal, at once but asynchronously.

@@ -1,7 +1,6 @@
 package attach_test
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,22 +14,6 @@ import (
 // The screen tests read fr-attach's terminal as a person does, through a VT100 screen, and
 // compare it with golden screens (go test -update rewrites them) at 60 and 120 columns,
 // with and without colour.
-
-// eachScreen runs f for each width and colour, in parallel.
-func eachScreen(t *testing.T, f func(t *testing.T, cols int, color bool, name string)) {
-	for _, cols := range []int{60, 120} {
-		for _, color := range []bool{false, true} {
-			name := fmt.Sprintf("%d", cols)
-			if color {
-				name += "-color"
-			}
-			t.Run(name, func(t *testing.T) {
-				t.Parallel()
-				f(t, cols, color, name)
-			})
-		}
-	}
-}
 
 // attachOn runs fr-attach on a terminal cols wide.
 func attachOn(t *testing.T, cols int, color bool, env []string, args ...string) *consoletest.Term {
@@ -63,7 +46,7 @@ func showsAll(t *testing.T, screen, subject string) {
 const pushCommand = "go test ./... && go vet ./... && git add -A && git commit -m 'lexer: keep quoted words together when a quote is escaped' && git tag -a v1.2.3 -m 'release 1.2.3' && git push origin HEAD:main --force && git push --tags"
 
 func TestScreenLongCommand(t *testing.T) {
-	eachScreen(t, func(t *testing.T, cols int, color bool, name string) {
+	consoletest.EachScreen(t, func(t *testing.T, cols int, color bool, name string) {
 		sock, record := daemon(t)
 		tm := attachOn(t, cols, color, nil, "--socket", sock)
 		tm.WaitText("▶ attached", 1)
@@ -98,7 +81,7 @@ func pagerScript(t *testing.T) (pager, got, mode string) {
 }
 
 func TestScreenDiffInPager(t *testing.T) {
-	eachScreen(t, func(t *testing.T, cols int, color bool, name string) {
+	consoletest.EachScreen(t, func(t *testing.T, cols int, color bool, name string) {
 		sock, record := daemon(t)
 		pager, got, mode := pagerScript(t)
 		tm := attachOn(t, cols, color, []string{"PAGER=" + pager}, "--socket", sock)
@@ -141,7 +124,7 @@ func TestScreenDiffInPager(t *testing.T) {
 }
 
 func TestScreenDaemonGone(t *testing.T) {
-	eachScreen(t, func(t *testing.T, cols int, color bool, name string) {
+	consoletest.EachScreen(t, func(t *testing.T, cols int, color bool, name string) {
 		dir := shortDir(t)
 		d := startSim(t, dir)
 		tm := attachOn(t, cols, color, nil, "--socket", d.sock, "--max-backoff", "2s")
@@ -176,7 +159,7 @@ func TestScreenDaemonGone(t *testing.T) {
 }
 
 func TestScreenInterruptedTask(t *testing.T) {
-	eachScreen(t, func(t *testing.T, cols int, color bool, name string) {
+	consoletest.EachScreen(t, func(t *testing.T, cols int, color bool, name string) {
 		sock, _ := daemon(t)
 		tm := attachOn(t, cols, color, nil, "--socket", sock, "--task", "long run", "--exit-on-result")
 		tm.WaitText("Worker", 1)

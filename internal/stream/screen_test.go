@@ -3,7 +3,6 @@
 package stream
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,21 +15,6 @@ import (
 // fr-stream repl on a terminal is a chat: these tests type at it on a real pseudo-terminal and
 // read its screen through a VT100 screen, against golden screens (go test -update rewrites
 // them) at 60 and 120 columns, with and without colour.
-
-func eachScreen(t *testing.T, f func(t *testing.T, cols int, color bool, name string)) {
-	for _, cols := range []int{60, 120} {
-		for _, color := range []bool{false, true} {
-			name := fmt.Sprintf("%d", cols)
-			if color {
-				name += "-color"
-			}
-			t.Run(name, func(t *testing.T) {
-				t.Parallel()
-				f(t, cols, color, name)
-			})
-		}
-	}
-}
 
 // chatOn runs fr-stream repl against fr-sim's chat.yaml on a terminal cols wide; record is
 // where fr-sim writes each line it reads.
@@ -69,7 +53,7 @@ func recorded(t *testing.T, record string) string {
 }
 
 func TestScreenChatApproval(t *testing.T) {
-	eachScreen(t, func(t *testing.T, cols int, color bool, name string) {
+	consoletest.EachScreen(t, func(t *testing.T, cols int, color bool, name string) {
 		tm, record := chatOn(t, cols, color)
 		tm.WaitLast("▶ chat", 1, "›")
 		tm.Type("run the tests\r")
@@ -94,7 +78,7 @@ func TestScreenChatApproval(t *testing.T) {
 }
 
 func TestScreenChatQuestion(t *testing.T) {
-	eachScreen(t, func(t *testing.T, cols int, color bool, name string) {
+	consoletest.EachScreen(t, func(t *testing.T, cols int, color bool, name string) {
 		tm, record := chatOn(t, cols, color, "--questions")
 		tm.WaitLast("▶ chat", 1, "›")
 		tm.Type("first\r")
@@ -120,7 +104,7 @@ func TestScreenChatQuestion(t *testing.T) {
 }
 
 func TestScreenChatInterrupt(t *testing.T) {
-	eachScreen(t, func(t *testing.T, cols int, color bool, name string) {
+	consoletest.EachScreen(t, func(t *testing.T, cols int, color bool, name string) {
 		tm, record := chatOn(t, cols, color)
 		tm.WaitLast("▶ chat", 1, "›")
 		tm.Type("first\r")

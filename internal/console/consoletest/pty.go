@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -80,7 +81,7 @@ func Start(t testing.TB, cols int, cmd *exec.Cmd) *Term {
 	return tm
 }
 
-// Screen is what the terminal shows now (see Screen.Text), with Normalize's placeholders.
+// Screen is what the terminal shows now, read at its width now (see Screen.Text), with Normalize's placeholders.
 func (tm *Term) Screen(color bool) string {
 	tm.mu.Lock()
 	defer tm.mu.Unlock()
@@ -130,6 +131,14 @@ func (tm *Term) WaitLast(above string, n int, want string) string {
 }
 
 func quote(s string) string { return "“" + s + "”" }
+
+// Resize makes the terminal cols wide (the command gets SIGWINCH).
+func (tm *Term) Resize(cols int) error {
+	tm.mu.Lock()
+	tm.cols = cols
+	tm.mu.Unlock()
+	return pty.Setsize(tm.ptmx, &pty.Winsize{Rows: Rows, Cols: uint16(cols)})
+}
 
 // Type types s on the terminal.
 func (tm *Term) Type(s string) {
@@ -198,4 +207,21 @@ func Normalize(s string) string {
 		s = v.re.ReplaceAllString(s, v.with)
 	}
 	return s
+}
+
+// EachScreen runs f, in parallel, at 60 and 120 columns, with and without colour; name
+// ("60", "120-color", ...) names its golden screens.
+func EachScreen(t *testing.T, f func(t *testing.T, cols int, color bool, name string)) {
+	for _, cols := range []int{60, 120} {
+		for _, color := range []bool{false, true} {
+			name := fmt.Sprintf("%d", cols)
+			if color {
+				name += "-color"
+			}
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				f(t, cols, color, name)
+			})
+		}
+	}
 }
