@@ -338,3 +338,50 @@ func TestConsoleLetsAVeryLongOpenLineOut(t *testing.T) {
 		t.Errorf("the open line was not let out at the bound (%d bytes written)", out.Len())
 	}
 }
+
+// With no pager and no terminal file to run one on, the page is printed above the input
+// line, made safe for the terminal.
+func TestPagePrintsSafely(t *testing.T) {
+	var out bytes.Buffer
+	term := &Terminal{Console: New(&out, 80, true), in: strings.NewReader(""), out: &out, fd: -1,
+		getenv: func(string) string { return "" }}
+	term.SetPrompt("› ", 2, 0)
+	term.Settle()
+	out.Reset()
+	term.Write([]byte("held while paging?\n"))
+	before := out.Len()
+	term.Page("+evil \x1b]0;title\x07\x1b[2Jline\n")
+	got := out.String()[before:]
+	if strings.Contains(got, "\x1b]") || strings.Contains(got, "\x1b[2J") || !strings.Contains(got, "+evil ") {
+		t.Errorf("the page was written as %q", got)
+	}
+	if !strings.HasSuffix(strings.ReplaceAll(ansiSeq.ReplaceAllString(got, ""), "\r", ""), "› ") {
+		t.Errorf("the input line is not drawn again after the page: %q", got)
+	}
+}
+
+// d at a prompt that is not a file write says so and asks again.
+func TestAskerDiffOnlyForFileWrites(t *testing.T) {
+	c := New(io.Discard, 80, true)
+	a := NewAsker(c, false)
+	ev, _ := wire.ParseLine([]byte(`{"type":"approval_request","kind":"shell_command","command":"make"}`)).Event()
+	a.Observe(ev)
+	a.Refresh("› ")
+	_, id := c.Prompt()
+	if c.pageFor(id) != nil {
+		t.Error("a shell command has a page")
+	}
+	r := a.Read(Line{Text: "d", PromptID: id})
+	if r.Answer != nil || !strings.Contains(r.Note, "not one") || a.Waiting() != 1 {
+		t.Errorf("d at a shell command: %+v, %d waiting", r, a.Waiting())
+	}
+	ev, _ = wire.ParseLine([]byte(`{"type":"approval_request","kind":"file_write","path":"a","oldContent":"x\n","newContent":"y\n"}`)).Event()
+	a.Read(Line{Text: "y", PromptID: id})
+	a.Observe(ev)
+	a.Refresh("› ")
+	_, id = c.Prompt()
+	page := c.pageFor(id)
+	if page == nil || !strings.Contains(page(), "+y") {
+		t.Error("a file write has no page of its diff")
+	}
+}
