@@ -18,6 +18,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/proc"
 	"github.com/fuseraft/fr/internal/termsafe"
 	"github.com/fuseraft/fr/pkg/wire"
 )
@@ -411,7 +412,7 @@ func (o *lsRun) fromFuseraft(args []string) error {
 	if err != nil {
 		return err
 	}
-	child, err := cmdutil.Start(cmd)
+	child, err := proc.Start(cmd)
 	if err != nil {
 		return cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitUnavailable, "cannot run %s: %v", bin, err),
 			"pass --fuseraft PATH or set FUSERAFT_BIN to the fuseraft binary")
@@ -426,7 +427,7 @@ func (o *lsRun) fromFuseraft(args []string) error {
 		// no). Let fuseraft finish by itself for a moment, reading what else it writes, so
 		// that a crash of its own is told apart from our stopping it.
 		go func() { _, _ = io.Copy(io.Discard, stdout) }()
-		werr = child.WaitOrKill(cmdutil.StopGrace)
+		werr = child.WaitOrKill(proc.StopGrace)
 	} else {
 		werr = child.Wait()
 	}
@@ -439,7 +440,7 @@ func (o *lsRun) fromFuseraft(args []string) error {
 	if rerr != nil && wire.IsBrokenPipe(rerr) {
 		return nil
 	}
-	exit := cmdutil.ExitOf(werr)
+	exit := proc.ExitOf(werr)
 	if exit.Err != nil {
 		return werr
 	}
