@@ -9,13 +9,18 @@ import (
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
-// jsonFields is the JSON names of struct v's fields, in order.
-func jsonFields(v any) []string {
-	t := reflect.TypeOf(v)
+// jsonFields is the JSON names of struct v's fields, in order, those of an embedded struct
+// in its place.
+func jsonFields(v any) []string { return typeFields(reflect.TypeOf(v)) }
+
+func typeFields(t reflect.Type) []string {
 	var names []string
 	for i := range t.NumField() {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		if name != "" && name != "-" {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Anonymous && name == "" {
+			names = append(names, typeFields(f.Type)...)
+		} else if name != "" && name != "-" {
 			names = append(names, name)
 		}
 	}

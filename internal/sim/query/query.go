@@ -87,9 +87,7 @@ type StoredReplSession struct {
 }
 
 func (s StoredSession) summary() wire.Session {
-	return wire.Session{SessionID: s.SessionID, Task: s.Task, WorkingDirectory: s.WorkingDirectory,
-		ConfigPath: s.ConfigPath, StartedAt: s.StartedAt, LastUpdatedAt: s.LastUpdatedAt,
-		IsComplete: s.IsComplete, TurnCount: s.TurnCount}
+	return wire.Session{SessionInfo: s.SessionInfo, TurnCount: s.TurnCount}
 }
 
 // LoadState reads the dataset named by FRSIM_STATE, else the embedded one.
@@ -530,14 +528,13 @@ func (qq *q) generated(n int) error {
 				return err
 			}
 		}
-		s := wire.Session{
+		s := wire.Session{SessionInfo: wire.SessionInfo{
 			SessionID:        fmt.Sprintf("%08x-0000-4000-8000-%012x", i, i),
 			Task:             fmt.Sprintf("Generated task %d: \"tidy\" the <queue> & retry", i),
 			WorkingDirectory: &wd, ConfigPath: &cfg,
 			StartedAt:     base.Add(-time.Duration(i) * time.Minute),
 			LastUpdatedAt: base.Add(-time.Duration(i)*time.Minute + 30*time.Second),
-			TurnCount:     i % 40,
-		}
+		}, TurnCount: i % 40}
 		if _, err := qq.out.Write(qq.encode(s)); err != nil {
 			return err
 		}
