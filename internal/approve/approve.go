@@ -135,24 +135,29 @@ func loadPolicy(name string) (*policy.Policy, error) {
 	return p, nil
 }
 
-func newDecider(c *cli.Context, s cmdutil.Streams, p *policy.Policy) (*policy.Decider, error) {
+// newDecider loads the policy file name and makes its Decider for --root.
+func newDecider(c *cli.Context, s cmdutil.Streams, name string) (*policy.Policy, *policy.Decider, error) {
+	p, err := loadPolicy(name)
+	if err != nil {
+		return nil, nil, err
+	}
 	root := lookup(c, "root")
 	if root == "" {
 		wd, err := os.Getwd()
 		if err != nil {
-			return nil, cmdutil.Errorf(cmdutil.ExitUsage, "working directory: %v", err)
+			return nil, nil, cmdutil.Errorf(cmdutil.ExitUsage, "working directory: %v", err)
 		}
 		root = wd
 	}
 	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-		return nil, cmdutil.Usagef("--root %s is not a directory", root)
+		return nil, nil, cmdutil.Usagef("--root %s is not a directory", root)
 	}
 	d, err := policy.NewDecider(p, root)
 	if err != nil {
-		return nil, cmdutil.Usagef("--root: %v", err)
+		return nil, nil, cmdutil.Usagef("--root: %v", err)
 	}
 	d.Warn = func(format string, args ...any) { cmdutil.Warnf(s.Err, prog, format, args...) }
-	return d, nil
+	return p, d, nil
 }
 
 // versionCheck checks the protocolVersion of ready and hello events.
@@ -213,11 +218,7 @@ type server struct {
 }
 
 func serve(c *cli.Context, s cmdutil.Streams) error {
-	p, err := loadPolicy(lookup(c, "policy"))
-	if err != nil {
-		return err
-	}
-	dec, err := newDecider(c, s, p)
+	p, dec, err := newDecider(c, s, lookup(c, "policy"))
 	if err != nil {
 		return err
 	}
