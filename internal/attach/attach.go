@@ -304,17 +304,9 @@ func parseTarget(c *cli.Context, s cmdutil.Streams, o *options) error {
 		o.randomID = true
 	}
 	if t.url == "" && t.socket == "" {
-		home, err := wire.Home(s.Env)
-		if err != nil {
-			return err
-		}
-		cwd, err := wire.WorkingDir()
-		if err != nil {
-			return err
-		}
-		t.socket, err = wire.SocketPath(home, cwd)
-		if err != nil {
-			return cmdutil.WithHint(err, "pass --socket PATH, or set FUSERAFT_HOME to a shorter directory")
+		var err error
+		if t.socket, err = wire.DefaultSocketPath(s.Env); err != nil {
+			return cmdutil.WithHint(err, "pass --socket PATH, or set FUSERAFT_HOME (to a shorter directory when the path is too long)")
 		}
 	}
 	return nil
