@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime/debug"
 	"syscall"
 	"time"
@@ -27,12 +26,8 @@ const prog = "fr-approve"
 
 // Run runs fr-approve with args (args[0] is the program name) and returns its exit code.
 func Run(ctx context.Context, s cmdutil.Streams, args []string) int {
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := cmdutil.Interruptible(ctx)
 	defer stop()
-	// A closed stdout must come back as EPIPE, a quiet end, not kill the process.
-	pipe := make(chan os.Signal, 1)
-	signal.Notify(pipe, syscall.SIGPIPE)
-	defer signal.Stop(pipe)
 	if os.Getenv("GOGC") == "" {
 		// fr-approve keeps little alive between prompts (the policy, one line): with four
 		// times Go's default heap goal it collects a quarter as often, for a few MiB more.

@@ -13,9 +13,7 @@ import (
 	"io"
 	"net/url"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -180,13 +178,8 @@ func App(s cmdutil.Streams) *cli.App {
 
 // Run runs fr-attach with args (args[0] is the program name) and returns its exit code.
 func Run(ctx context.Context, s cmdutil.Streams, args []string) int {
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := cmdutil.Interruptible(ctx)
 	defer stop()
-	// A reader that went away (| head -1) shows up as EPIPE on a write, a quiet end, instead
-	// of killing the process with SIGPIPE.
-	pipe := make(chan os.Signal, 1)
-	signal.Notify(pipe, syscall.SIGPIPE)
-	defer signal.Stop(pipe)
 	return cmdutil.RunApp(ctx, App(s), s, args)
 }
 

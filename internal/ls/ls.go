@@ -10,9 +10,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -28,8 +26,7 @@ const prog = "fr-ls"
 // Run runs fr-ls with args (args[0] is the program name) and returns its exit code. Whether
 // stdout is a terminal, its width and the clock relative times are measured from are s's.
 func Run(ctx context.Context, s cmdutil.Streams, args []string) int {
-	cmdutil.QuietOnClosedStdout(s)
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := cmdutil.Interruptible(ctx)
 	defer stop()
 	app := App(s)
 	return cmdutil.RunApp(ctx, app, s, cmdutil.Intersperse(app, args))
