@@ -182,11 +182,7 @@ func (d *daemon) mcpHandler(toks tokens) http.Handler {
 		return srv
 	}, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Origin") != "" {
-			http.Error(w, "a request with an Origin header is refused", http.StatusForbidden)
-			return
-		}
-		_, readOnly, ok := toks.check(w, r)
+		_, readOnly, ok := toks.admit(w, r, "a request")
 		if !ok {
 			return
 		}
