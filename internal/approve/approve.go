@@ -181,9 +181,9 @@ func (v *versionCheck) check(l wire.Line) error {
 // sessionOf returns the session a stream event says prompts now belong to.
 func sessionOf(l wire.Line) (string, bool) {
 	switch l.Type {
-	case "ready", "queued", "task_resumed", "title", "auto_dispatched":
+	case wire.TypeReady, wire.TypeQueued, wire.TypeTaskResumed, wire.TypeTitle, wire.TypeAutoDispatched:
 		return wire.TopLevelString(l.Raw, "sessionId")
-	case "hello":
+	case wire.TypeHello:
 		var h struct {
 			InFlight *struct {
 				SessionID string `json:"sessionId"`

@@ -1126,5 +1126,5 @@ func (r *runner) funcInputLineNumber(any, []any) any {
 // handshake reports whether a typed line is a ready or hello event, whose protocolVersion is
 // checked.
 func handshake(sh *jsonscan.Shape) bool {
-	return len(sh.RawType) <= 40 && (sh.TypeIs("ready") || sh.TypeIs("hello"))
+	return len(sh.RawType) <= 40 && (sh.TypeIs(wire.TypeReady) || sh.TypeIs(wire.TypeHello))
 }

@@ -641,10 +641,10 @@ func (ss *session) observeLimited(ev wire.Event) {
 	}
 	if ss.o.mode == "repl" && ss.o.budget.Breached() != nil {
 		switch ev.Type {
-		case "turn_start":
+		case wire.TypeTurnStart:
 			// A message sent just before the breach started it.
 			ss.interrupted.Store(ss.interrupt())
-		case "message_end", "cancelled", wire.TypeError:
+		case wire.TypeMessageEnd, wire.TypeCancelled, wire.TypeError:
 			ss.pump.Abort()
 		}
 	}
