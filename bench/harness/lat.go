@@ -264,10 +264,7 @@ func cmdLat(args []string) error {
 	title := fs.String("title", "", "table title")
 	jsonOut := fs.String("json", "", "append one JSON result per row to this file")
 	timeout := fs.Duration("timeout", 5*time.Minute, "time limit of one -child run")
-	var env multi
-	fs.Var(&env, "env", "K=V added to every command's environment (repeatable)")
-	fs.Parse(args)
-	rows, err := parseRows(fs.Args())
+	env, rows, err := parseCommands(fs, args)
 	if err != nil {
 		return err
 	}

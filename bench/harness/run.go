@@ -126,10 +126,7 @@ func cmdRun(args []string) error {
 	timeout := fs.Duration("timeout", 10*time.Minute, "time limit of one run")
 	items := fs.Float64("items", 0, "work items per run (events, decisions), for a rate column")
 	itemsName := fs.String("items-name", "events", "what -items counts")
-	var env multi
-	fs.Var(&env, "env", "K=V added to every command's environment (repeatable)")
-	fs.Parse(args)
-	rows, err := parseRows(fs.Args())
+	env, rows, err := parseCommands(fs, args)
 	if err != nil {
 		return err
 	}
@@ -266,6 +263,15 @@ func human(v float64) string {
 	default:
 		return fmt.Sprintf("%.0f", v)
 	}
+}
+
+// parseCommands adds -env to fs, parses args and returns -env and the LABEL=COMMAND rows.
+func parseCommands(fs *flag.FlagSet, args []string) (multi, []row, error) {
+	var env multi
+	fs.Var(&env, "env", "K=V added to every command's environment (repeatable)")
+	fs.Parse(args)
+	rows, err := parseRows(fs.Args())
+	return env, rows, err
 }
 
 type multi []string

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime/debug"
 	"syscall"
 	"time"
@@ -27,12 +26,8 @@ const prog = "fr-approve"
 
 // Run runs fr-approve with args (args[0] is the program name) and returns its exit code.
 func Run(ctx context.Context, s cmdutil.Streams, args []string) int {
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := cmdutil.Interruptible(ctx)
 	defer stop()
-	// A closed stdout must come back as EPIPE, a quiet end, not kill the process.
-	pipe := make(chan os.Signal, 1)
-	signal.Notify(pipe, syscall.SIGPIPE)
-	defer signal.Stop(pipe)
 	if os.Getenv("GOGC") == "" {
 		// fr-approve keeps little alive between prompts (the policy, one line): with four
 		// times Go's default heap goal it collects a quarter as often, for a few MiB more.
@@ -135,24 +130,29 @@ func loadPolicy(name string) (*policy.Policy, error) {
 	return p, nil
 }
 
-func newDecider(c *cli.Context, s cmdutil.Streams, p *policy.Policy) (*policy.Decider, error) {
+// newDecider loads the policy file name and makes its Decider for --root.
+func newDecider(c *cli.Context, s cmdutil.Streams, name string) (*policy.Policy, *policy.Decider, error) {
+	p, err := loadPolicy(name)
+	if err != nil {
+		return nil, nil, err
+	}
 	root := lookup(c, "root")
 	if root == "" {
 		wd, err := os.Getwd()
 		if err != nil {
-			return nil, cmdutil.Errorf(cmdutil.ExitUsage, "working directory: %v", err)
+			return nil, nil, cmdutil.Errorf(cmdutil.ExitUsage, "working directory: %v", err)
 		}
 		root = wd
 	}
 	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-		return nil, cmdutil.Usagef("--root %s is not a directory", root)
+		return nil, nil, cmdutil.Usagef("--root %s is not a directory", root)
 	}
 	d, err := policy.NewDecider(p, root)
 	if err != nil {
-		return nil, cmdutil.Usagef("--root: %v", err)
+		return nil, nil, cmdutil.Usagef("--root: %v", err)
 	}
 	d.Warn = func(format string, args ...any) { cmdutil.Warnf(s.Err, prog, format, args...) }
-	return d, nil
+	return p, d, nil
 }
 
 // versionCheck checks the protocolVersion of ready and hello events.
@@ -181,9 +181,9 @@ func (v *versionCheck) check(l wire.Line) error {
 // sessionOf returns the session a stream event says prompts now belong to.
 func sessionOf(l wire.Line) (string, bool) {
 	switch l.Type {
-	case "ready", "queued", "task_resumed", "title", "auto_dispatched":
+	case wire.TypeReady, wire.TypeQueued, wire.TypeTaskResumed, wire.TypeTitle, wire.TypeAutoDispatched:
 		return wire.TopLevelString(l.Raw, "sessionId")
-	case "hello":
+	case wire.TypeHello:
 		var h struct {
 			InFlight *struct {
 				SessionID string `json:"sessionId"`
@@ -213,11 +213,7 @@ type server struct {
 }
 
 func serve(c *cli.Context, s cmdutil.Streams) error {
-	p, err := loadPolicy(lookup(c, "policy"))
-	if err != nil {
-		return err
-	}
-	dec, err := newDecider(c, s, p)
+	p, dec, err := newDecider(c, s, lookup(c, "policy"))
 	if err != nil {
 		return err
 	}

@@ -210,8 +210,29 @@ func (a *ttyAsker) Approve(ctx context.Context, req *wire.ApprovalRequest, d pol
 		b.WriteString("  " + termsafe.Line(raw) + "\n")
 	}
 	b.WriteString(prompt.Approval)
-	if _, err := io.WriteString(a.f, b.String()); err != nil {
-		return false, ByNoTTY, nil, nil
+	allow := false
+	by, typed, err := a.ask(ctx, b.String(), func(ans string) bool {
+		switch prompt.Read(ans) {
+		case prompt.Allow:
+			allow = true
+		case prompt.Deny:
+		default:
+			// Anything else (a typo, "d" where the whole diff is on the screen already)
+			// answers nothing: ask again.
+			fmt.Fprintf(a.f, "%s: %s", prompt.Hint, prompt.Approval)
+			return false
+		}
+		a.outcome(allow, color)
+		return true
+	})
+	return allow, by, typed, err
+}
+
+// ask shows text, then reads answers until done takes one. It returns who answered
+// (ByPerson, or why nobody did: a timeout, no terminal) and every line typed.
+func (a *ttyAsker) ask(ctx context.Context, text string, done func(ans string) bool) (string, []string, error) {
+	if _, err := io.WriteString(a.f, text); err != nil {
+		return ByNoTTY, nil, nil
 	}
 	timer, stop := a.deadline()
 	defer stop()
@@ -219,20 +240,12 @@ func (a *ttyAsker) Approve(ctx context.Context, req *wire.ApprovalRequest, d pol
 	for {
 		ans, by, err := a.read(ctx, timer)
 		if err != nil || by != ByPerson {
-			return false, by, typed, err
+			return by, typed, err
 		}
 		typed = append(typed, ans)
-		switch prompt.Read(ans) {
-		case prompt.Allow:
-			a.outcome(true, color)
-			return true, ByPerson, typed, nil
-		case prompt.Deny:
-			a.outcome(false, color)
-			return false, ByPerson, typed, nil
+		if done(ans) {
+			return ByPerson, typed, nil
 		}
-		// Anything else (a typo, "d" where the whole diff is on the screen already) answers
-		// nothing: ask again.
-		fmt.Fprintf(a.f, "%s: %s", prompt.Hint, prompt.Approval)
 	}
 }
 
@@ -271,28 +284,22 @@ func (a *ttyAsker) Question(ctx context.Context, q *wire.Question) (*string, str
 	default:
 		b.WriteString("answer (empty skips): ")
 	}
-	if _, err := io.WriteString(a.f, b.String()); err != nil {
-		return nil, ByNoTTY, nil, nil
-	}
-	timer, stop := a.deadline()
-	defer stop()
-	var typed []string
-	for {
-		ans, by, err := a.read(ctx, timer)
-		if err != nil || by != ByPerson {
-			return nil, by, typed, err
-		}
-		typed = append(typed, ans)
+	var answer *string
+	by, typed, err := a.ask(ctx, b.String(), func(ans string) bool {
 		if ans == "" {
-			return nil, ByPerson, typed, nil
+			return true
 		}
 		if n, err := strconv.Atoi(ans); err == nil && n >= 1 && n <= len(q.Options) {
 			o := q.Options[n-1]
-			return &o, ByPerson, typed, nil
+			answer = &o
+			return true
 		}
 		if len(q.Options) == 0 || q.AllowOther {
-			return &ans, ByPerson, typed, nil
+			answer = &ans
+			return true
 		}
 		fmt.Fprintf(a.f, "pick 1-%d, or press enter to skip: ", len(q.Options))
-	}
+		return false
+	})
+	return answer, by, typed, err
 }

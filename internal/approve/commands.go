@@ -61,11 +61,7 @@ func checkCommand(s cmdutil.Streams) *cli.Command {
 }
 
 func check(c *cli.Context, s cmdutil.Streams) error {
-	p, err := loadPolicy(lookup(c, "policy"))
-	if err != nil {
-		return err
-	}
-	dec, err := newDecider(c, s, p)
+	_, dec, err := newDecider(c, s, lookup(c, "policy"))
 	if err != nil {
 		return err
 	}
@@ -250,11 +246,7 @@ func testCommand(s cmdutil.Streams) *cli.Command {
 			w := wire.NewWriter(s.Out)
 			defer w.Flush()
 			for _, f := range files {
-				p, err := loadPolicy(f)
-				if err != nil {
-					return err
-				}
-				dec, err := newDecider(c, s, p)
+				p, dec, err := newDecider(c, s, f)
 				if err != nil {
 					return err
 				}

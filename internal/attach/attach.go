@@ -13,9 +13,7 @@ import (
 	"io"
 	"net/url"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -188,13 +186,8 @@ func App(s cmdutil.Streams) *cli.App {
 
 // Run runs fr-attach with args (args[0] is the program name) and returns its exit code.
 func Run(ctx context.Context, s cmdutil.Streams, args []string) int {
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := cmdutil.Interruptible(ctx)
 	defer stop()
-	// A reader that went away (| head -1) shows up as EPIPE on a write, a quiet end, instead
-	// of killing the process with SIGPIPE.
-	pipe := make(chan os.Signal, 1)
-	signal.Notify(pipe, syscall.SIGPIPE)
-	defer signal.Stop(pipe)
 	return cmdutil.RunApp(ctx, App(s), s, args)
 }
 
@@ -312,17 +305,9 @@ func parseTarget(c *cli.Context, s cmdutil.Streams, o *options) error {
 		o.randomID = true
 	}
 	if t.url == "" && t.socket == "" {
-		home, err := wire.Home(s.Env)
-		if err != nil {
-			return err
-		}
-		cwd, err := wire.WorkingDir()
-		if err != nil {
-			return err
-		}
-		t.socket, err = wire.SocketPath(home, cwd)
-		if err != nil {
-			return cmdutil.WithHint(err, "pass --socket PATH, or set FUSERAFT_HOME to a shorter directory")
+		var err error
+		if t.socket, err = wire.DefaultSocketPath(s.Env); err != nil {
+			return cmdutil.WithHint(err, "pass --socket PATH, or set FUSERAFT_HOME (to a shorter directory when the path is too long)")
 		}
 	}
 	return nil

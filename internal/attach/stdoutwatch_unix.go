@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 )
@@ -35,14 +36,9 @@ func watchStdout(out io.Writer) (gone <-chan struct{}, stop func()) {
 		return nil, func() {}
 	}
 	ch := make(chan struct{})
-	done := make(chan struct{})
+	var stopped atomic.Bool
 	go func() {
-		for {
-			select {
-			case <-done:
-				return
-			default:
-			}
+		for !stopped.Load() {
 			closed, broken := false, false
 			err := rc.Control(func(fd uintptr) {
 				fds := []unix.PollFd{{Fd: int32(fd)}}
@@ -66,11 +62,5 @@ func watchStdout(out io.Writer) (gone <-chan struct{}, stop func()) {
 			}
 		}
 	}()
-	var stopped bool
-	return ch, func() {
-		if !stopped {
-			stopped = true
-			close(done)
-		}
-	}
+	return ch, func() { stopped.Store(true) }
 }

@@ -301,6 +301,20 @@ func FirstLine(s string) string {
 	return s
 }
 
+// Interruptible returns ctx, ended by SIGINT or SIGTERM, for a command's Run. It also catches
+// SIGPIPE, so that a reader of stdout that went away (| head -1) shows up as EPIPE on the next
+// write, a quiet end, instead of killing the process; caught rather than ignored, it keeps
+// its default for the children the command starts. stop undoes both.
+func Interruptible(ctx context.Context) (_ context.Context, stop func()) {
+	ctx, stopCtx := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
+	return ctx, func() {
+		signal.Stop(pipe)
+		stopCtx()
+	}
+}
+
 // QuietOnClosedStdout makes a reader that goes away (| head -1) end the command through the
 // EPIPE of its next write, quietly, instead of through SIGPIPE. It does nothing when s.Out is
 // not the process's stdout (a test's buffer).

@@ -10,9 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -90,8 +88,7 @@ type options struct {
 
 // Run is fr-dispatch's whole command line.
 func Run(ctx context.Context, s cmdutil.Streams, args []string) int {
-	cmdutil.QuietOnClosedStdout(s)
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := cmdutil.Interruptible(ctx)
 	defer stop()
 	app := App(s)
 	return cmdutil.RunApp(ctx, app, s, cmdutil.Intersperse(app, args))

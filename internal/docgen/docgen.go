@@ -488,22 +488,50 @@ func fishQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `\'`) 
 // fishFlags writes a line for each flag; a flag with known values offers them (-x: no file
 // names), another that takes a value completes file names (-r).
 func fishFlags(b *strings.Builder, name, cond string, flags []cli.Flag) {
+	for _, f := range fishSpecs(flags) {
+		fmt.Fprintf(b, "complete -c %s%s%s\n", name, cond, f)
+	}
+}
+
+// fishSpecs is what fish is told of each visible flag: its names, its values and its text.
+func fishSpecs(flags []cli.Flag) []string {
+	var specs []string
 	for _, f := range visibleFlags(flags) {
-		fmt.Fprintf(b, "complete -c %s%s", name, cond)
+		var b strings.Builder
 		for _, n := range f.names {
 			if len(n) == 1 {
-				fmt.Fprintf(b, " -s %s", n)
+				fmt.Fprintf(&b, " -s %s", n)
 			} else {
-				fmt.Fprintf(b, " -l %s", n)
+				fmt.Fprintf(&b, " -l %s", n)
 			}
 		}
 		if vals := f.values(); len(vals) > 0 {
-			fmt.Fprintf(b, " -x -a %s", fishQuote(strings.Join(vals, " ")))
+			fmt.Fprintf(&b, " -x -a %s", fishQuote(strings.Join(vals, " ")))
 		} else if f.value {
 			b.WriteString(" -r")
 		}
 		_, plain := unquoteUsage(f.usage)
-		fmt.Fprintf(b, " -d %s\n", fishQuote(plain))
+		fmt.Fprintf(&b, " -d %s", fishQuote(plain))
+		specs = append(specs, b.String())
+	}
+	return specs
+}
+
+// fishCommandFlags writes the flags of the subcommands: a flag that several of them define
+// alike is one line, offered after any of them.
+func fishCommandFlags(b *strings.Builder, name string, cmds []*cli.Command) {
+	var order []string
+	owners := map[string][]string{}
+	for _, c := range cmds {
+		for _, f := range fishSpecs(c.Flags) {
+			if _, seen := owners[f]; !seen {
+				order = append(order, f)
+			}
+			owners[f] = append(owners[f], c.Names()...)
+		}
+	}
+	for _, f := range order {
+		fmt.Fprintf(b, "complete -c %s -n '__fish_seen_subcommand_from %s'%s\n", name, strings.Join(owners[f], " "), f)
 	}
 }
 
@@ -527,8 +555,6 @@ func Fish(app *cli.App) string {
 		appCond = " -n 'not __fish_seen_subcommand_from " + strings.Join(all, " ") + "'"
 	}
 	fishFlags(&b, app.Name, appCond, app.Flags)
-	for _, c := range cmds {
-		fishFlags(&b, app.Name, " -n '__fish_seen_subcommand_from "+strings.Join(c.Names(), " ")+"'", c.Flags)
-	}
+	fishCommandFlags(&b, app.Name, cmds)
 	return b.String()
 }

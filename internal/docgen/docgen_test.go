@@ -171,3 +171,21 @@ printf '%s\n' "${COMPREPLY[@]}"
 		}
 	}
 }
+
+func TestFishSharedFlagIsOneLine(t *testing.T) {
+	shared := &cli.StringFlag{Name: "input", Usage: "read `PATH`"}
+	app := &cli.App{Name: "fr-two", Commands: []*cli.Command{
+		{Name: "repl", Usage: "a chat", Flags: []cli.Flag{shared, &cli.BoolFlag{Name: "questions", Usage: "ask"}}},
+		{Name: "run", Usage: "a run", Flags: []cli.Flag{&cli.StringFlag{Name: "config", Usage: "a config"}, shared}},
+	}}
+	f := Fish(app)
+	want := "complete -c fr-two -n '__fish_seen_subcommand_from repl run' -l input -r -d 'read PATH'\n"
+	if strings.Count(f, "-l input") != 1 || !strings.Contains(f, want) {
+		t.Errorf("--input of both subcommands: want the one line %q in\n%s", want, f)
+	}
+	for _, own := range []string{"'__fish_seen_subcommand_from repl' -l questions", "'__fish_seen_subcommand_from run' -l config"} {
+		if !strings.Contains(f, own) {
+			t.Errorf("lacks %q in\n%s", own, f)
+		}
+	}
+}

@@ -620,17 +620,21 @@ func (r *runner) Next() (any, bool) {
 			}
 			return s, true
 		}
-		all := []any{}
-		for {
-			v, ok := r.nextOne()
-			if !ok {
-				break
-			}
-			all = append(all, v)
-		}
-		return all, true
+		return r.slurpValues(), true
 	}
 	return r.nextOne()
+}
+
+// slurpValues reads every input value that is left, into one array.
+func (r *runner) slurpValues() []any {
+	all := []any{}
+	for {
+		v, ok := r.nextOne()
+		if !ok {
+			return all
+		}
+		all = append(all, v)
+	}
 }
 
 // nextOne returns the next input value.
@@ -724,14 +728,7 @@ func (r *runner) loop() error {
 		return r.slurpRaw()
 	}
 	if r.o.slurp {
-		all := []any{}
-		for {
-			v, ok := r.nextOne()
-			if !ok {
-				break
-			}
-			all = append(all, v)
-		}
+		all := r.slurpValues()
 		if r.stopErr != nil {
 			return r.stopErr
 		}
@@ -990,7 +987,12 @@ func (r *runner) endValue() error {
 
 // emitFormatted writes the JSON value js after b (an RS or nothing) through the formatter.
 func (r *runner) emitFormatted(b, js []byte) error {
-	b = r.fmt.format(b, js)
+	return r.writeEnded(r.fmt.format(b, js))
+}
+
+// writeEnded writes b, an output value, with its line end; its buffer is kept for the next
+// value unless it grew past 1 MiB.
+func (r *runner) writeEnded(b []byte) error {
 	b = r.appendEnd(b)
 	r.out = b
 	_, err := r.w.Write(b)
@@ -1033,14 +1035,7 @@ func (r *runner) emitIndented(line []byte) error {
 		buf.Reset()
 		buf.Write(line) // not reached: the line was scanned as JSON; it is still JSON as it is
 	}
-	b := buf.Bytes()
-	b = r.appendEnd(b)
-	r.out = b
-	_, err := r.w.Write(b)
-	if cap(r.out) > 1<<20 {
-		r.out = nil
-	}
-	return err
+	return r.writeEnded(buf.Bytes())
 }
 
 // emitValue encodes and writes one output value.
@@ -1131,5 +1126,5 @@ func (r *runner) funcInputLineNumber(any, []any) any {
 // handshake reports whether a typed line is a ready or hello event, whose protocolVersion is
 // checked.
 func handshake(sh *jsonscan.Shape) bool {
-	return len(sh.RawType) <= 40 && (sh.TypeIs("ready") || sh.TypeIs("hello"))
+	return len(sh.RawType) <= 40 && (sh.TypeIs(wire.TypeReady) || sh.TypeIs(wire.TypeHello))
 }

@@ -343,10 +343,11 @@ func (s *Stream) numberByte(c byte) bool {
 			s.bad = true
 		}
 		return true
-	case sNumZero, sNumInt:
+	case sNumZero, sNumInt, sNumFrac:
+		// A leading 0 takes no more digits, and a fraction no second '.'.
 		switch {
-		case digit && s.state == sNumInt:
-		case c == '.':
+		case digit && s.state != sNumZero:
+		case c == '.' && s.state != sNumFrac:
 			s.state = sNumDot
 		case c == 'e' || c == 'E':
 			s.state = sNumE
@@ -360,16 +361,6 @@ func (s *Stream) numberByte(c byte) bool {
 			s.bad = true
 		}
 		s.state = sNumFrac
-		return true
-	case sNumFrac:
-		switch {
-		case digit:
-		case c == 'e' || c == 'E':
-			s.state = sNumE
-		default:
-			s.endValue()
-			return false
-		}
 		return true
 	case sNumE:
 		switch {

@@ -10,14 +10,13 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/proc"
 	"github.com/fuseraft/fr/internal/termsafe"
 	"github.com/fuseraft/fr/pkg/wire"
 )
@@ -27,8 +26,7 @@ const prog = "fr-ls"
 // Run runs fr-ls with args (args[0] is the program name) and returns its exit code. Whether
 // stdout is a terminal, its width and the clock relative times are measured from are s's.
 func Run(ctx context.Context, s cmdutil.Streams, args []string) int {
-	cmdutil.QuietOnClosedStdout(s)
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := cmdutil.Interruptible(ctx)
 	defer stop()
 	app := App(s)
 	return cmdutil.RunApp(ctx, app, s, cmdutil.Intersperse(app, args))
@@ -411,7 +409,7 @@ func (o *lsRun) fromFuseraft(args []string) error {
 	if err != nil {
 		return err
 	}
-	child, err := cmdutil.Start(cmd)
+	child, err := proc.Start(cmd)
 	if err != nil {
 		return cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitUnavailable, "cannot run %s: %v", bin, err),
 			"pass --fuseraft PATH or set FUSERAFT_BIN to the fuseraft binary")
@@ -426,7 +424,7 @@ func (o *lsRun) fromFuseraft(args []string) error {
 		// no). Let fuseraft finish by itself for a moment, reading what else it writes, so
 		// that a crash of its own is told apart from our stopping it.
 		go func() { _, _ = io.Copy(io.Discard, stdout) }()
-		werr = child.WaitOrKill(cmdutil.StopGrace)
+		werr = child.WaitOrKill(proc.StopGrace)
 	} else {
 		werr = child.Wait()
 	}
@@ -439,7 +437,7 @@ func (o *lsRun) fromFuseraft(args []string) error {
 	if rerr != nil && wire.IsBrokenPipe(rerr) {
 		return nil
 	}
-	exit := cmdutil.ExitOf(werr)
+	exit := proc.ExitOf(werr)
 	if exit.Err != nil {
 		return werr
 	}

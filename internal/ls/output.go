@@ -42,37 +42,16 @@ type record struct {
 // that is not an object. raw is valid JSON (ReadEnvelope and gojq made sure), so this only
 // finds where things end.
 func splitObject(raw []byte) ([]kv, bool) {
-	i := jsonscan.SkipSpace(raw, 0)
-	if i >= len(raw) || raw[i] != '{' {
+	var out []kv
+	ok := jsonscan.Members(raw, func(k, v []byte) bool {
+		key, ok := jsonString(k)
+		out = append(out, kv{key: key, raw: v})
+		return ok
+	})
+	if !ok {
 		return nil, false
 	}
-	var out []kv
-	i = jsonscan.SkipSpace(raw, i+1)
-	for i < len(raw) && raw[i] != '}' {
-		if raw[i] == ',' {
-			i = jsonscan.SkipSpace(raw, i+1)
-		}
-		if i >= len(raw) || raw[i] != '"' {
-			return nil, false
-		}
-		kend := jsonscan.SkipString(raw, i)
-		key, ok := jsonString(raw[i:kend])
-		if !ok {
-			return nil, false
-		}
-		i = jsonscan.SkipSpace(raw, kend)
-		if i >= len(raw) || raw[i] != ':' {
-			return nil, false
-		}
-		i = jsonscan.SkipSpace(raw, i+1)
-		vend := jsonscan.SkipValue(raw, i)
-		if vend <= i {
-			return nil, false
-		}
-		out = append(out, kv{key: key, raw: raw[i:vend]})
-		i = jsonscan.SkipSpace(raw, vend)
-	}
-	return out, i < len(raw)
+	return out, true
 }
 
 // jsonString decodes a quoted JSON string, quickly when it has no escapes.

@@ -2,8 +2,11 @@ package ls
 
 import (
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/fuseraft/fr/pkg/wire"
 )
 
 // resource is one thing fr-ls lists: the fuseraft command line it runs, the item's fields (the
@@ -12,7 +15,8 @@ type resource struct {
 	name    string
 	args    string // usage of its arguments
 	usage   string
-	item    string   // item type on the protocol page
+	of      any      // the item: a pkg/wire struct, whose fields it has
+	item    string   // of's type, on the protocol page
 	fields  []string // the item's fields, in the page's order
 	columns []column // default columns for table and tsv
 }
@@ -101,57 +105,62 @@ func issues(v value) (string, bool) {
 	return strings.Join(out, "; "), true
 }
 
-var (
-	sessionFields = []string{"sessionId", "task", "workingDirectory", "configPath", "startedAt", "lastUpdatedAt", "isComplete", "turnCount"}
-	detailFields  = []string{"sessionId", "task", "workingDirectory", "configPath", "startedAt", "lastUpdatedAt", "isComplete", "messages"}
-	replFields    = []string{"sessionId", "modelId", "cwd", "title", "autoTitle", "startedAt", "lastUpdatedAt", "turnIndex", "firstUserMessage"}
-	configFields  = []string{"path", "name", "description", "agents", "selectionType", "error"}
-)
+// Each resource's item and fields are those of its pkg/wire struct: the fields fuseraft sends,
+// in the order it sends them.
+func init() {
+	for _, r := range append(append([]*resource{}, resources...), initResult) {
+		t := reflect.TypeOf(r.of)
+		r.item, r.fields = t.Name(), typeFields(t)
+	}
+}
+
+// typeFields is the JSON names of struct t's fields, in order, those of an embedded struct in
+// its place.
+func typeFields(t reflect.Type) []string {
+	var names []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Anonymous && name == "" {
+			names = append(names, typeFields(f.Type)...)
+		} else if name != "" && name != "-" {
+			names = append(names, name)
+		}
+	}
+	return names
+}
 
 var resources = []*resource{
-	{name: "sessions", args: "[--all] [--project P]", usage: "orchestration sessions (incomplete ones unless --all)", item: "Session",
-		fields:  sessionFields,
+	{name: "sessions", args: "[--all] [--project P]", usage: "orchestration sessions (incomplete ones unless --all)", of: wire.Session{},
 		columns: cols("sessionId:ID", "task", "lastUpdatedAt:UPDATED", "isComplete:COMPLETE", "turnCount:TURNS")},
-	{name: "session", args: "ID", usage: "one orchestration session with its messages", item: "SessionDetail",
-		fields: detailFields,
+	{name: "session", args: "ID", usage: "one orchestration session with its messages", of: wire.SessionDetail{},
 		columns: withShow(cols("sessionId:ID", "task", "lastUpdatedAt:UPDATED", "isComplete:COMPLETE", "messages"),
 			"messages", count)},
-	{name: "repl-sessions", args: "[--project P]", usage: "REPL chats, newest first", item: "ReplSession",
-		fields: replFields,
+	{name: "repl-sessions", args: "[--project P]", usage: "REPL chats, newest first", of: wire.ReplSession{},
 		columns: withFallback(cols("sessionId:ID", "title", "modelId:MODEL", "cwd:DIRECTORY", "lastUpdatedAt:UPDATED", "turnIndex:TURNS"),
 			"title", "autoTitle")},
-	{name: "memory", args: "[--agent A]", usage: "memories (an agent's with --agent)", item: "Memory",
-		fields:  []string{"guid", "name", "type", "description", "body"},
+	{name: "memory", args: "[--agent A]", usage: "memories (an agent's with --agent)", of: wire.Memory{},
 		columns: cols("name", "type", "description")},
-	{name: "memory-agents", usage: "agents with at least one memory", item: "MemoryAgent",
-		fields:  []string{"agent", "count"},
+	{name: "memory-agents", usage: "agents with at least one memory", of: wire.MemoryAgent{},
 		columns: cols("agent", "count:MEMORIES")},
-	{name: "context", args: "[--dir D]", usage: "imported context of a project", item: "ContextItem",
-		fields:  []string{"name", "description", "sourcePath", "importedAt", "sizeBytes", "files"},
+	{name: "context", args: "[--dir D]", usage: "imported context of a project", of: wire.ContextItem{},
 		columns: withShow(cols("name", "description", "sizeBytes:SIZE", "files", "importedAt:IMPORTED"), "files", count)},
-	{name: "schedules", usage: "scheduled jobs, by next run", item: "ScheduledJob",
-		fields:  []string{"name", "description", "cron", "task", "config", "workDir", "enabled", "due", "createdAt", "lastRun", "nextRun"},
+	{name: "schedules", usage: "scheduled jobs, by next run", of: wire.ScheduledJob{},
 		columns: cols("name", "cron", "enabled", "due", "nextRun:NEXT RUN", "task")},
-	{name: "plugins", args: "[--plugin NAME]", usage: "plugins and their tools", item: "Plugin",
-		fields:  []string{"name", "source", "functions"},
+	{name: "plugins", args: "[--plugin NAME]", usage: "plugins and their tools", of: wire.Plugin{},
 		columns: withShow(cols("name", "source", "functions:TOOLS"), "functions", names)},
-	{name: "models", usage: "the provider's models", item: "Model",
-		fields:  []string{"id", "current"},
+	{name: "models", usage: "the provider's models", of: wire.Model{},
 		columns: cols("id:MODEL", "current")},
-	{name: "configs", args: "[--dir D]", usage: "orchestration configs in a directory", item: "ConfigSummary",
-		fields:  configFields,
+	{name: "configs", args: "[--dir D]", usage: "orchestration configs in a directory", of: wire.ConfigSummary{},
 		columns: cols("name", "path", "agents", "selectionType:SELECTION", "error")},
-	{name: "validate", args: "PATH", usage: "validate an orchestration config (exit 1 when it has errors)", item: "Validation",
-		fields:  []string{"path", "valid", "issues", "config"},
+	{name: "validate", args: "PATH", usage: "validate an orchestration config (exit 1 when it has errors)", of: wire.Validation{},
 		columns: withShow(cols("path", "valid", "issues"), "issues", issues)},
-	{name: "templates", usage: "templates fuseraft init can write", item: "Template",
-		fields:  []string{"key", "label", "description"},
+	{name: "templates", usage: "templates fuseraft init can write", of: wire.Template{},
 		columns: cols("key", "label", "description")},
 }
 
 // initResult is the item of fuseraft init --json, known for fr-ls - only.
-var initResult = &resource{name: "init", item: "InitResult",
-	fields:  []string{"template", "model", "endpoint", "configPath", "agentFiles"},
+var initResult = &resource{name: "init", of: wire.InitResult{},
 	columns: cols("template", "model", "configPath:CONFIG", "agentFiles:AGENT FILES")}
 
 func lookup(name string) *resource {

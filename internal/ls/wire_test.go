@@ -3,57 +3,46 @@ package ls
 import (
 	"reflect"
 	"slices"
-	"strings"
 	"testing"
-
-	"github.com/fuseraft/fr/pkg/wire"
 )
 
-// jsonFields is the JSON names of struct v's fields, in order.
-func jsonFields(v any) []string {
-	t := reflect.TypeOf(v)
-	var names []string
-	for i := range t.NumField() {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		if name != "" && name != "-" {
-			names = append(names, name)
-		}
-	}
-	return names
-}
-
-// Every resource's fields are its pkg/wire item's, in the same order, and every default column
-// (and the field it falls back to) is one of them: a column fr-ls shows names a field fuseraft
-// sends.
+// Every resource's item is a pkg/wire struct, and every default column (and the field it falls
+// back to) is one of its fields: a column fr-ls shows names a field fuseraft sends.
 func TestColumnsAreWireFields(t *testing.T) {
-	items := map[string]any{
-		"Session": wire.Session{}, "SessionDetail": wire.SessionDetail{}, "ReplSession": wire.ReplSession{},
-		"Memory": wire.Memory{}, "MemoryAgent": wire.MemoryAgent{}, "ContextItem": wire.ContextItem{},
-		"ScheduledJob": wire.ScheduledJob{}, "Plugin": wire.Plugin{}, "Model": wire.Model{},
-		"ConfigSummary": wire.ConfigSummary{}, "Validation": wire.Validation{}, "Template": wire.Template{},
-		"InitResult": wire.InitResult{},
-	}
 	for _, r := range append(append([]*resource{}, resources...), initResult) {
 		t.Run(r.name, func(t *testing.T) {
-			item, ok := items[r.item]
-			if !ok {
-				t.Fatalf("item %s has no pkg/wire struct in this test", r.item)
-			}
-			tags := jsonFields(item)
-			if !slices.Equal(r.fields, tags) {
-				t.Errorf("fields %q, want wire.%s's %q", r.fields, r.item, tags)
+			if typ := reflect.TypeOf(r.of); typ.PkgPath() != "github.com/fuseraft/fr/pkg/wire" || typ.Kind() != reflect.Struct {
+				t.Fatalf("item %v is not a pkg/wire struct", typ)
 			}
 			if len(r.columns) == 0 {
 				t.Error("no default columns")
 			}
 			for _, c := range r.columns {
-				if !slices.Contains(tags, c.field) {
-					t.Errorf("column %s (%s) is not a field of wire.%s %q", c.field, c.label, r.item, tags)
+				if !slices.Contains(r.fields, c.field) {
+					t.Errorf("column %s (%s) is not a field of wire.%s %q", c.field, c.label, r.item, r.fields)
 				}
-				if c.fallback != "" && !slices.Contains(tags, c.fallback) {
+				if c.fallback != "" && !slices.Contains(r.fields, c.fallback) {
 					t.Errorf("column %s falls back to %s, not a field of wire.%s", c.field, c.fallback, r.item)
 				}
 			}
 		})
+	}
+}
+
+// The fields are the protocol page's, in its order, an embedded struct's in its place.
+func TestFieldsAreThePagesOrder(t *testing.T) {
+	for name, want := range map[string][]string{
+		"sessions":      {"sessionId", "task", "workingDirectory", "configPath", "startedAt", "lastUpdatedAt", "isComplete", "turnCount"},
+		"session":       {"sessionId", "task", "workingDirectory", "configPath", "startedAt", "lastUpdatedAt", "isComplete", "messages"},
+		"repl-sessions": {"sessionId", "modelId", "cwd", "title", "autoTitle", "startedAt", "lastUpdatedAt", "turnIndex", "firstUserMessage"},
+		"memory":        {"guid", "name", "type", "description", "body"},
+	} {
+		r := lookup(name)
+		if r == nil || !slices.Equal(r.fields, want) {
+			t.Errorf("%s: fields %v, want %q", name, r, want)
+		}
+	}
+	if initResult.item != "InitResult" || lookup("sessions").item != "Session" {
+		t.Errorf("items %q, %q", initResult.item, lookup("sessions").item)
 	}
 }

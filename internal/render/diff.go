@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fuseraft/fr/internal/myers"
 	"github.com/fuseraft/fr/internal/termsafe"
 )
 
@@ -246,13 +247,13 @@ func intern(a, b []string) ([]int32, []int32) {
 // and any gap still too costly shown as removed and added.
 func editScript(a, b []int32) []opKind {
 	budget := diffBudget
-	if ops, ok := myers(a, b, &budget); ok {
+	if ops, ok := shortest(a, b, &budget); ok {
 		return ops
 	}
 	budget = diffBudget
 	var ops []opKind
 	gap := func(a, b []int32) {
-		if g, ok := myers(a, b, &budget); ok {
+		if g, ok := shortest(a, b, &budget); ok {
 			ops = append(ops, g...)
 			return
 		}
@@ -331,10 +332,10 @@ func uniqueAnchors(a, b []int32) [][2]int {
 	return anchors
 }
 
-// myers finds a shortest edit script from a to b (Myers 1986, greedy forward search with the
+// shortest finds a shortest edit script from a to b (Myers 1986, greedy forward search with the
 // trace kept for the backtrack). It gives up (ok false) when the edit distance passes
 // maxEditDistance or the work passes what is left of *budget, which it lowers by the work done.
-func myers(a, b []int32, budget *int) (ops []opKind, ok bool) {
+func shortest(a, b []int32, budget *int) (ops []opKind, ok bool) {
 	n, m := len(a), len(b)
 	if n == 0 || m == 0 {
 		for range n {
@@ -347,40 +348,23 @@ func myers(a, b []int32, budget *int) (ops []opKind, ok bool) {
 	}
 	maxD := min(n+m, maxEditDistance)
 	off := maxD + 1
-	v := make([]int, 2*maxD+3)
 	var trace [][]int32
 	work := 0
-	found := -1
-	for d := 0; d <= maxD && found < 0; d++ {
-		for k := -d; k <= d; k += 2 {
-			var x int
-			if k == -d || (k != d && v[off+k-1] < v[off+k+1]) {
-				x = v[off+k+1]
-			} else {
-				x = v[off+k-1] + 1
-			}
-			y := x - k
-			for x < n && y < m && a[x] == b[y] {
-				x++
-				y++
-				work++
-			}
-			v[off+k] = x
-			if x >= n && y >= m {
-				found = d
-				break
-			}
-		}
-		work += d + 1
+	found := myers.Search(a, b, maxD, func(d int, v []int, w int) bool {
+		work = w
 		if work > *budget {
-			*budget = 0
-			return nil, false
+			return false
 		}
 		row := make([]int32, 2*d+1)
 		for i := range row {
 			row[i] = int32(v[off-d+i])
 		}
 		trace = append(trace, row)
+		return true
+	})
+	if work > *budget {
+		*budget = 0
+		return nil, false
 	}
 	*budget -= work
 	if found < 0 {

@@ -397,34 +397,34 @@ func (b *builder) event(ev wire.Event) {
 			return
 		}
 		b.start("task", v.SessionID)
-	case "auto_dispatched":
+	case wire.TypeAutoDispatched:
 		var v wire.AutoDispatched
 		if bad(ev.Decode(&v)) {
 			return
 		}
 		s := b.start("task", v.SessionID)
 		s.Task = b.text(v.Task, maxText)
-	case "task_resumed":
+	case wire.TypeTaskResumed:
 		var v wire.TaskResumed
 		if bad(ev.Decode(&v)) {
 			return
 		}
 		s := b.start("task", v.SessionID)
 		s.Task, s.Resumed = b.text(v.Task, maxText), true
-	case "a2a_call":
+	case wire.TypeA2ACall:
 		var v wire.A2ACall
 		if bad(ev.Decode(&v)) {
 			return
 		}
 		s := b.start("task", v.SessionID)
 		s.addAgent(b.text(v.Agent, 200))
-	case "agent_starting":
+	case wire.TypeAgentStarting:
 		var v wire.AgentStarting
 		if bad(ev.Decode(&v)) {
 			return
 		}
 		b.session().addAgent(b.text(v.Agent, 200))
-	case "tool_calling":
+	case wire.TypeToolCalling:
 		var v wire.ToolCalling
 		if bad(ev.Decode(&v)) {
 			return
@@ -433,7 +433,7 @@ func (b *builder) event(ev wire.Event) {
 		s.ToolCalls++
 		s.addAgent(b.text(v.Agent, 200))
 		b.entry(&Entry{Kind: "tool", Agent: b.text(v.Agent, 200), Title: b.text(v.Tool, 200), Text: b.text(v.ArgsSummary, maxText)})
-	case "token_budget_warning":
+	case wire.TypeTokenBudgetWarning:
 		var v wire.TokenBudgetWarning
 		if bad(ev.Decode(&v)) {
 			return
@@ -441,7 +441,7 @@ func (b *builder) event(ev wire.Event) {
 		b.session()
 		b.entry(&Entry{Kind: "message", Title: "warning", Agent: b.text(v.Agent, 200),
 			Text: "token budget: " + strconv.Itoa(v.InputTokens) + " input tokens, warned at " + strconv.Itoa(v.WarnThreshold)})
-	case "agent_message":
+	case wire.TypeAgentMessage:
 		var v wire.AgentMessageEvent
 		if bad(ev.Decode(&v)) {
 			return
@@ -468,7 +468,7 @@ func (b *builder) event(ev wire.Event) {
 		b.entry(&Entry{Kind: "agent", Agent: b.text(m.AgentName, 200), Title: m.Role, Text: b.text(text, maxText)})
 	case wire.TypeResult:
 		b.result(ev)
-	case "turn_start":
+	case wire.TypeTurnStart:
 		var v wire.TurnStart
 		if bad(ev.Decode(&v)) {
 			return
@@ -477,21 +477,21 @@ func (b *builder) event(ev wire.Event) {
 		if v.Text != "" {
 			b.entry(&Entry{Kind: "user", Text: b.text(v.Text, maxText)})
 		}
-	case "token":
+	case wire.TypeToken:
 		var v wire.Token
 		if bad(ev.Decode(&v)) {
 			return
 		}
 		b.session()
 		b.stream("reply", v.Text)
-	case "thinking":
+	case wire.TypeThinking:
 		var v wire.Token
 		if bad(ev.Decode(&v)) {
 			return
 		}
 		b.session()
 		b.stream("thinking", v.Text)
-	case "tool_call":
+	case wire.TypeToolCall:
 		var v wire.ToolCall
 		if bad(ev.Decode(&v)) {
 			return
@@ -503,14 +503,14 @@ func (b *builder) event(ev wire.Event) {
 			agent = b.text(*v.Agent, 200)
 		}
 		b.entry(&Entry{Kind: "tool", Agent: agent, Title: b.text(v.Name, 200), Text: b.text(v.Summary, maxText)})
-	case "tool_result":
+	case wire.TypeToolResult:
 		var v wire.ToolResult
 		if bad(ev.Decode(&v)) {
 			return
 		}
 		b.session()
 		b.entry(&Entry{Kind: "output", Title: b.text(v.Name, 200), OK: ptr(v.OK), Text: b.text(v.Output, maxText)})
-	case "file_changed":
+	case wire.TypeFileChanged:
 		var v wire.FileChanged
 		if bad(ev.Decode(&v)) {
 			return
@@ -521,7 +521,7 @@ func (b *builder) event(ev wire.Event) {
 			f.Sigil, f.Added, f.Removed, f.Decision = b.text(v.Sigil, 10), f.Added+v.Added, f.Removed+v.Removed, ""
 		}
 		b.entry(&Entry{Kind: "file", Title: b.text(v.Sigil, 10), Text: b.text(v.Path, 4096) + " +" + strconv.Itoa(v.Added) + " -" + strconv.Itoa(v.Removed)})
-	case "file_changes":
+	case wire.TypeFileChanges:
 		var v wire.FileChanges
 		if bad(ev.Decode(&v)) {
 			return
@@ -532,7 +532,7 @@ func (b *builder) event(ev wire.Event) {
 				f.Sigil = b.text(c.Sigil, 10)
 			}
 		}
-	case "message_end":
+	case wire.TypeMessageEnd:
 		var v wire.MessageEnd
 		if bad(ev.Decode(&v)) {
 			return
@@ -549,7 +549,7 @@ func (b *builder) event(ev wire.Event) {
 		if v.CachedInputTokens != nil {
 			s.msgTokens.Cached += int64(*v.CachedInputTokens)
 		}
-	case "status":
+	case wire.TypeStatus:
 		var v wire.Status
 		if bad(ev.Decode(&v)) {
 			return
@@ -580,11 +580,11 @@ func (b *builder) event(ev wire.Event) {
 			}
 			b.cur.done = true
 		}
-	case "cancelled":
+	case wire.TypeCancelled:
 		b.session()
 		b.entry(&Entry{Kind: "message", Title: "cancelled", Text: "the turn was interrupted"})
-	case "shell_start", "shell_output", "shell_end", "retrying", "interjection", "compacted", "plan",
-		"step_status", "replay", "title", "applied", "copy",
+	case wire.TypeShellStart, wire.TypeShellOutput, wire.TypeShellEnd, wire.TypeRetrying, wire.TypeInterjection, wire.TypeCompacted, wire.TypePlan,
+		wire.TypeStepStatus, wire.TypeReplay, wire.TypeTitle, wire.TypeApplied, wire.TypeCopy,
 		wire.TypeUserInput, wire.TypeApprovalResponse, wire.TypeQuestionResponse, wire.TypeInterrupt:
 		// known, and nothing the report shows
 	default:

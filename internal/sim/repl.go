@@ -173,7 +173,7 @@ func repl(ctx context.Context, s cmdutil.Streams, o replOptions) error {
 			if err := st.emit("type", wire.TypeCancelled); err != nil {
 				return writeErr(err)
 			}
-		} else if out.Emitted["message_end"] == 0 {
+		} else if out.Emitted[wire.TypeMessageEnd] == 0 {
 			calls := out.ToolCalls
 			if calls == nil {
 				calls = []string{}

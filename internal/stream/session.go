@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
 	"strconv"
 	"strings"
@@ -22,6 +21,7 @@ import (
 	"github.com/fuseraft/fr/internal/budget"
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/internal/liveio"
+	"github.com/fuseraft/fr/internal/proc"
 	"github.com/fuseraft/fr/internal/render"
 	"github.com/fuseraft/fr/internal/termsafe"
 	"github.com/fuseraft/fr/pkg/wire"
@@ -51,7 +51,10 @@ var (
 	stopWait = 2 * time.Second
 	// notifySignals subscribes to the signals fr-stream handles; tests may replace it.
 	notifySignals = func(c chan<- os.Signal) {
-		signal.Notify(c, append([]os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}, pipeSignals...)...)
+		// SIGPIPE is caught so that a reader of our stdout that went away (| head -1) shows up
+		// as a failed write, which ends the session quietly, rather than killing fr-stream.
+		// Catching it (not ignoring it) keeps the child's default disposition.
+		signal.Notify(c, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
 	}
 )
 
@@ -88,14 +91,10 @@ type session struct {
 	render *render.Renderer
 	term   *terminal // a person at the terminal (terminal.go), or nil
 	pump   *liveio.Pump
-	proc   *os.Process
+	proc   *wire.Process // fuseraft
 
-	stdin       *os.File // fuseraft's stdin
 	stdinOnce   sync.Once
 	versionOnce sync.Once
-
-	procMu sync.Mutex
-	reaped bool
 
 	// ready says ready has come; over that the run's result or the session's end has.
 	ready, over atomic.Bool
@@ -124,7 +123,7 @@ func (ss *session) warnf(format string, args ...any) {
 // closeStdin closes fuseraft's stdin, which is how fuseraft learns input has ended. It also
 // unblocks a write in progress (fuseraft not reading).
 func (ss *session) closeStdin() {
-	ss.stdinOnce.Do(func() { ss.stdin.Close() })
+	ss.stdinOnce.Do(func() { ss.proc.Stdin.Close() })
 }
 
 func (ss *session) send(line []byte) error {
@@ -137,7 +136,7 @@ func (ss *session) send(line []byte) error {
 	// One write per line, so a line is never interleaved with anything.
 	buf := make([]byte, 0, len(line)+1)
 	buf = append(append(buf, line...), '\n')
-	_, err := ss.stdin.Write(buf)
+	_, err := ss.proc.Stdin.Write(buf)
 	return err
 }
 
@@ -147,22 +146,10 @@ func (ss *session) interrupt() bool {
 	if !ss.running() {
 		return false
 	}
-	if canSignal {
-		ss.signal(interruptChild)
-	} else {
+	if !ss.proc.Interrupt() {
 		ss.pump.PushInput(wire.Input{Line: wire.Interrupt(), Type: wire.TypeInterrupt})
 	}
 	return true
-}
-
-// signal sends a signal to fuseraft's process group unless fuseraft has been reaped (its
-// pid could then be another process's).
-func (ss *session) signal(f func(*os.Process) error) {
-	ss.procMu.Lock()
-	defer ss.procMu.Unlock()
-	if !ss.reaped {
-		f(ss.proc)
-	}
 }
 
 func runSession(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error {
@@ -193,61 +180,25 @@ func runSession(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error
 		}
 	}
 
-	cmd := exec.Command(o.bin, o.fuseraftArgs...)
-	cmd.Env = append(os.Environ(), o.env...)
-	cmd.SysProcAttr = sysProcAttr()
-	stdinR, stdinW, err := os.Pipe()
-	if err != nil {
-		return err
-	}
-	stdoutR, stdoutW, err := os.Pipe()
-	if err != nil {
-		stdinR.Close()
-		stdinW.Close()
-		return err
-	}
-	cmd.Stdin, cmd.Stdout = stdinR, stdoutW
 	// fuseraft's stderr is relayed through termsafe: it may quote tool output.
 	childErr := termsafe.NewWriter(ss.errw)
-	cmd.Stderr = childErr
-	cmd.WaitDelay = time.Second
-	err = cmd.Start()
-	stdinR.Close()
-	stdoutW.Close()
+	p, err := wire.Start(wire.Command{Bin: o.bin, Args: o.fuseraftArgs, Env: o.env, Stderr: childErr})
 	if err != nil {
-		stdinW.Close()
-		stdoutR.Close()
 		return cmdutil.Errorf(cmdutil.ExitUnavailable, "starting fuseraft: %v", err)
 	}
-	ss.proc = cmd.Process
-	ss.stdin = stdinW
+	ss.proc = p
+	stdoutR := p.Stdout
 	exited := make(chan error, 1)
 	go func() {
-		err := cmd.Wait()
+		err := p.Wait()
 		_ = childErr.Flush()
-		ss.procMu.Lock()
-		ss.reaped = true
-		ss.procMu.Unlock()
 		exited <- err
 	}()
 
-	// Whatever happens below, the child does not outlive us.
-	var stopOnce sync.Once
+	// Whatever happens below, the child does not outlive us: every path waits for its exit.
 	stop := func() {
-		stopOnce.Do(func() {
-			ss.closeStdin()
-			ss.signal(terminateChild)
-			go func() {
-				t := time.NewTimer(stopWait)
-				defer t.Stop()
-				select {
-				case <-t.C:
-					ss.signal(killChild)
-				case <-ctx.Done():
-					ss.signal(killChild)
-				}
-			}()
-		})
+		ss.closeStdin()
+		p.Stop(stopWait)
 	}
 
 	ctx, cancel := context.WithCancel(ctx)
@@ -286,11 +237,8 @@ func runSession(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error
 			ss.warnf("dropped interrupt: nothing is running")
 			return true
 		}
-		if !canSignal {
-			return false // sent as a line, in turn
-		}
-		ss.signal(interruptChild)
-		return true
+		// Where there are no signals it is sent as a line, in turn.
+		return ss.proc.Interrupt()
 	}
 	src := liveio.Source{Path: o.input, Stdin: s.In, Once: o.inputOnce, MaxLine: o.maxLine}
 	inputErr := make(chan error, 1)
@@ -501,7 +449,7 @@ func (ss *session) outcome(st *stdoutState, exitErr error, userEnded, graceExpir
 		// A run that fails before it starts sends only its result: a normal end.
 		return failedBeforeStart(st.result)
 	case !st.ready:
-		what := "fuseraft ended before it was ready (" + exitString(exitErr) + ")"
+		what := "fuseraft ended before it was ready (" + proc.ExitOf(exitErr).String() + ")"
 		if st.lastError != "" {
 			what = "fuseraft ended before it was ready: " + st.lastError
 		}
@@ -517,7 +465,7 @@ func (ss *session) outcome(st *stdoutState, exitErr error, userEnded, graceExpir
 		if graceExpired {
 			return cmdutil.Errorf(cmdutil.ExitFailed, "fuseraft sent no result within --grace %s; stopped it", o.grace)
 		}
-		return cmdutil.Errorf(cmdutil.ExitFailed, "fuseraft %s before the run's result", exitString(exitErr))
+		return cmdutil.Errorf(cmdutil.ExitFailed, "fuseraft %s before the run's result", proc.ExitOf(exitErr).String())
 	}
 	if st.sessionEnd {
 		return nil
@@ -527,13 +475,13 @@ func (ss *session) outcome(st *stdoutState, exitErr error, userEnded, graceExpir
 			"a longer --grace gives it time for its last model call")
 	}
 	if st.midTurn {
-		return cmdutil.Errorf(cmdutil.ExitFailed, "fuseraft %s in the middle of a turn", exitString(exitErr))
+		return cmdutil.Errorf(cmdutil.ExitFailed, "fuseraft %s in the middle of a turn", proc.ExitOf(exitErr).String())
 	}
 	if exitErr == nil {
 		ss.warnf("fuseraft exited without session_end")
 		return nil
 	}
-	return cmdutil.Errorf(cmdutil.ExitFailed, "fuseraft %s before session_end", exitString(exitErr))
+	return cmdutil.Errorf(cmdutil.ExitFailed, "fuseraft %s before session_end", proc.ExitOf(exitErr).String())
 }
 
 // failedBeforeStart is the outcome of a run whose only event was its result (sessionId null):
@@ -551,21 +499,6 @@ func failedBeforeStart(r *wire.RunResult) error {
 		msg = *r.ErrorMessage
 	}
 	return cmdutil.Errorf(code, "%s", msg)
-}
-
-// exitString says how a process ended, for messages.
-func exitString(err error) string {
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return "exited with status 0"
-	case errors.As(err, &ee):
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return "was killed by signal " + ws.Signal().String()
-		}
-		return "exited with status " + strconv.Itoa(ee.ExitCode())
-	}
-	return "failed: " + err.Error()
 }
 
 // readEvents copies fuseraft's stdout: events to our stdout, everything else to stderr.
@@ -724,10 +657,10 @@ func (ss *session) observeLimited(ev wire.Event) {
 	}
 	if ss.o.mode == "repl" && ss.o.budget.Breached() != nil {
 		switch ev.Type {
-		case "turn_start":
+		case wire.TypeTurnStart:
 			// A message sent just before the breach started it.
 			ss.interrupted.Store(ss.interrupt())
-		case "message_end", "cancelled", wire.TypeError:
+		case wire.TypeMessageEnd, wire.TypeCancelled, wire.TypeError:
 			ss.pump.Abort()
 		}
 	}

@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// Options are what every Conn takes, however it was opened (Dial, NewConn).
+// Options are what every Conn takes, however it was opened (Dial, Spawn, NewConn).
 type Options struct {
 	// Gate guards the input. nil makes a new one for the transport: Serve for a daemon,
 	// Stdio for repl --vscode, Bridge for run --bridge. Pass one of your own to queue input
@@ -34,9 +34,9 @@ type Options struct {
 	BeforeRead func(stop <-chan struct{})
 }
 
-// Conn is a live session with fuseraft: a connection to a serve daemon (Dial), or a stream
-// already open (NewConn), such as the pipes of a fuseraft repl --vscode it started. Lines come from Next (or Lines); input
-// goes in with Send and reaches fuseraft only through the Conn's Gate, so whatever a caller
+// Conn is a live session with fuseraft: a connection to a serve daemon (Dial), a fuseraft
+// repl --vscode or run --bridge it started (Spawn), or a stream already open (NewConn). Lines
+// come from Next (or Lines); input goes in with Send and reaches fuseraft only through the Conn's Gate, so whatever a caller
 // sends, a prompt gets exactly one answer and nothing else is read in its place.
 //
 // Every event is shown to the Gate as it is read, before Next returns it. Input is written by
@@ -66,7 +66,7 @@ type Conn struct {
 	closeOnce sync.Once
 	warnOnce  sync.Once
 
-	// What opens links, and what ends the Conn: set by Dial (proc is for a started process).
+	// What opens links, and what ends the Conn: daemon is set by Dial, proc by Spawn.
 	daemon *Daemon
 	proc   *process
 }
@@ -163,8 +163,13 @@ func (c *Conn) Flush() error {
 			}
 		}
 		if err != nil {
-			c.lost.Store(&err)
-			c.cur.close()
+			if ic, ok := c.cur.(inputCloser); ok {
+				// A process's output is still read to its end.
+				ic.closeInput()
+			} else {
+				c.lost.Store(&err)
+				c.cur.close()
+			}
 			c.cur = nil
 		}
 	}
@@ -225,8 +230,9 @@ func (c *Conn) Err() error {
 }
 
 // Close ends the Conn: a daemon connection is closed (the daemon keeps any task of ours, and
-// asks a pending approval again of a client that reconnects with the same id), and a
-// stream's reader and writer are closed. It waits until reading has stopped.
+// asks a pending approval again of a client that reconnects with the same id), a stream's
+// reader and writer are closed, and a fuseraft that Spawn started is ended (see Spawn): Close
+// then returns how it exited. It waits until reading has stopped.
 func (c *Conn) Close() error {
 	c.closeOnce.Do(func() {
 		if c.proc != nil {

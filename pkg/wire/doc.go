@@ -4,6 +4,11 @@
 //
 // The package is deliberately small:
 //
+//   - [Conn] is a live session, as a client: [Dial] connects to a serve daemon (and
+//     reconnects), [Spawn] starts fuseraft repl --vscode or run --bridge ([Repl], [Run]) and
+//     stops it with SIGTERM, then SIGKILL, on Close. Lines come from [Conn.Next]; input goes
+//     in with [Conn.Send] and [Conn.Answer], through the Conn's [Gate]. [Start] gives a
+//     started fuseraft's bare pipes, for a program that reads and writes them itself.
 //   - [Reader] reads a live stream line by line with no 64 KiB ceiling, accepts \n and \r\n, and
 //     classifies each line as an event, other JSON or noise without losing its bytes ([ParseLine]).
 //   - [Writer] writes lines and flushes when its input has nothing more ready, so a reader in a

@@ -5,8 +5,9 @@ import "time"
 // Resource item types of the protocol page, section "Resource queries". Field order follows
 // the page, which is the order fuseraft writes them in. Nullable fields are pointers.
 
-// Session is an orchestration session (fuseraft sessions --json).
-type Session struct {
+// SessionInfo is what every listing says of an orchestration session: the fields Session
+// and SessionDetail begin with.
+type SessionInfo struct {
 	SessionID        string    `json:"sessionId"`
 	Task             string    `json:"task"`
 	WorkingDirectory *string   `json:"workingDirectory"`
@@ -14,19 +15,18 @@ type Session struct {
 	StartedAt        time.Time `json:"startedAt"`
 	LastUpdatedAt    time.Time `json:"lastUpdatedAt"`
 	IsComplete       bool      `json:"isComplete"`
-	TurnCount        int       `json:"turnCount"`
+}
+
+// Session is an orchestration session (fuseraft sessions --json).
+type Session struct {
+	SessionInfo
+	TurnCount int `json:"turnCount"`
 }
 
 // SessionDetail is fuseraft sessions --show ID --json.
 type SessionDetail struct {
-	SessionID        string         `json:"sessionId"`
-	Task             string         `json:"task"`
-	WorkingDirectory *string        `json:"workingDirectory"`
-	ConfigPath       *string        `json:"configPath"`
-	StartedAt        time.Time      `json:"startedAt"`
-	LastUpdatedAt    time.Time      `json:"lastUpdatedAt"`
-	IsComplete       bool           `json:"isComplete"`
-	Messages         []AgentMessage `json:"messages"`
+	SessionInfo
+	Messages []AgentMessage `json:"messages"`
 }
 
 // ToolCallSummary is one tool call of an AgentMessage.

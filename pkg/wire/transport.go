@@ -27,6 +27,9 @@ type link interface {
 	close()
 }
 
+// inputCloser is a link whose input can end while its output is still read (a process's).
+type inputCloser interface{ closeInput() }
+
 // holder is a link told when its reader stops reading for a while (the consumer is behind).
 type holder interface{ hold(held bool) }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fuseraft/fr/internal/jsonscan"
+	"github.com/fuseraft/fr/internal/myers"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/itchyny/gojq"
@@ -637,7 +638,7 @@ func matchPaths(globs []string, f *fileFacts, all bool) bool {
 // once the count passes limit.
 func changedLines(old, new string, limit int) int {
 	a, b := splitLines(old), splitLines(new)
-	// trim the common prefix and suffix, then Myers' algorithm bounded by limit+1
+	// trim the common prefix and suffix, then Myers' search bounded by limit+1
 	for len(a) > 0 && len(b) > 0 && a[0] == b[0] {
 		a, b = a[1:], b[1:]
 	}
@@ -648,30 +649,9 @@ func changedLines(old, new string, limit int) int {
 	if n == 0 || m == 0 {
 		return n + m
 	}
-	max := limit + 1
-	if max > n+m {
-		max = n + m
-	}
-	off := max + 1
-	v := make([]int, 2*max+3)
-	for dd := 0; dd <= max; dd++ {
-		for k := -dd; k <= dd; k += 2 {
-			var x int
-			if k == -dd || (k != dd && v[off+k-1] < v[off+k+1]) {
-				x = v[off+k+1]
-			} else {
-				x = v[off+k-1] + 1
-			}
-			y := x - k
-			for x < n && y < m && a[x] == b[y] {
-				x++
-				y++
-			}
-			v[off+k] = x
-			if x >= n && y >= m {
-				return dd
-			}
-		}
+	max := min(limit+1, n+m)
+	if d := myers.Search(a, b, max, nil); d >= 0 {
+		return d
 	}
 	return max
 }

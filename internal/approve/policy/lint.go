@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/fuseraft/fr/pkg/wire"
 )
 
 // Finding is one lint message about a policy, at a line.
@@ -249,7 +251,7 @@ func lintProbes(p *Policy, add func(int, string, string, ...any)) {
 		lines[r.Name] = r.Line
 	}
 	for _, pr := range probes {
-		ev, _ := json.Marshal(map[string]string{"type": "approval_request", "kind": "shell_command", "command": pr.cmd})
+		ev, _ := json.Marshal(map[string]string{"type": wire.TypeApproval, "kind": wire.KindShellCommand, "command": pr.cmd})
 		dec := d.Decide(ev)
 		if dec.Verdict != Allow || dec.Decider != ByRule {
 			continue

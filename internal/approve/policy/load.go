@@ -759,7 +759,7 @@ func (l *loader) test(n *yaml.Node) *Test {
 		},
 		"command": func(k, v *yaml.Node) {
 			cmd := l.str(v, "command")
-			b, _ := json.Marshal(map[string]string{"type": "approval_request", "kind": "shell_command", "command": cmd})
+			b, _ := json.Marshal(map[string]string{"type": wire.TypeApproval, "kind": wire.KindShellCommand, "command": cmd})
 			t.Event = b
 			if t.Name == "" {
 				t.Name = fmt.Sprintf("%q", cmd)

@@ -150,10 +150,8 @@ func (a *readAnalysis) term(t *gojq.Term, in bool) (out, ok bool) {
 		out = true
 	case gojq.TermTypeNull, gojq.TermTypeTrue, gojq.TermTypeFalse, gojq.TermTypeNumber, gojq.TermTypeBreak:
 	case gojq.TermTypeString:
-		for _, sq := range t.Str.Queries {
-			if o, ok := a.query(sq, in); !ok || o {
-				return false, false
-			}
+		if !a.values(in, t.Str.Queries...) {
+			return false, false
 		}
 	case gojq.TermTypeIndex:
 		k, lit := literalKey(t.Index)
@@ -166,10 +164,8 @@ func (a *readAnalysis) term(t *gojq.Term, in bool) (out, ok bool) {
 			return false, false
 		}
 	case gojq.TermTypeArray:
-		if t.Array.Query != nil {
-			if o, ok := a.query(t.Array.Query, in); !ok || o {
-				return false, false
-			}
+		if !a.values(in, t.Array.Query) {
+			return false, false
 		}
 	case gojq.TermTypeUnary:
 		if o, ok := a.term(t.Unary.Term, in); !ok || o {
@@ -202,21 +198,20 @@ func (a *readAnalysis) term(t *gojq.Term, in bool) (out, ok bool) {
 	default: // .., reduce, foreach, @format
 		return false, false
 	}
-	for _, s := range t.SuffixList {
+	return a.suffixes(t.SuffixList, out, in)
+}
+
+// suffixes follows a term's suffixes: out says the term passes the event on whole.
+func (a *readAnalysis) suffixes(list []*gojq.Suffix, out, in bool) (bool, bool) {
+	for _, s := range list {
 		switch {
 		case s.Index != nil:
 			// index expressions run on the term's input, whatever is indexed
-			for _, iq := range []*gojq.Query{s.Index.Start, s.Index.End} {
-				if o, ok := a.query(iq, in); !ok || o {
-					return false, false
-				}
+			if !a.values(in, s.Index.Start, s.Index.End) {
+				return false, false
 			}
-			if s.Index.Str != nil {
-				for _, sq := range s.Index.Str.Queries {
-					if o, ok := a.query(sq, in); !ok || o {
-						return false, false
-					}
-				}
+			if s.Index.Str != nil && !a.values(in, s.Index.Str.Queries...) {
+				return false, false
 			}
 			if out {
 				k, lit := literalKey(s.Index)
@@ -236,6 +231,17 @@ func (a *readAnalysis) term(t *gojq.Term, in bool) (out, ok bool) {
 		}
 	}
 	return out, true
+}
+
+// values reports whether each of qs reads only fields of the event, never passing it on
+// whole (a nil query is nothing).
+func (a *readAnalysis) values(in bool, qs ...*gojq.Query) bool {
+	for _, q := range qs {
+		if o, ok := a.query(q, in); !ok || o {
+			return false
+		}
+	}
+	return true
 }
 
 func (a *readAnalysis) object(o *gojq.Object, in bool) bool {
@@ -622,95 +628,109 @@ func compileFast(q *gojq.Query) *fastCond {
 		return nil
 	}
 	f := &fastCond{}
-	src := unparen(q.Left)
-	switch {
-	case src.Term != nil:
-		k, ok := plainField(src.Term)
-		if !ok {
-			return nil
-		}
-		f.key = k
-	case src.Op == gojq.OpAlt && len(src.Patterns) == 0:
-		l, r := unparen(src.Left), unparen(src.Right)
-		if l == nil || r == nil || l.Term == nil || r.Term == nil {
-			return nil
-		}
-		k, ok1 := plainField(l.Term)
-		s, ok2 := plainString(r.Term)
-		if !ok1 || !ok2 {
-			return nil
-		}
-		f.key, f.alt = k, &s
-	default:
+	if !f.source(unparen(q.Left)) {
 		return nil
 	}
 	rt := unparen(q.Right)
 	switch {
 	case rt.Term != nil && rt.Term.Type == gojq.TermTypeFunc && len(rt.Term.SuffixList) == 0 && rt.Term.Func.Name == "test":
-		args := rt.Term.Func.Args
-		if len(args) < 1 || len(args) > 2 {
-			return nil
+		if f.testOf(rt.Term.Func.Args) {
+			return f
 		}
-		var strs []string
-		for _, a := range args {
-			a = unparen(a)
-			if a == nil || a.Term == nil {
-				return nil
-			}
-			s, ok := plainString(a.Term)
-			if !ok {
-				return nil
-			}
-			strs = append(strs, s)
-		}
-		re := strs[0]
-		if len(strs) == 2 {
-			// gojq's flags: g (no effect on test), i, m (dot matches newline)
-			flags := strs[1]
-			if strings.ContainsFunc(flags, func(r rune) bool { return r != 'g' && r != 'i' && r != 'm' }) {
-				return nil
-			}
-			if strings.ContainsRune(flags, 'i') {
-				re = "(?i)" + re
-			}
-			if strings.ContainsRune(flags, 'm') {
-				re = "(?s)" + re
-			}
-		}
-		r, err := regexp.Compile(re)
-		if err != nil {
-			return nil // jq reports the error
-		}
-		f.re, f.test = r, true
-		return f
 	case rt.Term == nil && rt.Left != nil && rt.Right != nil && len(rt.Patterns) == 0:
-		switch rt.Op {
-		case gojq.OpGt, gojq.OpGe, gojq.OpLt, gojq.OpLe, gojq.OpEq, gojq.OpNe:
-		default:
-			return nil
+		if f.lengthOf(rt) {
+			return f
 		}
-		l, r := unparen(rt.Left), unparen(rt.Right)
-		if l == nil || r == nil || l.Term == nil || r.Term == nil {
-			return nil
-		}
-		lt, nt := l.Term, r.Term
-		if lt.Type != gojq.TermTypeFunc || lt.Func.Name != "length" || len(lt.Func.Args) > 0 || len(lt.SuffixList) > 0 ||
-			nt.Type != gojq.TermTypeNumber || len(nt.SuffixList) > 0 {
-			return nil
-		}
-		for _, c := range nt.Number {
-			if c < '0' || c > '9' {
-				return nil
-			}
-		}
-		n, err := strconv.Atoi(nt.Number)
-		if err != nil || n > 1<<40 {
-			return nil
-		}
-		f.op, f.n = rt.Op, n
-		return f
 	}
 	return nil
+}
+
+// source reads what a fastCond looks at: .k, or .k // "s".
+func (f *fastCond) source(src *gojq.Query) bool {
+	switch {
+	case src.Term != nil:
+		k, ok := plainField(src.Term)
+		f.key = k
+		return ok
+	case src.Op == gojq.OpAlt && len(src.Patterns) == 0:
+		l, r := unparen(src.Left), unparen(src.Right)
+		if l == nil || r == nil || l.Term == nil || r.Term == nil {
+			return false
+		}
+		k, ok1 := plainField(l.Term)
+		s, ok2 := plainString(r.Term)
+		f.key, f.alt = k, &s
+		return ok1 && ok2
+	}
+	return false
+}
+
+// testOf reads test("re") or test("re"; "flags") with literal strings.
+func (f *fastCond) testOf(args []*gojq.Query) bool {
+	if len(args) < 1 || len(args) > 2 {
+		return false
+	}
+	var strs []string
+	for _, a := range args {
+		a = unparen(a)
+		if a == nil || a.Term == nil {
+			return false
+		}
+		s, ok := plainString(a.Term)
+		if !ok {
+			return false
+		}
+		strs = append(strs, s)
+	}
+	re := strs[0]
+	if len(strs) == 2 {
+		// gojq's flags: g (no effect on test), i, m (dot matches newline)
+		flags := strs[1]
+		if strings.ContainsFunc(flags, func(r rune) bool { return r != 'g' && r != 'i' && r != 'm' }) {
+			return false
+		}
+		if strings.ContainsRune(flags, 'i') {
+			re = "(?i)" + re
+		}
+		if strings.ContainsRune(flags, 'm') {
+			re = "(?s)" + re
+		}
+	}
+	r, err := regexp.Compile(re)
+	if err != nil {
+		return false // jq reports the error
+	}
+	f.re, f.test = r, true
+	return true
+}
+
+// lengthOf reads length OP N, N a literal integer.
+func (f *fastCond) lengthOf(rt *gojq.Query) bool {
+	switch rt.Op {
+	case gojq.OpGt, gojq.OpGe, gojq.OpLt, gojq.OpLe, gojq.OpEq, gojq.OpNe:
+	default:
+		return false
+	}
+	l, r := unparen(rt.Left), unparen(rt.Right)
+	if l == nil || r == nil || l.Term == nil || r.Term == nil {
+		return false
+	}
+	lt, nt := l.Term, r.Term
+	if lt.Type != gojq.TermTypeFunc || lt.Func.Name != "length" || len(lt.Func.Args) > 0 || len(lt.SuffixList) > 0 ||
+		nt.Type != gojq.TermTypeNumber || len(nt.SuffixList) > 0 {
+		return false
+	}
+	for _, c := range nt.Number {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	n, err := strconv.Atoi(nt.Number)
+	if err != nil || n > 1<<40 {
+		return false
+	}
+	f.op, f.n = rt.Op, n
+	return true
 }
 
 // unparen strips the parentheses around a query: (q) is q.

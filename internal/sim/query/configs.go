@@ -118,11 +118,10 @@ func isConfigFile(name string) bool {
 }
 
 func (qq *q) config(args []string) error {
-	f, err := parse(args, "dir", "json list")
+	f, err := qq.flags(args, "dir", "json list")
 	if err != nil {
 		return err
 	}
-	qq.start(f)
 	if !f.has("list") {
 		return &usageError{"config needs --list"}
 	}
@@ -183,11 +182,10 @@ func (qq *q) config(args []string) error {
 }
 
 func (qq *q) validate(args []string) error {
-	f, err := parse(args, "", "json diagram show-paths")
+	f, err := qq.flags(args, "", "json diagram show-paths")
 	if err != nil {
 		return err
 	}
-	qq.start(f)
 	if f.has("json") && (f.has("diagram") || f.has("show-paths")) {
 		return &failure{"--json can't be combined with --diagram or --show-paths"}
 	}
@@ -228,11 +226,10 @@ var templateAgents = map[string][]string{
 }
 
 func (qq *q) init(args []string) error {
-	f, err := parse(args, "template model endpoint", "json list-templates force no-interactive")
+	f, err := qq.flags(args, "template model endpoint", "json list-templates force no-interactive")
 	if err != nil {
 		return err
 	}
-	qq.start(f)
 	if f.has("list-templates") {
 		return items(qq, qq.st.Templates)
 	}

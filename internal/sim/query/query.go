@@ -87,9 +87,7 @@ type StoredReplSession struct {
 }
 
 func (s StoredSession) summary() wire.Session {
-	return wire.Session{SessionID: s.SessionID, Task: s.Task, WorkingDirectory: s.WorkingDirectory,
-		ConfigPath: s.ConfigPath, StartedAt: s.StartedAt, LastUpdatedAt: s.LastUpdatedAt,
-		IsComplete: s.IsComplete, TurnCount: s.TurnCount}
+	return wire.Session{SessionInfo: s.SessionInfo, TurnCount: s.TurnCount}
 }
 
 // LoadState reads the dataset named by FRSIM_STATE, else the embedded one.
@@ -175,35 +173,23 @@ func Run(ctx context.Context, s cmdutil.Streams, args []string) int {
 	return code
 }
 
+// queries are the --json queries fr-sim answers, by their first argument.
+var queries = map[string]func(qq *q, args []string) error{
+	"sessions": (*q).sessions, "memory": (*q).memory, "context": (*q).context,
+	"schedule": (*q).schedule, "plugins": (*q).plugins, "models": (*q).models,
+	"config": (*q).config, "validate": (*q).validate, "init": (*q).init,
+}
+
 func (qq *q) run(args []string) int {
 	if len(args) == 0 {
 		fmt.Fprintln(qq.s.Err, "fr-sim: error: no query given")
 		return cmdutil.ExitUsage
 	}
-	var err error
-	switch args[0] {
-	case "sessions":
-		err = qq.sessions(args[1:])
-	case "memory":
-		err = qq.memory(args[1:])
-	case "context":
-		err = qq.context(args[1:])
-	case "schedule":
-		err = qq.schedule(args[1:])
-	case "plugins":
-		err = qq.plugins(args[1:])
-	case "models":
-		err = qq.models(args[1:])
-	case "config":
-		err = qq.config(args[1:])
-	case "validate":
-		err = qq.validate(args[1:])
-	case "init":
-		err = qq.init(args[1:])
-	default:
-		err = &usageError{fmt.Sprintf("unknown command %q", args[0])}
+	query, ok := queries[args[0]]
+	if !ok {
+		return qq.finish(&usageError{fmt.Sprintf("unknown command %q", args[0])})
 	}
-	return qq.finish(err)
+	return qq.finish(query(qq, args[1:]))
 }
 
 // finish turns an answer's error into output and an exit status.
@@ -413,7 +399,39 @@ func parse(args []string, valued, bools string) (flags, error) {
 	return f, nil
 }
 
-func (qq *q) start(f flags) { qq.human = !f.has("json") }
+// flags parses a query's arguments (see parse); --json or not decides how it answers.
+func (qq *q) flags(args []string, valued, bools string) (flags, error) {
+	f, err := parse(args, valued, bools)
+	if err == nil {
+		qq.human = !f.has("json")
+	}
+	return f, err
+}
+
+// subcommand is flags for a query whose first argument is a subcommand, one of subs. A list
+// subcommand takes no arguments.
+func (qq *q) subcommand(args []string, name, subs, valued, bools string) (string, flags, error) {
+	if len(args) == 0 {
+		return "", flags{}, &usageError{name + " needs a subcommand: " + subs}
+	}
+	f, err := qq.flags(args[1:], valued, bools)
+	if err == nil && args[0] == "list" {
+		err = f.noArgs()
+	}
+	return args[0], f, err
+}
+
+func unknownSubcommand(name, sub string) error {
+	return &usageError{fmt.Sprintf("unknown %s subcommand %q", name, sub)}
+}
+
+// noArgs refuses arguments a query does not take.
+func (f flags) noArgs() error {
+	if len(f.args) > 0 {
+		return &usageError{fmt.Sprintf("unexpected argument %q", f.args[0])}
+	}
+	return nil
+}
 
 func abs(p string) string {
 	a, err := filepath.Abs(p)
@@ -426,13 +444,12 @@ func abs(p string) string {
 var sessionIDPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}$`)
 
 func (qq *q) sessions(args []string) error {
-	f, err := parse(args, "show project delete older-than", "json all repl cleanup prune")
+	f, err := qq.flags(args, "show project delete older-than", "json all repl cleanup prune")
 	if err != nil {
 		return err
 	}
-	qq.start(f)
-	if len(f.args) > 0 {
-		return &usageError{fmt.Sprintf("unexpected argument %q", f.args[0])}
+	if err := f.noArgs(); err != nil {
+		return err
 	}
 	if f.has("json") && (f.has("prune") || f.has("cleanup") || f.has("delete")) {
 		return &failure{"--json can't be combined with --prune, --cleanup or --delete"}
@@ -511,14 +528,13 @@ func (qq *q) generated(n int) error {
 				return err
 			}
 		}
-		s := wire.Session{
+		s := wire.Session{SessionInfo: wire.SessionInfo{
 			SessionID:        fmt.Sprintf("%08x-0000-4000-8000-%012x", i, i),
 			Task:             fmt.Sprintf("Generated task %d: \"tidy\" the <queue> & retry", i),
 			WorkingDirectory: &wd, ConfigPath: &cfg,
 			StartedAt:     base.Add(-time.Duration(i) * time.Minute),
 			LastUpdatedAt: base.Add(-time.Duration(i)*time.Minute + 30*time.Second),
-			TurnCount:     i % 40,
-		}
+		}, TurnCount: i % 40}
 		if _, err := qq.out.Write(qq.encode(s)); err != nil {
 			return err
 		}
@@ -533,19 +549,12 @@ func (qq *q) generated(n int) error {
 }
 
 func (qq *q) memory(args []string) error {
-	if len(args) == 0 {
-		return &usageError{"memory needs a subcommand: list, agents or delete"}
-	}
-	f, err := parse(args[1:], "agent", "json")
+	sub, f, err := qq.subcommand(args, "memory", "list, agents or delete", "agent", "json")
 	if err != nil {
 		return err
 	}
-	qq.start(f)
-	switch args[0] {
+	switch sub {
 	case "list":
-		if len(f.args) > 0 {
-			return &usageError{fmt.Sprintf("unexpected argument %q", f.args[0])}
-		}
 		list := qq.st.Memories[f.vals["agent"]]
 		if list == nil {
 			list = []wire.Memory{}
@@ -571,23 +580,16 @@ func (qq *q) memory(args []string) error {
 		}
 		return &failure{fmt.Sprintf("No memory named '%s'.", f.args[0])}
 	}
-	return &usageError{fmt.Sprintf("unknown memory subcommand %q", args[0])}
+	return unknownSubcommand("memory", sub)
 }
 
 func (qq *q) context(args []string) error {
-	if len(args) == 0 {
-		return &usageError{"context needs a subcommand: list, add or remove"}
-	}
-	f, err := parse(args[1:], "dir name description", "json")
+	sub, f, err := qq.subcommand(args, "context", "list, add or remove", "dir name description", "json")
 	if err != nil {
 		return err
 	}
-	qq.start(f)
-	switch args[0] {
+	switch sub {
 	case "list":
-		if len(f.args) > 0 {
-			return &usageError{fmt.Sprintf("unexpected argument %q", f.args[0])}
-		}
 		key := ""
 		if f.has("dir") {
 			d := abs(f.vals["dir"])
@@ -606,7 +608,7 @@ func (qq *q) context(args []string) error {
 	case "add", "remove":
 		return nil
 	}
-	return &usageError{fmt.Sprintf("unknown context subcommand %q", args[0])}
+	return unknownSubcommand("context", sub)
 }
 
 func (qq *q) now() time.Time {
@@ -619,15 +621,11 @@ func (qq *q) now() time.Time {
 }
 
 func (qq *q) schedule(args []string) error {
-	if len(args) == 0 {
-		return &usageError{"schedule needs a subcommand: list, add, remove, enable or disable"}
-	}
-	f, err := parse(args[1:], "cron task config workdir description", "json")
+	sub, _, err := qq.subcommand(args, "schedule", "list, add, remove, enable or disable", "cron task config workdir description", "json")
 	if err != nil {
 		return err
 	}
-	qq.start(f)
-	switch args[0] {
+	switch sub {
 	case "list":
 		now := qq.now()
 		list := append([]wire.ScheduledJob{}, qq.st.Schedules...)
@@ -645,15 +643,14 @@ func (qq *q) schedule(args []string) error {
 	case "add", "remove", "enable", "disable":
 		return nil
 	}
-	return &usageError{fmt.Sprintf("unknown schedule subcommand %q", args[0])}
+	return unknownSubcommand("schedule", sub)
 }
 
 func (qq *q) plugins(args []string) error {
-	f, err := parse(args, "plugin", "json")
+	f, err := qq.flags(args, "plugin", "json")
 	if err != nil {
 		return err
 	}
-	qq.start(f)
 	list := []wire.Plugin{}
 	for _, p := range qq.st.Plugins {
 		if !f.has("plugin") || strings.EqualFold(p.Name, f.vals["plugin"]) {
@@ -667,11 +664,9 @@ func (qq *q) plugins(args []string) error {
 }
 
 func (qq *q) models(args []string) error {
-	f, err := parse(args, "", "json")
-	if err != nil {
+	if _, err := qq.flags(args, "", "json"); err != nil {
 		return err
 	}
-	qq.start(f)
 	if qq.st.NotConfigured != "" {
 		return &failure{qq.st.NotConfigured}
 	}

@@ -77,7 +77,7 @@ func (pl *Player) Play(ctx context.Context, steps []Step) (out Outcome, err erro
 	pl.text.Reset()
 	defer func() { out.Text = pl.text.String() }()
 	if pl.Faults.Flood > 0 {
-		if err := pl.flood(ctx, &out, Flood{Count: pl.Faults.Flood, Type: "token", Text: "x"}); err != nil || out.Ended() {
+		if err := pl.flood(ctx, &out, Flood{Count: pl.Faults.Flood, Type: wire.TypeToken, Text: "x"}); err != nil || out.Ended() {
 			return out, err
 		}
 	}
@@ -111,9 +111,9 @@ func (pl *Player) step(ctx context.Context, s *Step, out *Outcome) error {
 	case s.Raw != nil:
 		return pl.Peer.Emit([]byte(*s.Raw))
 	case s.Tokens != nil:
-		return pl.chunks(ctx, out, "token", *s.Tokens, s.Every)
+		return pl.chunks(ctx, out, wire.TypeToken, *s.Tokens, s.Every)
 	case s.Thinking != nil:
-		return pl.chunks(ctx, out, "thinking", *s.Thinking, s.Every)
+		return pl.chunks(ctx, out, wire.TypeThinking, *s.Thinking, s.Every)
 	case s.Delay != nil:
 		return pl.sleep(ctx, out, s.Delay.D())
 	case s.Approval != nil:
@@ -174,20 +174,20 @@ func (pl *Player) encode(out *Outcome, ev *Object) (line []byte, ok bool) {
 	typ, _ := ev.String("type")
 	if f := pl.Faults; f.Big > 0 || f.UnknownKind != "" {
 		switch kind, _ := ev.String("kind"); {
-		case typ == "tool_result" && f.Big > 0:
+		case typ == wire.TypeToolResult && f.Big > 0:
 			s, _ := ev.String("output")
 			if len(s) < f.Big {
 				ev = ev.Clone()
 				ev.Set("output", bytesRepeat(s, f.Big))
 			}
-		case typ == "approval_request" && kind == "file_write" && f.Big > 0:
+		case typ == wire.TypeApproval && kind == wire.KindFileWrite && f.Big > 0:
 			s, _ := ev.String("newContent")
 			if len(s) < f.Big {
 				ev = ev.Clone()
 				ev.Set("newContent", bytesRepeat(s, f.Big))
 			}
 		}
-		if typ == "approval_request" && f.UnknownKind != "" {
+		if typ == wire.TypeApproval && f.UnknownKind != "" {
 			ev = ev.Clone()
 			ev.Set("kind", f.UnknownKind)
 		}
@@ -209,11 +209,11 @@ func (pl *Player) count(out *Outcome, typ string, ev *Object, line []byte) bool 
 	}
 	out.Emitted[typ]++
 	switch typ {
-	case "tool_call":
+	case wire.TypeToolCall:
 		if name, ok := ev.String("name"); ok {
 			out.ToolCalls = append(out.ToolCalls, name)
 		}
-	case "token":
+	case wire.TypeToken:
 		if pl.text.Len() < 100000 {
 			if t, ok := ev.String("text"); ok {
 				pl.text.WriteString(t)

@@ -183,7 +183,7 @@ func (s *Step) UnmarshalYAML(n *yaml.Node) error {
 			return lineErr(n.Line, "flood.count must be at least 1")
 		}
 		if s.Flood.Type == "" {
-			s.Flood.Type = "token"
+			s.Flood.Type = wire.TypeToken
 		}
 	case "big":
 		switch s.Big.Event {

@@ -24,13 +24,8 @@ import (
 // doneTask is what the daemon remembers of a finished task for get_status and get_result.
 // It survives restarts (doneFile in the state directory).
 type doneTask struct {
-	SessionID    string  `json:"sessionId"`
-	Task         string  `json:"task"`
-	Succeeded    bool    `json:"succeeded"`
-	ErrorMessage *string `json:"errorMessage"`
-	LastAgent    *string `json:"lastAgent"`
-	LastMessage  *string `json:"lastMessage"`
-	TurnCount    int     `json:"turnCount"`
+	wire.TaskResult
+	TurnCount int `json:"turnCount"`
 }
 
 const doneFile = "serve-done.json"
@@ -55,15 +50,10 @@ func loadDone(dir string) ([]doneTask, error) {
 
 // remember keeps a finished task for the MCP tools. Called with d.mu held.
 func (d *daemon) remember(t *task, res []byte) {
-	var r struct {
-		Succeeded    bool    `json:"succeeded"`
-		ErrorMessage *string `json:"errorMessage"`
-		LastAgent    *string `json:"lastAgent"`
-		LastMessage  *string `json:"lastMessage"`
-	}
+	var r wire.TaskResult
 	json.Unmarshal(res, &r)
-	d.done = append(d.done, doneTask{SessionID: t.sessionID, Task: t.text, Succeeded: r.Succeeded,
-		ErrorMessage: r.ErrorMessage, LastAgent: r.LastAgent, LastMessage: r.LastMessage, TurnCount: t.step + 1})
+	r.SessionID, r.Task = t.sessionID, t.text
+	d.done = append(d.done, doneTask{TaskResult: r, TurnCount: t.step + 1})
 	if n := len(d.done) - maxDone; n > 0 {
 		d.done = append(d.done[:0], d.done[n:]...)
 	}
@@ -192,11 +182,7 @@ func (d *daemon) mcpHandler(toks tokens) http.Handler {
 		return srv
 	}, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Origin") != "" {
-			http.Error(w, "a request with an Origin header is refused", http.StatusForbidden)
-			return
-		}
-		_, readOnly, ok := toks.check(w, r)
+		_, readOnly, ok := toks.admit(w, r, "a request")
 		if !ok {
 			return
 		}

@@ -404,6 +404,16 @@ func (d *daemon) crashing() bool {
 // tokens maps a bearer token to whether it is read-only.
 type tokens map[string]bool
 
+// admit refuses a request with an Origin header (403: what names it in the answer, "a
+// handshake"), then checks its token (see check).
+func (toks tokens) admit(w http.ResponseWriter, r *http.Request, what string) (token string, readOnly, ok bool) {
+	if r.Header.Get("Origin") != "" {
+		http.Error(w, what+" with an Origin header is refused", http.StatusForbidden)
+		return "", false, false
+	}
+	return toks.check(w, r)
+}
+
 // check authenticates a request to the HTTP server: with tokens configured, it needs
 // "Authorization: Bearer TOKEN" with one of them, else it is answered 401 and ok is false.
 func (toks tokens) check(w http.ResponseWriter, r *http.Request) (token string, readOnly, ok bool) {
@@ -435,11 +445,7 @@ func scope(token string) string {
 func (d *daemon) wsHandler(ctx context.Context, toks tokens) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/attach", func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Origin") != "" {
-			http.Error(w, "a handshake with an Origin header is refused", http.StatusForbidden)
-			return
-		}
-		token, readOnly, ok := toks.check(w, r)
+		token, readOnly, ok := toks.admit(w, r, "a handshake")
 		if !ok {
 			return
 		}

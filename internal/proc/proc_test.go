@@ -1,7 +1,11 @@
-package cmdutil
+//go:build unix
+
+package proc
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"syscall"
@@ -51,4 +55,42 @@ func TestChild(t *testing.T) {
 	if st := ExitOf(c.WaitOrKill(50 * time.Millisecond)); !st.Signaled || !c.Killed() {
 		t.Errorf("WaitOrKill: %v", st)
 	}
+}
+
+func TestStopReachesTheGroup(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	// The child ignores SIGTERM; what it started (sleep) holds its stdout. Stop must end both:
+	// the group gets SIGTERM, and SIGKILL after the grace.
+	cmd := exec.Command("sh", "-c", "trap '' TERM; sleep 30 & echo $!; wait")
+	out, w, err := os.Pipe() // not StdoutPipe, which Wait closes
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout = w
+	c, err := StartGroup(cmd)
+	w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	if _, err := fmt.Fscan(out, &pid); err != nil {
+		t.Fatal(err)
+	}
+	c.Stop(syscall.SIGTERM, 100*time.Millisecond)
+	copied := make(chan struct{})
+	go func() { io.Copy(io.Discard, out); close(copied) }()
+	select {
+	case <-copied: // every holder of the pipe is gone: the grandchild too
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the grandchild %d outlived Stop: it still holds the pipe", pid)
+	}
+	st := ExitOf(c.Wait())
+	if !st.Signaled || st.Signal != syscall.SIGKILL || !c.Killed() {
+		t.Errorf("after Stop: %v, killed %v; want killed by SIGKILL", st, c.Killed())
+	}
+	// Once waited for, a child gets no more signals: its pid may be another's.
+	c.Signal(os.Kill)
+	c.Interrupt()
 }

@@ -1,4 +1,6 @@
-package cmdutil
+// Package proc starts, signals and stops child processes (fuseraft) and says how they ended:
+// the one place fr's commands and pkg/wire do so.
+package proc
 
 import (
 	"context"
@@ -17,16 +19,22 @@ const StopGrace = 2 * time.Second
 // Child is a started child process (fuseraft): stopped with a signal, then SIGKILL after a
 // grace period, and its end classified. Wait is called once, whoever asks first; with a
 // StdoutPipe, call it (or WaitOrKill) only once the reads are done, as exec.Cmd requires.
+// Once it has been waited for, no signal is sent any more (its pid may be another's).
 type Child struct {
-	Cmd    *exec.Cmd
-	once   sync.Once
-	done   chan struct{}
-	err    error
-	mu     sync.Mutex
-	killed bool
+	Cmd   *exec.Cmd
+	group bool // the child leads a process group of its own; signals go to the group
+
+	once sync.Once
+	done chan struct{}
+	err  error
+
+	mu       sync.Mutex
+	reaped   bool
+	killed   bool
+	stopOnce sync.Once
 }
 
-// Start starts cmd.
+// Start starts cmd, in the caller's process group.
 func Start(cmd *exec.Cmd) (*Child, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
@@ -34,14 +42,77 @@ func Start(cmd *exec.Cmd) (*Child, error) {
 	return &Child{Cmd: cmd, done: make(chan struct{})}, nil
 }
 
+// StartGroup starts cmd in a process group of its own, so that a terminal's Ctrl-C reaches
+// only the caller (which decides what it means), and signals sent with Signal reach whatever
+// the child started too. Where the system allows, the child is killed when the caller dies
+// without cleaning up, even by SIGKILL.
+func StartGroup(cmd *exec.Cmd) (*Child, error) {
+	cmd.SysProcAttr = groupAttr()
+	c, err := Start(cmd)
+	if err == nil {
+		c.group = canGroup
+	}
+	return c, err
+}
+
+// CanInterrupt says whether Interrupt reaches a child on this system; where it does not, a
+// caller tells fuseraft with an interrupt line instead.
+const CanInterrupt = canSignal
+
 // Wait waits for the child to end and returns cmd.Wait's error.
 func (c *Child) Wait() error {
 	c.once.Do(func() {
-		c.err = c.Cmd.Wait()
+		err := c.Cmd.Wait()
+		c.mu.Lock()
+		c.reaped = true
+		c.mu.Unlock()
+		c.err = err
 		close(c.done)
 	})
 	<-c.done
 	return c.err
+}
+
+// Done is closed once the child has been waited for.
+func (c *Child) Done() <-chan struct{} { return c.done }
+
+// Signal sends sig to the child (to its group, after StartGroup), unless it has been waited
+// for already.
+func (c *Child) Signal(sig os.Signal) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.reaped {
+		return
+	}
+	if sig == os.Kill {
+		c.killed = true
+	}
+	signalChild(c.Cmd.Process, sig, c.group)
+}
+
+// Interrupt sends SIGINT, as a terminal's Ctrl-C would (nothing where CanInterrupt is false).
+func (c *Child) Interrupt() {
+	if CanInterrupt {
+		c.Signal(os.Interrupt)
+	}
+}
+
+// Stop asks the child to end with sig (SIGTERM where there is one, for syscall.SIGTERM) and
+// kills it if it has not ended grace later. It returns at once; only the first Stop acts.
+func (c *Child) Stop(sig os.Signal, grace time.Duration) {
+	c.stopOnce.Do(func() {
+		go func() { _ = c.Wait() }()
+		c.Signal(sig)
+		go func() {
+			t := time.NewTimer(grace)
+			defer t.Stop()
+			select {
+			case <-c.done:
+			case <-t.C:
+				c.Signal(os.Kill)
+			}
+		}()
+	})
 }
 
 // WaitOrKill waits up to grace for the child to end by itself, then kills it.
@@ -50,7 +121,7 @@ func (c *Child) WaitOrKill(grace time.Duration) error {
 	select {
 	case <-c.done:
 	case <-time.After(grace):
-		c.kill()
+		c.Signal(os.Kill)
 	}
 	return c.Wait()
 }
@@ -62,24 +133,17 @@ func (c *Child) StopOnCancel(ctx context.Context, sig os.Signal) (stop func()) {
 	go func() {
 		select {
 		case <-ctx.Done():
-			_ = c.Cmd.Process.Signal(sig)
+			c.Signal(sig)
 			select {
 			case <-stopped:
 			case <-time.After(StopGrace):
-				c.kill()
+				c.Signal(os.Kill)
 			}
 		case <-stopped:
 		}
 	}()
 	var once sync.Once
 	return func() { once.Do(func() { close(stopped) }) }
-}
-
-func (c *Child) kill() {
-	c.mu.Lock()
-	c.killed = true
-	c.mu.Unlock()
-	_ = c.Cmd.Process.Kill()
 }
 
 // Killed reports whether the child was killed by us (SIGKILL after its grace).
