@@ -5,7 +5,8 @@ import (
 	"math/bits"
 )
 
-// The fast string scan. A string's bytes are looked at 64 at a time: blockMasks gives three bit
+// The fast string scan. A string's bytes are looked at 64 at a time (the last bytes of a line,
+// under 64, one stop at a time): blockMasks gives three bit
 // masks of the block (quotes, backslashes, control characters; bit k for byte k), with SSE2 on
 // amd64 and eight bytes at a time elsewhere; the characters escaped by a backslash are found
 // from the backslash mask with carries, as simdjson does, and the first quote that is not
@@ -67,50 +68,45 @@ func escapedChars(bs uint64, carry *uint64) uint64 {
 // validEscape[c] says c may follow a backslash ('u' must then have four hex digits).
 var validEscape = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': true, 'n': true, 'r': true, 't': true, 'u': true}
 
-// spaces pads the last bytes of a line to a whole block.
-var spaces = [64]byte{' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ',
-	' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ',
-	' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ',
-	' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '}
-
 // stringEnd scans a JSON string whose opening quote is at b[i-1]. It returns the index just
 // past the closing quote, whether the string holds escapes, and ok=false when the string is
 // not valid JSON (control character, bad escape, no closing quote), with end where it stops
 // being valid, as stringEndCareful says.
 func stringEnd(b []byte, i int) (end int, esc, ok bool) {
 	start := i
+	if len(b)-i < 64 {
+		// Less than a block to the end of the line: a few stops at most.
+		return stringEndCareful(b, i)
+	}
 	// Most keys and short values end within sixteen bytes, with no escape: the first byte
 	// stringStop stops at is then their closing quote.
-	if i+16 <= len(b) {
-		if m := stringStop(binary.LittleEndian.Uint64(b[i:])); m != 0 {
-			if p := i + bits.TrailingZeros64(m)>>3; b[p] == '"' {
-				return p + 1, false, true
-			}
-		} else if m := stringStop(binary.LittleEndian.Uint64(b[i+8:])); m != 0 {
-			if p := i + 8 + bits.TrailingZeros64(m)>>3; b[p] == '"' {
-				return p + 1, false, true
-			}
+	if m := stringStop(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+		if p := i + bits.TrailingZeros64(m)>>3; b[p] == '"' {
+			return p + 1, false, true
+		}
+	} else if m := stringStop(binary.LittleEndian.Uint64(b[i+8:])); m != 0 {
+		if p := i + 8 + bits.TrailingZeros64(m)>>3; b[p] == '"' {
+			return p + 1, false, true
 		}
 	}
 	var (
 		carry uint64
-		pad   [64]byte
 		m     [8]blockMask
 		batch = 1 // blocks at a time: most strings end in the first
 	)
-	for i < len(b) {
+	for {
 		n := min((len(b)-i)>>6, batch)
 		if n == 0 {
-			// The last bytes, padded with spaces: a string not closed before the padding is
-			// not closed at all.
-			pad = spaces
-			copy(pad[:], b[i:])
-			blockMasks(pad[:], m[:1])
-			n = 1
-		} else {
-			blockMasks(b[i:], m[:n])
-			batch = min(2*batch, len(m))
+			// Less than a block is left: the careful scan takes it from here (from the
+			// backslash when the first byte is escaped).
+			end, e, ok := stringEndCareful(b, i-int(carry))
+			if !ok {
+				return stringEndCareful(b, start)
+			}
+			return end, esc || e, true
 		}
+		blockMasks(b[i:], m[:n])
+		batch = min(2*batch, len(m))
 		for k := range n {
 			bm := &m[k]
 			if bm.quote|bm.bslash|bm.ctl|carry == 0 {
@@ -138,7 +134,6 @@ func stringEnd(b []byte, i int) (end int, esc, ok bool) {
 			i += 64
 		}
 	}
-	return stringEndCareful(b, start)
 }
 
 // escapesValid checks characters escaped by a backslash in the block at b[i:]: bit k of escd
