@@ -35,43 +35,10 @@ func cmdRelay(args []string) error {
 	if !*valid {
 		_, err = io.Copy(os.Stdout, out)
 	} else {
-		err = relayValid(out)
+		err = passLines(bufio.NewReaderSize(out, 1<<16), true, func(line []byte) bool { return json.Valid(line) })
 	}
 	if werr := cmd.Wait(); err == nil && werr != nil {
 		err = fmt.Errorf("child: %v", werr)
 	}
 	return err
-}
-
-func relayValid(r io.Reader) error {
-	br := bufio.NewReaderSize(r, 1<<16)
-	bw := bufio.NewWriterSize(os.Stdout, 1<<16)
-	var long []byte
-	for {
-		line, err := br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			long = append(long, line...)
-			continue
-		}
-		if len(long) > 0 {
-			line = append(long, line...)
-			long = long[:0]
-		}
-		if len(line) > 0 && json.Valid(line) {
-			if _, werr := bw.Write(line); werr != nil {
-				return werr
-			}
-		}
-		if err == io.EOF {
-			return bw.Flush()
-		}
-		if err != nil {
-			return err
-		}
-		if br.Buffered() == 0 {
-			if err := bw.Flush(); err != nil {
-				return err
-			}
-		}
-	}
 }

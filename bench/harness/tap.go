@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"time"
@@ -204,7 +205,12 @@ func cmdScan(args []string) error {
 	typ := fs.String("type", "approval_request", "event type to keep")
 	fs.Parse(args)
 	needle := []byte(`"type":"` + *typ + `"`)
-	br := bufio.NewReaderSize(os.Stdin, 1<<20)
+	return passLines(bufio.NewReaderSize(os.Stdin, 1<<20), false, func(line []byte) bool { return bytes.Contains(line, needle) })
+}
+
+// passLines copies the lines of br (line end included) for which keep is true to stdout,
+// 64 KiB at a time, and also whenever br has nothing more buffered when idleFlush is set.
+func passLines(br *bufio.Reader, idleFlush bool, keep func(line []byte) bool) error {
 	bw := bufio.NewWriterSize(os.Stdout, 1<<16)
 	var long []byte
 	for {
@@ -217,13 +223,21 @@ func cmdScan(args []string) error {
 			line = append(long, line...)
 			long = long[:0]
 		}
-		if len(line) > 0 && bytes.Contains(line, needle) {
+		if len(line) > 0 && keep(line) {
 			if _, werr := bw.Write(line); werr != nil {
 				return werr
 			}
 		}
 		if err != nil {
-			return bw.Flush()
+			if ferr := bw.Flush(); err == io.EOF {
+				return ferr
+			}
+			return err
+		}
+		if idleFlush && br.Buffered() == 0 {
+			if err := bw.Flush(); err != nil {
+				return err
+			}
 		}
 	}
 }

@@ -7,7 +7,7 @@ import (
 
 // The fast string scan. A string's bytes are looked at 64 at a time (the last bytes of a line,
 // under 64, one stop at a time): blockMasks gives three bit
-// masks of the block (quotes, backslashes, control characters; bit k for byte k), with SSE2 on
+// masks of the block (quotes, backslashes, control characters; bit k for byte k), with AVX2 on
 // amd64 and eight bytes at a time elsewhere; the characters escaped by a backslash are found
 // from the backslash mask with carries, as simdjson does, and the first quote that is not
 // escaped ends the string. Only the escapes themselves are visited, to check the character
@@ -32,7 +32,16 @@ func wordMasks(w uint64) (q, bs, c uint64) {
 	return compact(zeroBytes(w ^ (lsb * '"'))), compact(zeroBytes(w ^ (lsb * '\\'))), compact(^((w&low7 + lsb*0x60) | w) & msb)
 }
 
-// blockMasksGo is blockMasks eight bytes at a time, in plain Go.
+// blockMasksPortable is blockMasks in plain Go, eight bytes at a time, with notEsc all ones.
+func blockMasksPortable(b []byte, m []blockMask) {
+	for k := range m {
+		q, bs, c := blockMasksGo(b[64*k:])
+		m[k] = blockMask{q, bs, c, ^uint64(0)}
+	}
+}
+
+// blockMasksGo returns the quote, backslash and control-character masks of the 64 bytes at
+// blk, eight bytes at a time.
 func blockMasksGo(blk []byte) (quote, bslash, ctl uint64) {
 	_ = blk[63]
 	for k := 0; k < 64; k += 8 {

@@ -4,9 +4,4 @@ package jsonscan
 
 // blockMasks fills m[k] with the masks of the 64 bytes at b[64k:], for each k < len(m);
 // len(b) >= 64*len(m) > 0. notEsc is all ones.
-func blockMasks(b []byte, m []blockMask) {
-	for k := range m {
-		q, bs, c := blockMasksGo(b[64*k:])
-		m[k] = blockMask{q, bs, c, ^uint64(0)}
-	}
-}
+func blockMasks(b []byte, m []blockMask) { blockMasksPortable(b, m) }
