@@ -11,6 +11,7 @@
 //	harness answer -decode            (the same, decoding each approval_request with encoding/json first)
 //	harness report -title T rt1.json rt2.json
 //	harness scan -type approval_request   (the floor: a bytes.Contains line scan)
+//	harness relay [-valid] CMD ARGS   (the floor of a relay: the child's stdout copied, or its valid JSON lines)
 //	harness goals results.jsonl       (the figures against the toolkit's goals)
 //	harness serve -socket PATH -rate 1000 -n 2000   (a daemon whose events carry their send time)
 package main
@@ -27,7 +28,7 @@ func main() {
 	}
 	cmds := map[string]func([]string) error{
 		"run": cmdRun, "lat": cmdLat, "tap": cmdTap, "sock": cmdSock, "ws": cmdWS,
-		"answer": cmdAnswer, "report": cmdReport, "scan": cmdScan, "serve": cmdServe, "goals": cmdGoals,
+		"answer": cmdAnswer, "report": cmdReport, "relay": cmdRelay, "scan": cmdScan, "serve": cmdServe, "goals": cmdGoals,
 	}
 	f, ok := cmds[os.Args[1]]
 	if !ok {
@@ -40,7 +41,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: harness run|lat|tap|sock|ws|answer|report|scan|serve|goals [flags] [LABEL=COMMAND...]")
+	fmt.Fprintln(os.Stderr, "usage: harness run|lat|tap|sock|ws|answer|report|scan|relay|serve|goals [flags] [LABEL=COMMAND...]")
 	os.Exit(2)
 }
 

@@ -150,46 +150,36 @@ func cmdSock(args []string) error {
 	}
 }
 
-// cmdWS is the raw WebSocket client: one task, every message to stdout until the result.
+// cmdWS is the raw WebSocket client: one task, every message to stdout until the result. It
+// reads messages as fr-attach does (websocket.Conn.Read with a context that has no deadline:
+// one call a message), so it is the floor of a client of the same library; with -batch it
+// writes out 64 KiB at a time, at least as few writes as fr-attach's flush when idle.
 func cmdWS(args []string) error {
 	fs := flag.NewFlagSet("ws", flag.ExitOnError)
 	url := fs.String("url", "", "ws://HOST:PORT/attach")
 	task := fs.String("task", "flood 10000", "task text")
 	batch := fs.Bool("batch", false, "write out only when 64 KiB are buffered (throughput), not after each message (latency)")
 	fs.Parse(args)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	c, _, err := websocket.Dial(ctx, *url, nil)
+	dctx, dcancel := context.WithTimeout(context.Background(), time.Minute)
+	defer dcancel()
+	c, _, err := websocket.Dial(dctx, *url, nil)
 	if err != nil {
 		return err
 	}
 	defer c.CloseNow()
 	c.SetReadLimit(256 << 20)
+	// A deadline would make the library arm a timer for every message.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	if err := c.Write(ctx, websocket.MessageText, fmt.Appendf(nil, "{\"type\":\"user_input\",\"text\":%q}", *task)); err != nil {
 		return err
 	}
 	bw := bufio.NewWriterSize(os.Stdout, 1<<16)
 	defer bw.Flush()
-	var msg []byte
 	for {
-		// Each message is one event; read it into a reused buffer, not a new allocation.
-		_, r, err := c.Reader(ctx)
+		_, msg, err := c.Read(ctx)
 		if err != nil {
 			return fmt.Errorf("connection closed before the result: %v", err)
-		}
-		msg = msg[:0]
-		for {
-			if len(msg) == cap(msg) {
-				msg = append(msg, 0)[:len(msg)]
-			}
-			n, rerr := r.Read(msg[len(msg):cap(msg)])
-			msg = msg[:len(msg)+n]
-			if rerr == io.EOF {
-				break
-			}
-			if rerr != nil {
-				return rerr
-			}
 		}
 		msg = bytes.TrimRight(msg, "\n")
 		bw.Write(msg)
@@ -215,7 +205,12 @@ func cmdScan(args []string) error {
 	typ := fs.String("type", "approval_request", "event type to keep")
 	fs.Parse(args)
 	needle := []byte(`"type":"` + *typ + `"`)
-	br := bufio.NewReaderSize(os.Stdin, 1<<20)
+	return passLines(bufio.NewReaderSize(os.Stdin, 1<<20), false, func(line []byte) bool { return bytes.Contains(line, needle) })
+}
+
+// passLines copies the lines of br (line end included) for which keep is true to stdout,
+// 64 KiB at a time, and also whenever br has nothing more buffered when idleFlush is set.
+func passLines(br *bufio.Reader, idleFlush bool, keep func(line []byte) bool) error {
 	bw := bufio.NewWriterSize(os.Stdout, 1<<16)
 	var long []byte
 	for {
@@ -228,13 +223,21 @@ func cmdScan(args []string) error {
 			line = append(long, line...)
 			long = long[:0]
 		}
-		if len(line) > 0 && bytes.Contains(line, needle) {
+		if len(line) > 0 && keep(line) {
 			if _, werr := bw.Write(line); werr != nil {
 				return werr
 			}
 		}
 		if err != nil {
-			return bw.Flush()
+			if ferr := bw.Flush(); err == io.EOF {
+				return ferr
+			}
+			return err
+		}
+		if idleFlush && br.Buffered() == 0 {
+			if err := bw.Flush(); err != nil {
+				return err
+			}
 		}
 	}
 }

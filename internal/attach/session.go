@@ -270,7 +270,7 @@ func (a *attacher) loop(ctx context.Context, inputs <-chan inputMsg) error {
 			if !ok {
 				return a.ended(ctx)
 			}
-			err = a.line(ln)
+			err = a.burst(ln, lines)
 		case m := <-inputsC:
 			err = a.input(m)
 		}
@@ -280,6 +280,28 @@ func (a *attacher) loop(ctx context.Context, inputs <-chan inputMsg) error {
 		if err := a.step(); err != nil {
 			return err
 		}
+	}
+}
+
+// maxBurst is how many lines already read from the daemon the loop takes one after the other
+// before it looks at its other channels again.
+const maxBurst = 256
+
+// burst takes in ln, then the lines already waiting behind it (up to maxBurst), each but the
+// last followed by step as in loop: a flood costs one select per burst, not one per line.
+func (a *attacher) burst(ln wire.Line, lines <-chan wire.Line) error {
+	for n := 1; ; n++ {
+		if err := a.line(ln); err != nil {
+			return err
+		}
+		// Only this goroutine receives: a line counted in len is there to take.
+		if n == maxBurst || len(lines) == 0 {
+			return nil
+		}
+		if err := a.step(); err != nil {
+			return err
+		}
+		ln = <-lines
 	}
 }
 

@@ -73,3 +73,7 @@ func SkipValue(b []byte, i int) int {
 // just past it. When ok is false, end is where the value stops being JSON; end == len(b) means
 // b ends before the value does (it may go on in more input).
 func ValueEnd(b []byte, i int) (end int, ok bool) { return valueEnd(b, i, 0) }
+
+// ValueEndDepth is ValueEnd for a value held depth levels deep: a container in it may nest
+// 10,000 levels less depth (encoding/json's limit counts from the outermost value).
+func ValueEndDepth(b []byte, i, depth int) (end int, ok bool) { return valueEnd(b, i, depth) }

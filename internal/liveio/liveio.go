@@ -231,8 +231,13 @@ func (p *Pump) Answer(in wire.Input) {
 // prompt and be dropped as stray.
 func (p *Pump) Observe(ev wire.Event) {
 	p.Gate.Observe(ev)
-	p.wake()
-	p.madeRoom()
+	// Only held input can be released by an event. With none held, Run has nothing to send
+	// and no Push waits for room; a Push from now on wakes Run itself. So a flood of events
+	// with no input costs no goroutine switch per event.
+	if p.Gate.Waiting() > 0 {
+		p.wake()
+		p.madeRoom()
+	}
 }
 
 // EndInput says no more input will come. Run sends what it still can (messages held for a

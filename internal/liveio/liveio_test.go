@@ -419,3 +419,29 @@ func TestSourceLineTooLong(t *testing.T) {
 		t.Errorf("read %q", got)
 	}
 }
+
+// TestPumpObserveWakesOnlyForHeldInput: an event wakes Run only when input is held (a flood
+// of events costs no goroutine switch each), and a message held for a turn still goes when
+// the turn's end is observed.
+func TestPumpObserveWakesOnlyForHeldInput(t *testing.T) {
+	var r recorder
+	p := r.pump()
+	p.init()
+	p.Observe(ev("token", `{"type":"token","text":"x"}`))
+	if len(p.kick) != 0 {
+		t.Fatal("an event with no input held woke Run")
+	}
+	p.Observe(ev("turn_start", `{"type":"turn_start"}`))
+	p.Gate.Push(wire.Input{Line: []byte(`{"text":"next"}`), Type: wire.TypeUserInput})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go p.Run(ctx)
+	time.Sleep(20 * time.Millisecond) // Run has looked, and waits for the turn to end
+	if got := r.waitSent(t, 0); len(got) != 0 {
+		t.Fatalf("sent during the turn: %q", got)
+	}
+	p.Observe(ev("message_end", `{"type":"message_end","turnIndex":1,"toolCalls":[]}`))
+	if got := r.waitSent(t, 1); len(got) != 1 {
+		t.Fatalf("the held message was not sent after the turn ended: %q", got)
+	}
+}

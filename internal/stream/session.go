@@ -509,6 +509,9 @@ func (ss *session) readEvents(r io.ReadCloser, st *stdoutState, protoBad, outBro
 			st.outErr = err
 		}
 	}
+	// Larger pipes on both sides: a flood moves in fewer, larger reads and writes.
+	liveio.GrowPipe(r)
+	liveio.GrowPipe(ss.s.Out)
 	lr := wire.NewReader(r, wire.ReaderOptions{BeforeRead: flush})
 	broken := false
 	for {

@@ -8,6 +8,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/fuseraft/fr/internal/jsonscan"
 )
 
 // VersionError says that fuseraft sent a protocolVersion this build does not support.
@@ -402,9 +404,6 @@ type envScanner struct {
 	seen  []byte // the first bytes read, for error messages
 }
 
-// maxDepth is encoding/json's nesting limit, counted from the envelope.
-const maxDepth = 10000
-
 // more reads another block, keeping buf[pos:]. It reports false at the end of the input.
 func (s *envScanner) more() bool {
 	if s.eof {
@@ -505,211 +504,26 @@ const (
 )
 
 // scanValue finds the end of the JSON value starting at b[i], at nesting depth (of what
-// holds it). atEOF says no more bytes come after b, which ends a number at the end of b.
+// holds it), with jsonscan's validator. atEOF says no more bytes come after b. A value the
+// end of b may have cut is scanShort: a number that ends there (more digits may come), or a
+// value that stops being valid within the last few bytes (an unclosed string or container, a
+// literal or an escape cut short); the caller reads more and scans again, and at the end of
+// the input scanShort is as bad as scanBad.
 func scanValue(b []byte, i, depth int, atEOF bool) (int, scanState) {
-	if i >= len(b) {
-		return i, scanShort
-	}
-	switch c := b[i]; {
-	case c == '"':
-		return scanString(b, i)
-	case c == '{' || c == '[':
-		if depth+1 > maxDepth {
-			return i, scanBad
-		}
-		return scanComposite(b, i, depth+1)
-	case c == '-' || (c >= '0' && c <= '9'):
-		return scanNumber(b, i, atEOF)
-	case c == 't':
-		return scanLiteral(b, i, "true")
-	case c == 'f':
-		return scanLiteral(b, i, "false")
-	case c == 'n':
-		return scanLiteral(b, i, "null")
-	}
-	return i, scanBad
-}
-
-func scanLiteral(b []byte, i int, lit string) (int, scanState) {
-	for k := 0; k < len(lit); k++ {
-		if i+k >= len(b) {
-			return i, scanShort
-		}
-		if b[i+k] != lit[k] {
-			return i, scanBad
-		}
-	}
-	return i + len(lit), scanOK
-}
-
-func isHex(c byte) bool {
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
-}
-
-func scanString(b []byte, i int) (int, scanState) {
-	i++
-	for {
-		// The common case: a run of plain bytes.
-		for i < len(b) && b[i] >= 0x20 && b[i] != '"' && b[i] != '\\' {
-			i++
-		}
-		if i >= len(b) {
-			return i, scanShort
-		}
-		switch c := b[i]; {
-		case c == '"':
-			return i + 1, scanOK
-		case c < 0x20:
-			return i, scanBad
-		}
-		// A backslash.
-		if i+1 >= len(b) {
-			return i, scanShort
-		}
-		switch b[i+1] {
-		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-			i += 2
-		case 'u':
-			for k := 2; k < 6; k++ {
-				if i+k >= len(b) {
-					return i, scanShort
-				}
-				if !isHex(b[i+k]) {
-					return i, scanBad
-				}
-			}
-			i += 6
-		default:
-			return i, scanBad
-		}
-	}
-}
-
-// scanNumber scans a JSON number. At the end of b a number may go on in the next block,
-// unless the input ended (atEOF).
-func scanNumber(b []byte, i int, atEOF bool) (int, scanState) {
-	short := func(j int) (int, scanState) {
-		if atEOF {
-			return j, scanBad
-		}
-		return j, scanShort
-	}
-	digits := func(j int) int {
-		for j < len(b) && b[j] >= '0' && b[j] <= '9' {
-			j++
-		}
-		return j
-	}
-	j := i
-	if b[j] == '-' {
-		j++
-		if j >= len(b) {
-			return short(j)
-		}
-	}
+	end, ok := jsonscan.ValueEndDepth(b, i, depth)
 	switch {
-	case b[j] == '0':
-		j++
-	case b[j] >= '1' && b[j] <= '9':
-		j = digits(j)
-	default:
-		return j, scanBad
+	case atEOF && !ok:
+		return end, scanBad
+	case atEOF:
+		return end, scanOK
+	case !ok && end >= len(b)-len(`\u000`):
+		return end, scanShort
+	case !ok:
+		return end, scanBad
+	case end == len(b) && b[end-1] >= '0' && b[end-1] <= '9':
+		return end, scanShort
 	}
-	if j < len(b) && b[j] == '.' {
-		j++
-		k := digits(j)
-		if k == j {
-			if k >= len(b) {
-				return short(k)
-			}
-			return k, scanBad
-		}
-		j = k
-	}
-	if j < len(b) && (b[j] == 'e' || b[j] == 'E') {
-		j++
-		if j < len(b) && (b[j] == '+' || b[j] == '-') {
-			j++
-		}
-		k := digits(j)
-		if k == j {
-			if k >= len(b) {
-				return short(k)
-			}
-			return k, scanBad
-		}
-		j = k
-	}
-	if j >= len(b) && !atEOF {
-		return j, scanShort
-	}
-	return j, scanOK
-}
-
-func scanSpace(b []byte, i int) int {
-	for i < len(b) {
-		switch b[i] {
-		case ' ', '\t', '\r', '\n':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
-}
-
-// scanComposite scans an object or an array; depth is its own nesting depth. Inside one, a
-// value never ends the input (a , ] or } must follow), so running out of bytes is "short".
-func scanComposite(b []byte, i, depth int) (int, scanState) {
-	obj := b[i] == '{'
-	closer := byte(']')
-	if obj {
-		closer = '}'
-	}
-	i = scanSpace(b, i+1)
-	if i >= len(b) {
-		return i, scanShort
-	}
-	if b[i] == closer {
-		return i + 1, scanOK
-	}
-	for {
-		var st scanState
-		if obj {
-			if b[i] != '"' {
-				return i, scanBad
-			}
-			if i, st = scanString(b, i); st != scanOK {
-				return i, st
-			}
-			i = scanSpace(b, i)
-			if i >= len(b) {
-				return i, scanShort
-			}
-			if b[i] != ':' {
-				return i, scanBad
-			}
-			i = scanSpace(b, i+1)
-		}
-		if i, st = scanValue(b, i, depth, false); st != scanOK {
-			return i, st
-		}
-		i = scanSpace(b, i)
-		if i >= len(b) {
-			return i, scanShort
-		}
-		switch b[i] {
-		case ',':
-			i = scanSpace(b, i+1)
-			if i >= len(b) {
-				return i, scanShort
-			}
-		case closer:
-			return i + 1, scanOK
-		default:
-			return i, scanBad
-		}
-	}
+	return end, scanOK
 }
 
 // CheckHandshake checks the protocolVersion of a ready or hello event: a *ProtocolError when it

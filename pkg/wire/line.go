@@ -64,9 +64,38 @@ func ParseLine(b []byte) Line {
 	l.Kind = OtherJSON
 	if sh.Typed {
 		l.Kind = EventLine
-		l.Type = sh.Type()
+		l.Type = eventType(&sh)
 	}
 	return l
+}
+
+// eventType is sh.Type() without allocating for the types fuseraft sends most.
+func eventType(sh *jsonscan.Shape) string {
+	if !sh.TypeEsc {
+		switch string(sh.RawType[1 : len(sh.RawType)-1]) {
+		case TypeToken:
+			return TypeToken
+		case TypeThinking:
+			return TypeThinking
+		case TypeToolCall:
+			return TypeToolCall
+		case TypeToolResult:
+			return TypeToolResult
+		case TypeStatus:
+			return TypeStatus
+		case TypeMessageEnd:
+			return TypeMessageEnd
+		case TypeTurnStart:
+			return TypeTurnStart
+		case TypeApproval:
+			return TypeApproval
+		case TypeAgentMessage:
+			return TypeAgentMessage
+		case TypeShellOutput:
+			return TypeShellOutput
+		}
+	}
+	return sh.Type()
 }
 
 // TopLevelString returns the string value of key in the JSON object b, or ok=false when b is
