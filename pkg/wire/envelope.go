@@ -208,19 +208,16 @@ func ReadEnvelope(r io.Reader, allowVersion bool, onItem func(raw []byte) error)
 		if !ok {
 			return fail("envelope is not valid JSON")
 		}
+		var (
+			stopped bool
+			msg     string
+			err     error
+		)
 		switch key {
 		case "items":
 			shapes++
 			head.Shape = "items"
-			stopped, msg, err := s.items(c, onItem)
-			switch {
-			case err != nil:
-				return head, err
-			case msg != "":
-				return fail(msg)
-			case stopped:
-				return head, nil
-			}
+			stopped, msg, err = s.items(c, onItem)
 		default:
 			raw, ok := s.value(1, false)
 			if !ok {
@@ -231,15 +228,15 @@ func ReadEnvelope(r io.Reader, allowVersion bool, onItem func(raw []byte) error)
 			} else if key == "item" || key == "error" {
 				shapes++
 			}
-			stopped, msg, err := head.field(key, raw, allowVersion, onItem)
-			switch {
-			case err != nil:
-				return head, err
-			case msg != "":
-				return fail(msg)
-			case stopped:
-				return head, nil
-			}
+			stopped, msg, err = head.field(key, raw, allowVersion, onItem)
+		}
+		switch {
+		case err != nil:
+			return head, err
+		case msg != "":
+			return fail(msg)
+		case stopped:
+			return head, nil
 		}
 		c, ok = s.skipSpace()
 		if !ok {
