@@ -177,3 +177,32 @@ func TestScreenInterruptedTask(t *testing.T) {
 		consoletest.Golden(t, "attach-interrupted-"+name, tm.Screen(color))
 	})
 }
+
+// Ctrl-C in the pager is the pager's: it stops the pager (as less takes it) and leaves
+// fr-attach at its prompt, not interrupted.
+func TestScreenCtrlCInPager(t *testing.T) {
+	sock, record := daemon(t)
+	dir := t.TempDir()
+	pager, started := filepath.Join(dir, "pager.sh"), filepath.Join(dir, "started")
+	script := "#!/bin/sh\ntrap 'echo the pager was interrupted; exit 0' INT\ncat > /dev/null\n: > " + started + "\necho 'the pager waits'\nwhile :; do sleep 0.05; done\n"
+	if err := os.WriteFile(pager, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tm := attachOn(t, 80, false, []string{"PAGER=" + pager}, "--socket", sock)
+	tm.WaitText("▶ attached", 1)
+	tm.Type("bigwrite\r")
+	tm.WaitLast("type d at the prompt", 1, "┃ allow? [y/N]")
+	tm.Type("d\r")
+	tm.WaitText("the pager waits", 1)
+	tm.Type("\x03")
+	tm.WaitLast("the pager was interrupted", 1, "┃ allow? [y/N]")
+	tm.Type("y\r")
+	tm.WaitText("Wrote docs/notes.txt.", 1)
+	tm.Type("\x04")
+	if code := tm.Exit(); code != 0 {
+		t.Errorf("exit %d, want 0: Ctrl-C in the pager reached fr-attach", code)
+	}
+	if got := received(t, record); !strings.Contains(strings.Join(got, "\n"), `"approved":true`) {
+		t.Errorf("the daemon received %q", got)
+	}
+}

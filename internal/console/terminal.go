@@ -3,12 +3,14 @@ package console
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/fuseraft/fr/internal/prompt"
 	"github.com/fuseraft/fr/internal/termsafe"
@@ -166,7 +168,16 @@ func (t *Terminal) Page(text string) {
 	cmd := exec.Command("/bin/sh", "-c", cmdline)
 	cmd.Stdin = strings.NewReader(text)
 	cmd.Stdout, cmd.Stderr = f, f
+	giveBack := func() {}
+	if t.fd >= 0 {
+		giveBack = foreground(cmd, t.fd)
+	}
 	err := cmd.Run()
+	giveBack()
+	if interrupted(err) {
+		// Ctrl-C in the pager ends the pager, as quitting it does.
+		err = nil
+	}
 	if cooked {
 		t.mu.Lock()
 		if t.restore != nil {
@@ -178,4 +189,14 @@ func (t *Terminal) Page(text string) {
 		fmt.Fprintf(t.out, "the pager %s failed (%v); the diff is below\r\n", termsafe.Line(cmdline), err)
 		io.WriteString(t.out, strings.ReplaceAll(strings.TrimRight(text, "\n")+"\n", "\n", "\r\n"))
 	}
+}
+
+// interrupted says whether err is the exit of a command ended by SIGINT.
+func interrupted(err error) bool {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return false
+	}
+	ws, ok := ee.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled() && ws.Signal() == syscall.SIGINT
 }
