@@ -455,12 +455,19 @@ func costUsed(u Usage) string {
 	return fmt.Sprintf("%s used (%d tokens)", USD(u.CostUSD), u.Tokens())
 }
 
-// USD formats dollars: "$1.23", with more digits below a cent.
+// USD formats dollars: "$1.23", with more digits (up to six) where cents would round a
+// fraction of a cent away ("$0.0105", "$0.500125"), so a cost past a limit never reads as
+// the limit itself.
 func USD(v float64) string {
-	if v != 0 && v < 0.01 {
-		return "$" + strings.TrimRight(strconv.FormatFloat(v, 'f', 6, 64), "0")
+	cents := strconv.FormatFloat(v, 'f', 2, 64)
+	if c, _ := strconv.ParseFloat(cents, 64); c == v || v == 0 {
+		return "$" + cents
 	}
-	return "$" + strconv.FormatFloat(v, 'f', 2, 64)
+	s := strings.TrimRight(strconv.FormatFloat(v, 'f', 6, 64), "0")
+	if i := strings.IndexByte(s, '.'); len(s)-i < 3 {
+		return "$" + cents
+	}
+	return "$" + s
 }
 
 // Seconds formats a duration given in seconds, to the tenth: "12.3s", "10m0.5s".
