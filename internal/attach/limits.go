@@ -3,10 +3,10 @@ package attach
 import (
 	"time"
 
-	"github.com/urfave/cli/v2"
 	"github.com/fuseraft/fr/internal/budget"
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/pkg/wire"
+	"github.com/urfave/cli/v2"
 )
 
 // limits holds a session to --max-turns, --max-tokens, --max-duration, --max-cost and a
@@ -201,4 +201,3 @@ func limitError(br *budget.Breach, what string) error {
 	}
 	return cmdutil.Errorf(cmdutil.ExitLimit, "%s", msg)
 }
-
