@@ -24,7 +24,10 @@
 package budget
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -124,6 +127,14 @@ type Budget struct {
 	sessMsg  Usage // tokens of the current session's turns, for its result
 	unpriced string
 	breach   *Breach
+
+	// With a store: this run's id there, its turn in flight and that turn's tokens so far, the
+	// largest turn ended and not yet recorded, and what the store said of the other runs.
+	id       string
+	inTurn   bool
+	turnTok  int64
+	doneTurn int64
+	others   Shared
 }
 
 // New returns a Budget for lim, started now.
@@ -137,7 +148,13 @@ func New(lim Limits, o Options) *Budget {
 		per = "day"
 	}
 	t := now()
-	return &Budget{lim: lim, now: now, store: o.Store, per: per, start: t, lastCommit: t}
+	b := &Budget{lim: lim, now: now, store: o.Store, per: per, start: t, lastCommit: t}
+	if b.store != nil {
+		var r [6]byte
+		rand.Read(r[:])
+		b.id = strconv.Itoa(os.Getpid()) + "-" + hex.EncodeToString(r[:])
+	}
+	return b
 }
 
 // Limits returns the limits the Budget holds to.
@@ -205,6 +222,7 @@ func (b *Budget) Close() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.store != nil && (b.breach == nil || b.breach.Limit != "--budget-file") {
+		b.endTurn()
 		b.commit()
 	}
 }
@@ -244,6 +262,8 @@ func (b *Budget) Observe(ev wire.Event) *Breach {
 	case "turn_start", "agent_starting":
 		turnStart = true
 		d.Turns = 1
+		b.endTurn() // a daemon's agent turns end as the next one starts
+		b.inTurn = true
 	case "message_end":
 		var m struct {
 			In     *int64 `json:"inputTokens"`
@@ -283,8 +303,13 @@ func (b *Budget) Observe(ev wire.Event) *Breach {
 			}
 		}
 		b.sessMsg = Usage{}
-	default:
-		return nil
+	}
+	b.turnTok += d.Tokens()
+	if endsTurn(ev.Type) && b.inTurn {
+		b.endTurn()
+		if d == (Usage{}) && b.store != nil && b.breach == nil {
+			b.commit() // the turn is no longer in flight
+		}
 	}
 	if d == (Usage{}) {
 		return nil
@@ -294,12 +319,31 @@ func (b *Budget) Observe(ev wire.Event) *Breach {
 		return nil
 	}
 	if turnStart {
-		if br := b.settle(); br != nil {
-			return br
+		br := b.settle()
+		if br == nil {
+			br = b.tokensReached()
 		}
-		return b.tokensReached()
+		if br != nil && b.store != nil {
+			// This turn is to be interrupted: the other runs need not hold room for it.
+			b.endTurn()
+			b.commit()
+		}
+		return br
 	}
 	return b.settle()
+}
+
+// endsTurn reports whether an event ends a turn: an agent_message is a run's turn done.
+func endsTurn(eventType string) bool {
+	return wire.EndsTurn(eventType) || eventType == "agent_message"
+}
+
+// endTurn ends this run's turn in flight, if any, keeping its tokens for the store's largest.
+func (b *Budget) endTurn() {
+	if b.inTurn {
+		b.doneTurn = max(b.doneTurn, b.turnTok)
+	}
+	b.inTurn, b.turnTok = false, 0
 }
 
 func val(p *int64) int64 {
@@ -343,14 +387,14 @@ func (b *Budget) commit() bool {
 	now := b.now()
 	d := b.pending
 	d.Seconds += now.Sub(b.lastCommit).Seconds()
-	day, week, err := b.store.Add(now, d)
+	day, week, sh, err := b.store.Commit(now, d, &Turn{Run: b.id, InFlight: b.inTurn, Done: b.doneTurn})
 	if err != nil {
 		if b.breach == nil {
 			b.breach = &Breach{Limit: "--budget-file", Used: "cannot be updated: " + err.Error()}
 		}
 		return true
 	}
-	b.pending, b.lastCommit = Usage{}, now
+	b.pending, b.lastCommit, b.doneTurn, b.others = Usage{}, now, 0, sh
 	b.shared, b.period = day, "today ("+DayKey(now)+")"
 	if b.per == "week" {
 		b.shared, b.period = week, "this week ("+WeekKey(now)+")"
@@ -433,9 +477,10 @@ func (b *Budget) tokensReached() *Breach {
 	}
 	u := b.used()
 	l := b.lim
+	held := int64(b.others.Others) * b.others.Largest // other runs' turns in flight
 	switch {
-	case l.Tokens > 0 && u.Tokens() >= l.Tokens:
-		b.breach = &Breach{Limit: "--max-tokens", Max: strconv.FormatInt(l.Tokens, 10), Used: tokensUsed(u) + ", no more turns may start"}
+	case l.Tokens > 0 && u.Tokens()+held >= l.Tokens:
+		b.breach = &Breach{Limit: "--max-tokens", Max: strconv.FormatInt(l.Tokens, 10), Used: tokensUsed(u) + b.heldFor(held) + ", no more turns may start"}
 	case l.CostUSD > 0 && u.CostUSD >= l.CostUSD:
 		b.breach = &Breach{Limit: "--max-cost", Max: USD(l.CostUSD), Used: costUsed(u) + ", no more turns may start"}
 	case l.Duration > 0 && u.Seconds >= l.Duration.Seconds():
@@ -445,6 +490,14 @@ func (b *Budget) tokensReached() *Breach {
 	}
 	b.breach.Scope, b.breach.Usage = b.scope(), u
 	return b.breach
+}
+
+// heldFor says the tokens held for other runs' turns in flight, if any.
+func (b *Budget) heldFor(held int64) string {
+	if held == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" and %d held for %d other runs' turns in flight", held, b.others.Others)
 }
 
 func tokensUsed(u Usage) string {
