@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"github.com/fuseraft/fr/internal/prices"
+	"github.com/fuseraft/fr/internal/render"
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
@@ -490,6 +491,44 @@ func (b *Budget) tokensReached() *Breach {
 	}
 	b.breach.Scope, b.breach.Usage = b.scope(), u
 	return b.breach
+}
+
+// Against is the totals against each limit set, short, for a person: "turns 2 of 5 · tokens
+// 4,256 of 4,000: past · cost $0.0022 of $1.00 · time 1m2s of 30m0s". With a budget file they
+// are the period's totals.
+func (b *Budget) Against() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	u, l := b.used(), b.lim
+	var parts []string
+	add := func(what, used, max string, past bool) {
+		s := what + " " + used + " of " + max
+		if past {
+			s += ": past"
+		}
+		parts = append(parts, s)
+	}
+	if l.Turns > 0 {
+		add("turns", render.Commas(u.Turns), render.Commas(l.Turns), u.Turns > l.Turns)
+	}
+	if l.Tokens > 0 {
+		add("tokens", render.Commas(u.Tokens()), render.Commas(l.Tokens), u.Tokens() > l.Tokens)
+	}
+	if l.CostUSD > 0 {
+		if b.unpriced != "" {
+			add("cost", "unknown", USD(l.CostUSD), false)
+		} else {
+			add("cost", USD(u.CostUSD), USD(l.CostUSD), u.CostUSD > l.CostUSD)
+		}
+	}
+	if l.Duration > 0 {
+		add("time", Seconds(u.Seconds), l.Duration.String(), u.Seconds >= l.Duration.Seconds())
+	}
+	s := strings.Join(parts, " · ")
+	if b.store != nil {
+		s += " (" + b.scope() + ")"
+	}
+	return s
 }
 
 // heldFor says the tokens held for other runs' turns in flight, if any.
