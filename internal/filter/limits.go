@@ -16,7 +16,9 @@ import (
 func limitFlags() []flagDef {
 	return []flagDef{
 		{name: "max-turns", args: 1, usage: "with --pretty, show the turns read against a limit of `N`",
-			set: func(o *options, vals []string, _ *string) error { return parseLimit(&o.limits.Turns, "--max-turns", vals[0]) }},
+			set: func(o *options, vals []string, _ *string) error {
+				return parseLimit(&o.limits.Turns, "--max-turns", vals[0])
+			}},
 		{name: "max-tokens", args: 1, usage: "with --pretty, show the tokens read (input + output) against a limit of `N`",
 			set: func(o *options, vals []string, _ *string) error {
 				return parseLimit(&o.limits.Tokens, "--max-tokens", vals[0])
