@@ -1,97 +1,51 @@
 package wire
 
-import (
-	"strings"
-	"testing"
-)
+import "testing"
 
 // After Deny nothing is approved: answers queued before, and pushed after, go as denials (or
 // skips), still one per prompt; tasks and messages are dropped wherever they wait; interrupts
-// go. A "!" step calls Deny; "=" shows each answer's line.
+// go.
 func TestGateDeny(t *testing.T) {
 	hello := `{"type":"hello","protocolVersion":1,"clientId":"c","readOnly":false,"inFlight":null,"pendingResults":[]}`
 	queued := `{"type":"queued","sessionId":"s1","position":0}`
+	task := func(text string) string { return `{"type":"user_input","text":"` + text + `"}` }
+	skip := `{"type":"question_response","answer":null}`
+	interrupt := `{"type":"interrupt"}`
 	tests := []struct {
 		name  string
 		mode  Mode
 		steps []gateStep
-		want  string // the last "=" step's lines, joined by " "
 	}{
 		{"an approval queued for a later prompt goes as a denial", Serve, []gateStep{
-			{'<', hello}, {'>', "t"}, {'=', "send:t"}, {'<', queued},
-			{'<', shellPrompt}, {'<', shellPrompt}, {'>', allow}, {'!', "limit"}, {'>', allow},
-			{'=', ""},
-		}, deny + " " + deny},
+			{'<', hello}, {'>', "t"}, {'=', "send:" + task("t")}, {'<', queued},
+			{'<', shellPrompt}, {'<', shellPrompt}, {'>', allow}, {'x', "deny: limit"}, {'>', allow},
+			{'=', "send:" + deny + " | send:" + deny},
+		}},
 		{"an approval pushed after Deny goes as a denial", Serve, []gateStep{
-			{'<', hello}, {'>', "t"}, {'=', "send:t"}, {'<', queued}, {'!', "limit"},
-			{'<', shellPrompt}, {'>', allow}, {'=', ""},
-		}, deny},
+			{'<', hello}, {'>', "t"}, {'=', "send:" + task("t")}, {'<', queued}, {'x', "deny: limit"},
+			{'<', shellPrompt}, {'>', allow}, {'=', "send:" + deny},
+		}},
 		{"a question's answer goes as a skip", Serve, []gateStep{
-			{'<', hello}, {'>', "t"}, {'=', "send:t"}, {'<', queued}, {'!', "limit"},
-			{'<', question}, {'>', answerA}, {'=', ""},
-		}, `{"type":"question_response","answer":null}`},
+			{'<', hello}, {'>', "t"}, {'=', "send:" + task("t")}, {'<', queued}, {'x', "deny: limit"},
+			{'<', question}, {'>', answerA}, {'=', "send:" + skip},
+		}},
 		{"held tasks are dropped, and the answer still goes, once", Serve, []gateStep{
-			{'<', hello}, {'>', "t"}, {'=', "send:t"}, {'<', queued}, {'>', "u"}, {'>', "v"},
-			{'<', shellPrompt}, {'!', "limit"}, {'>', allow}, {'>', allow}, {'=', ""},
-		}, deny + " drop:approval_response drop:u(limit) drop:v(limit)"},
+			{'<', hello}, {'>', "t"}, {'=', "send:" + task("t")}, {'<', queued}, {'>', "u"}, {'>', "v"},
+			{'<', shellPrompt}, {'x', "deny: limit"}, {'>', allow}, {'>', allow},
+			{'=', "send:" + deny + " | drop:" + allow + " | drop(deny: limit):" + task("u") + " | drop(deny: limit):" + task("v")},
+		}},
 		{"an interrupt goes after the pending prompt's answer", Serve, []gateStep{
-			{'<', hello}, {'>', "t"}, {'=', "send:t"}, {'<', queued}, {'<', shellPrompt},
-			{'!', "limit"}, {'>', `{"type":"interrupt"}`}, {'=', ""}, {'>', allow}, {'=', ""},
-		}, deny + " " + `{"type":"interrupt"}`},
+			{'<', hello}, {'>', "t"}, {'=', "send:" + task("t")}, {'<', queued}, {'<', shellPrompt},
+			{'x', "deny: limit"}, {'>', interrupt}, {'=', ""}, {'>', allow}, {'=', "send:" + deny + " | send:" + interrupt},
+		}},
 		{"a task pushed with nothing in flight is dropped", Serve, []gateStep{
-			{'<', hello}, {'!', "limit"}, {'>', "t"}, {'=', ""},
-		}, "drop:t(limit)"},
+			{'<', hello}, {'x', "deny: limit"}, {'>', "t"}, {'=', "drop(deny: limit):" + task("t")},
+		}},
 		{"a REPL message is dropped; the first why stays", Stdio, []gateStep{
-			{'!', "first"}, {'!', "second"}, {'>', "hello"}, {'=', ""},
-		}, "drop:hello(first)"},
+			{'x', "deny: first"}, {'x', "deny: second"}, {'>', "hello"}, {'=', "drop(deny: first):" + task("hello")},
+		}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			g := NewGate(tt.mode)
-			if tt.mode != Serve {
-				g.Observe(Event{Type: TypeReady, Raw: []byte(replReady)})
-			}
-			var got []string
-			for i, st := range tt.steps {
-				switch st.op {
-				case '<':
-					ev, ok := ParseLine([]byte(st.line)).Event()
-					if !ok {
-						t.Fatalf("step %d: %q is not an event", i, st.line)
-					}
-					g.Observe(ev)
-				case '>':
-					in, _ := ParseInput([]byte(st.line))
-					g.Push(in)
-				case '!':
-					g.Deny(st.line)
-				case '=':
-					got = got[:0]
-					for {
-						d, ok := g.Next()
-						if !ok {
-							break
-						}
-						switch {
-						case d.Action == Drop && answerKind(d.Input.Type) < 0:
-							got = append(got, describe(d)+"("+d.Reason+")")
-						case d.Action == Drop || d.Input.Type == TypeUserInput:
-							got = append(got, describe(d))
-						default:
-							got = append(got, string(d.Input.Line))
-						}
-					}
-					if st.line != "" && strings.Join(got, " ") != st.line {
-						t.Fatalf("step %d: released %q, want %q", i, strings.Join(got, " "), st.line)
-					}
-				}
-			}
-			if strings.Join(got, " ") != tt.want {
-				t.Errorf("released %q, want %q", strings.Join(got, " "), tt.want)
-			}
-			if g.Waiting() != 0 {
-				t.Errorf("%d inputs still wait", g.Waiting())
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { runPairs(t, tt.mode, tt.steps) })
 	}
 }
