@@ -3,10 +3,11 @@ package attach
 import (
 	"time"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/fuseraft/fr/internal/budget"
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/pkg/wire"
-	"github.com/urfave/cli/v2"
 )
 
 // limits holds a session to --max-turns, --max-tokens, --max-duration, --max-cost and a
@@ -55,7 +56,7 @@ func (a *attacher) startLimits() (stop func(), err error) {
 		return func() {}, nil
 	}
 	if br := b.Start(); br != nil {
-		return nil, limitError(br, "no task sent")
+		return nil, br.Err("no task sent")
 	}
 	a.lim = a.o.limits
 	if left, ok := b.Left(); ok {
@@ -77,7 +78,7 @@ func (a *attacher) limitTick() error {
 			what = a.lim.running + " still runs on the daemon " + what + "; its prompts now follow the daemon's unattended policy (deny unless it says allow)"
 		}
 		a.flush()
-		return &errStop{limitError(a.lim.breach, what)}
+		return &errStop{a.lim.breach.Err(what)}
 	}
 	b := a.lim.b
 	if br := b.Tick(); br != nil {
@@ -162,7 +163,7 @@ func (a *attacher) limitStop() *errStop {
 	if inFlight, _ := a.gate.TaskInFlight(); inFlight {
 		return nil
 	}
-	return &errStop{limitError(a.lim.breach, "")}
+	return &errStop{a.lim.breach.Err("")}
 }
 
 // limit acts on a limit reached, once: it says so, makes the Gate deny every later answer and
@@ -191,13 +192,4 @@ func (a *attacher) limit(br *budget.Breach) {
 	}
 	cmdutil.Sayf(a.s.Err, prog, "limit reached: %s; interrupt sent, but the daemon cannot be made to cancel a task (an interrupt cancels its turn at most): %s may go on running there (watch it with 'fr-attach %s'); every later prompt of this client's tasks is denied, no more tasks are sent, and fr-attach exits 6 once it has its result (within --grace %s)",
 		br, a.lim.running, see, a.lim.grace)
-}
-
-// limitError is the exit status of a session stopped by a limit.
-func limitError(br *budget.Breach, what string) error {
-	msg := "stopped by " + br.String()
-	if what != "" {
-		msg += ": " + what
-	}
-	return cmdutil.Errorf(cmdutil.ExitLimit, "%s", msg)
 }
