@@ -499,6 +499,9 @@ func (a *attacher) observe(ev wire.Event) error {
 
 // follow updates our tasks from an event.
 func (a *attacher) follow(ev wire.Event) error {
+	if wire.EndsPrompts(ev.Type) {
+		a.lastPrompt, a.lastPromptType = "", "" // a prompt pending after this is a new one
+	}
 	switch ev.Type {
 	case wire.TypeApproval:
 		a.lastPrompt, a.lastPromptType = "an approval_request", ev.Type
@@ -604,6 +607,11 @@ func (a *attacher) decided(d wire.Decision, err error) error {
 		}
 		a.warnf("dropped %s: %s", d.Input.Type, d.Reason)
 		return nil
+	}
+	if t := d.Input.Type; t == wire.TypeApprovalResponse || t == wire.TypeQuestionResponse {
+		// The prompt shown last has its answer (the daemon asks the next one only after
+		// reading it): a prompt pending now is one whose line is still on its way.
+		a.lastPrompt, a.lastPromptType = "", ""
 	}
 	if isTask {
 		a.tasks = append(a.tasks, &ourTask{text: taskLabel(d.Input)})
