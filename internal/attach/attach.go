@@ -107,6 +107,22 @@ SECURITY
    The bearer token comes only from --token-file or FUSERAFT_SERVE_TOKEN, never from argv,
    and is never printed. No Origin header is ever sent.
 
+LIMITS
+   --max-turns N, --max-tokens N (input + output), --max-duration D and --max-cost USD (with
+   --prices FILE), and --budget-file FILE with --per day|week, are fr-stream's (see
+   'fr-stream --help'). Over the daemon a turn is an agent_starting while a task of this
+   client is in flight (progress events are broadcast: while our task waits behind another's,
+   that one's turns count too), and no task is sent once a limit is reached. Protocol v1's
+   daemon events carry no token counts, so --max-tokens and --max-cost count only what an
+   event reports (an agent_message's, a result's inputTokens and outputTokens). Past a limit
+   fr-attach names it and the figures on stderr and sends our running task an interrupt; the
+   daemon need not cancel the task (an interrupt cancels its turn at most), so fr-attach
+   stays: it denies every later prompt of this client's tasks itself (an answer written
+   afterwards goes as a denial, a question's as a skip), sends no held task, and exits 6 once
+   the task has its result, or after --grace (60s), when the task may still run on the
+   daemon (watch it with fr-attach, its prompts then follow the daemon's unattended policy).
+   A run that finds a budget file's totals already at a limit sends nothing and exits 6.
+
 EXIT STATUS
    0    every task succeeded (--exit-on-result), stdout was closed (without --exit-on-result),
         or Ctrl-D on a terminal
@@ -116,6 +132,8 @@ EXIT STATUS
         unreadable --token-file or --ca-cert, an input line over 256 MiB
    3    protocol error: unsupported protocolVersion in hello (see --any-version), no hello
    4    refused: 401 or 403, or a read-only token tried to send a task
+   6    stopped by a limit: --max-turns, --max-tokens, --max-duration, --max-cost (or a
+        --budget-file that cannot be read or written)
    10   no daemon: no socket, connection refused, no hello within 30s, reconnects exhausted,
         or no connection for --give-up-after (5m when not on a terminal)
    130  interrupted (Ctrl-C, SIGINT or SIGTERM); the daemon keeps our task, and with --task
@@ -140,6 +158,10 @@ EXAMPLES
 
    # watch a daemon's progress from another project directory
    fr-attach --socket ~/.fuseraft/run/0123456789abcdef.sock | fr-filter --type tool_calling
+
+   # nightly from cron: at most 30 minutes, and 2 M tokens a day across every run
+   fr-attach --task 'triage new issues' --exit-on-result < /dev/null --max-duration 30m \
+     --budget-file ~/.fr-budget.json --max-tokens 2000000 --per day
 
    # over the WebSocket with a token, keeping tasks across reconnects
    FUSERAFT_SERVE_TOKEN=$(cat ~/.serve-token) fr-attach --url ws://127.0.0.1:8787/attach \
@@ -171,6 +193,7 @@ func App(s cmdutil.Streams) *cli.App {
 		&cli.DurationFlag{Name: "output-timeout", Value: defaultOutTimeout, Usage: "exit 1 once events fill the output buffer and stdout takes none of them for `DUR`"},
 		&cli.IntFlag{Name: "output-buffer", Value: defaultOutBuffer, Hidden: true},
 	}
+	app.Flags = append(app.Flags, limitFlags()...)
 	app.Action = func(c *cli.Context) error {
 		if c.NArg() > 0 {
 			return cmdutil.Usagef("unexpected argument %q (a task is given with --task)", c.Args().First())
@@ -207,6 +230,7 @@ type options struct {
 	color         bool
 	anyVersion    bool
 	randomID      bool
+	limits        limits // --max-* and --budget-file
 }
 
 func parseOptions(c *cli.Context, s cmdutil.Streams) (options, error) {
@@ -248,7 +272,9 @@ func parseOptions(c *cli.Context, s cmdutil.Streams) (options, error) {
 	}
 	o.timestamps = c.Bool("timestamps")
 	o.color = cmdutil.UseColor(c.String("color"), s.Env, outTTY)
-	return o, nil
+	l, err := parseLimits(c, s)
+	o.limits = l
+	return o, err
 }
 
 // parseTarget reads where the daemon is and how to authenticate: --socket or --url (else the

@@ -51,6 +51,8 @@ type attacher struct {
 	outGone        <-chan struct{} // closed when stdout's reader has gone (a pipe only)
 	outClosed      bool            // stdout's reader has gone; --exit-on-result goes on without it
 
+	lim limits // the limits the session is held to (limits.go)
+
 	conn  *wire.Conn
 	notes chan func()   // from the connection's goroutine, run between events
 	done  chan struct{} // closed when the attach is over
@@ -187,6 +189,12 @@ func (a *attacher) attach(ctx context.Context, in io.Reader) error {
 		a.gate.Push(wire.Input{Line: b, Type: wire.TypeUserInput})
 	}
 
+	stopLimits, err := a.startLimits()
+	if err != nil {
+		return err
+	}
+	defer stopLimits()
+
 	a.notes, a.done = make(chan func(), 16), make(chan struct{})
 	conn, err := wire.Dial(ctx, a.daemon())
 	if err != nil {
@@ -266,6 +274,8 @@ func (a *attacher) loop(ctx context.Context, inputs <-chan inputMsg) error {
 			return a.stallError()
 		case f := <-a.notes:
 			f()
+		case <-a.limitTimer():
+			err = a.limitTick()
 		case ln, ok := <-lines:
 			if !ok {
 				return a.ended(ctx)
@@ -342,6 +352,7 @@ func (a *attacher) line(ln wire.Line) error {
 		if err := a.follow(ev); err != nil {
 			return err
 		}
+		a.limitEvent(ev)
 		if a.ui != nil {
 			if err := a.ui.event(ev); err != nil {
 				return err
@@ -387,6 +398,10 @@ func (a *attacher) step() error {
 		if err := a.ui.afterPump(); err != nil {
 			return err
 		}
+	}
+	if stop := a.limitStop(); stop != nil {
+		a.flush()
+		return stop
 	}
 	if stop := a.finished(); stop != nil {
 		a.flush()
@@ -507,6 +522,9 @@ func (a *attacher) observe(ev wire.Event) error {
 
 // follow updates our tasks from an event.
 func (a *attacher) follow(ev wire.Event) error {
+	if wire.EndsPrompts(ev.Type) {
+		a.lastPrompt, a.lastPromptType = "", "" // a prompt pending after this is a new one
+	}
 	switch ev.Type {
 	case wire.TypeApproval:
 		a.lastPrompt, a.lastPromptType = "an approval_request", ev.Type
@@ -563,11 +581,14 @@ func (a *attacher) follow(ev wire.Event) error {
 // nobody to ask, and the task goes on to its result.
 func (a *attacher) pump() error {
 	for {
+		if a.limitHold() {
+			return nil
+		}
 		if err := a.conn.Flush(); err != nil {
 			return err
 		}
 		p := a.gate.Pending()
-		if p == "" || !a.inputEnded || a.ui != nil {
+		if p == "" || (!a.inputEnded || a.ui != nil) && a.lim.breach == nil {
 			return nil
 		}
 		if a.lastPromptType != p {
@@ -576,7 +597,9 @@ func (a *attacher) pump() error {
 			return nil
 		}
 		what := a.lastPrompt
-		if p == wire.TypeQuestion {
+		if a.limitDeny(p) {
+			// Stopped by a limit: denied as nobody's answer could approve it now.
+		} else if p == wire.TypeQuestion {
 			a.warnf("input has ended and nobody can answer %s; skipping it", what)
 			a.gate.Answer(wire.Input{Line: wire.QuestionResponse(nil), Type: wire.TypeQuestionResponse})
 		} else {
@@ -593,6 +616,9 @@ func (a *attacher) pump() error {
 func (a *attacher) decided(d wire.Decision, err error) error {
 	isTask := isTaskInput(d.Input)
 	if d.Action == wire.Drop {
+		if a.limitDropped(d) {
+			return nil
+		}
 		if isTask && a.gate.ReadOnly() && a.ui == nil {
 			return &errStop{cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitRefused,
 				"the token is read-only: the daemon takes no tasks from it"),
@@ -604,6 +630,11 @@ func (a *attacher) decided(d wire.Decision, err error) error {
 		}
 		a.warnf("dropped %s: %s", d.Input.Type, d.Reason)
 		return nil
+	}
+	if t := d.Input.Type; t == wire.TypeApprovalResponse || t == wire.TypeQuestionResponse {
+		// The prompt shown last has its answer (the daemon asks the next one only after
+		// reading it): a prompt pending now is one whose line is still on its way.
+		a.lastPrompt, a.lastPromptType = "", ""
 	}
 	if isTask {
 		a.tasks = append(a.tasks, &ourTask{text: taskLabel(d.Input)})

@@ -24,13 +24,17 @@
 package budget
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/fuseraft/fr/internal/prices"
+	"github.com/fuseraft/fr/internal/render"
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
@@ -124,6 +128,14 @@ type Budget struct {
 	sessMsg  Usage // tokens of the current session's turns, for its result
 	unpriced string
 	breach   *Breach
+
+	// With a store: this run's id there, its turn in flight and that turn's tokens so far, the
+	// largest turn ended and not yet recorded, and what the store said of the other runs.
+	id       string
+	inTurn   bool
+	turnTok  int64
+	doneTurn int64
+	others   Shared
 }
 
 // New returns a Budget for lim, started now.
@@ -137,7 +149,13 @@ func New(lim Limits, o Options) *Budget {
 		per = "day"
 	}
 	t := now()
-	return &Budget{lim: lim, now: now, store: o.Store, per: per, start: t, lastCommit: t}
+	b := &Budget{lim: lim, now: now, store: o.Store, per: per, start: t, lastCommit: t}
+	if b.store != nil {
+		var r [6]byte
+		rand.Read(r[:])
+		b.id = strconv.Itoa(os.Getpid()) + "-" + hex.EncodeToString(r[:])
+	}
+	return b
 }
 
 // Limits returns the limits the Budget holds to.
@@ -205,6 +223,7 @@ func (b *Budget) Close() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.store != nil && (b.breach == nil || b.breach.Limit != "--budget-file") {
+		b.endTurn()
 		b.commit()
 	}
 }
@@ -244,6 +263,8 @@ func (b *Budget) Observe(ev wire.Event) *Breach {
 	case "turn_start", "agent_starting":
 		turnStart = true
 		d.Turns = 1
+		b.endTurn() // a daemon's agent turns end as the next one starts
+		b.inTurn = true
 	case "message_end":
 		var m struct {
 			In     *int64 `json:"inputTokens"`
@@ -283,8 +304,13 @@ func (b *Budget) Observe(ev wire.Event) *Breach {
 			}
 		}
 		b.sessMsg = Usage{}
-	default:
-		return nil
+	}
+	b.turnTok += d.Tokens()
+	if endsTurn(ev.Type) && b.inTurn {
+		b.endTurn()
+		if d == (Usage{}) && b.store != nil && b.breach == nil {
+			b.commit() // the turn is no longer in flight
+		}
 	}
 	if d == (Usage{}) {
 		return nil
@@ -294,12 +320,31 @@ func (b *Budget) Observe(ev wire.Event) *Breach {
 		return nil
 	}
 	if turnStart {
-		if br := b.settle(); br != nil {
-			return br
+		br := b.settle()
+		if br == nil {
+			br = b.tokensReached()
 		}
-		return b.tokensReached()
+		if br != nil && b.store != nil {
+			// This turn is to be interrupted: the other runs need not hold room for it.
+			b.endTurn()
+			b.commit()
+		}
+		return br
 	}
 	return b.settle()
+}
+
+// endsTurn reports whether an event ends a turn: an agent_message is a run's turn done.
+func endsTurn(eventType string) bool {
+	return wire.EndsTurn(eventType) || eventType == "agent_message"
+}
+
+// endTurn ends this run's turn in flight, if any, keeping its tokens for the store's largest.
+func (b *Budget) endTurn() {
+	if b.inTurn {
+		b.doneTurn = max(b.doneTurn, b.turnTok)
+	}
+	b.inTurn, b.turnTok = false, 0
 }
 
 func val(p *int64) int64 {
@@ -343,14 +388,14 @@ func (b *Budget) commit() bool {
 	now := b.now()
 	d := b.pending
 	d.Seconds += now.Sub(b.lastCommit).Seconds()
-	day, week, err := b.store.Add(now, d)
+	day, week, sh, err := b.store.Commit(now, d, &Turn{Run: b.id, InFlight: b.inTurn, Done: b.doneTurn})
 	if err != nil {
 		if b.breach == nil {
 			b.breach = &Breach{Limit: "--budget-file", Used: "cannot be updated: " + err.Error()}
 		}
 		return true
 	}
-	b.pending, b.lastCommit = Usage{}, now
+	b.pending, b.lastCommit, b.doneTurn, b.others = Usage{}, now, 0, sh
 	b.shared, b.period = day, "today ("+DayKey(now)+")"
 	if b.per == "week" {
 		b.shared, b.period = week, "this week ("+WeekKey(now)+")"
@@ -433,9 +478,10 @@ func (b *Budget) tokensReached() *Breach {
 	}
 	u := b.used()
 	l := b.lim
+	held := int64(b.others.Others) * b.others.Largest // other runs' turns in flight
 	switch {
-	case l.Tokens > 0 && u.Tokens() >= l.Tokens:
-		b.breach = &Breach{Limit: "--max-tokens", Max: strconv.FormatInt(l.Tokens, 10), Used: tokensUsed(u) + ", no more turns may start"}
+	case l.Tokens > 0 && u.Tokens()+held >= l.Tokens:
+		b.breach = &Breach{Limit: "--max-tokens", Max: strconv.FormatInt(l.Tokens, 10), Used: tokensUsed(u) + b.heldFor(held) + ", no more turns may start"}
 	case l.CostUSD > 0 && u.CostUSD >= l.CostUSD:
 		b.breach = &Breach{Limit: "--max-cost", Max: USD(l.CostUSD), Used: costUsed(u) + ", no more turns may start"}
 	case l.Duration > 0 && u.Seconds >= l.Duration.Seconds():
@@ -447,6 +493,52 @@ func (b *Budget) tokensReached() *Breach {
 	return b.breach
 }
 
+// Against is the totals against each limit set, short, for a person: "turns 2 of 5 · tokens
+// 4,256 of 4,000: past · cost $0.0022 of $1.00 · time 1m2s of 30m0s". With a budget file they
+// are the period's totals.
+func (b *Budget) Against() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	u, l := b.used(), b.lim
+	var parts []string
+	add := func(what, used, max string, past bool) {
+		s := what + " " + used + " of " + max
+		if past {
+			s += ": past"
+		}
+		parts = append(parts, s)
+	}
+	if l.Turns > 0 {
+		add("turns", render.Commas(u.Turns), render.Commas(l.Turns), u.Turns > l.Turns)
+	}
+	if l.Tokens > 0 {
+		add("tokens", render.Commas(u.Tokens()), render.Commas(l.Tokens), u.Tokens() > l.Tokens)
+	}
+	if l.CostUSD > 0 {
+		if b.unpriced != "" {
+			add("cost", "unknown", USD(l.CostUSD), false)
+		} else {
+			add("cost", USD(u.CostUSD), USD(l.CostUSD), u.CostUSD > l.CostUSD)
+		}
+	}
+	if l.Duration > 0 {
+		add("time", Seconds(u.Seconds), l.Duration.String(), u.Seconds >= l.Duration.Seconds())
+	}
+	s := strings.Join(parts, " · ")
+	if b.store != nil {
+		s += " (" + b.scope() + ")"
+	}
+	return s
+}
+
+// heldFor says the tokens held for other runs' turns in flight, if any.
+func (b *Budget) heldFor(held int64) string {
+	if held == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" and %d held for %d other runs' turns in flight", held, b.others.Others)
+}
+
 func tokensUsed(u Usage) string {
 	return fmt.Sprintf("%d tokens used (%d input + %d output)", u.Tokens(), u.Input, u.Output)
 }
@@ -455,12 +547,19 @@ func costUsed(u Usage) string {
 	return fmt.Sprintf("%s used (%d tokens)", USD(u.CostUSD), u.Tokens())
 }
 
-// USD formats dollars: "$1.23", with more digits below a cent.
+// USD formats dollars: "$1.23", with more digits (up to six) where cents would round a
+// fraction of a cent away ("$0.0105", "$0.500125"), so a cost past a limit never reads as
+// the limit itself.
 func USD(v float64) string {
-	if v != 0 && v < 0.01 {
-		return "$" + strings.TrimRight(strconv.FormatFloat(v, 'f', 6, 64), "0")
+	cents := strconv.FormatFloat(v, 'f', 2, 64)
+	if c, _ := strconv.ParseFloat(cents, 64); c == v || v == 0 {
+		return "$" + cents
 	}
-	return "$" + strconv.FormatFloat(v, 'f', 2, 64)
+	s := strings.TrimRight(strconv.FormatFloat(v, 'f', 6, 64), "0")
+	if i := strings.IndexByte(s, '.'); len(s)-i < 3 {
+		return "$" + cents
+	}
+	return "$" + s
 }
 
 // Seconds formats a duration given in seconds, to the tenth: "12.3s", "10m0.5s".

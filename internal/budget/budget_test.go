@@ -76,7 +76,7 @@ func TestObserve(t *testing.T) {
 			2, "--max-tokens 1000: 1100 tokens used (900 input + 200 output)", 1100},
 		{"a warning counts nothing", Limits{Tokens: 1000}, []string{runReady, `{"type":"token_budget_warning","agent":"a","inputTokens":5000,"warnThreshold":4000}`}, -1, "", 0},
 		{"cost", Limits{CostUSD: 0.5, Prices: table}, []string{replReady, msgEnd(300, 200), msgEnd(1, 0)},
-			2, "--max-cost $0.50: $0.50 used (501 tokens)", 501},
+			2, "--max-cost $0.50: $0.501 used (501 tokens)", 501},
 		{"cost of a model without a price", Limits{CostUSD: 5, Prices: table}, []string{runReady, agentMsg("1", "1")},
 			1, "--max-cost $5.00: the price table has no price for a run (its ready names no model) and no default, so the cost is not known", 2},
 		{"no limit", Limits{}, []string{replReady, msgEnd(1e6, 1e6)}, -1, "", 2e6},
@@ -259,5 +259,20 @@ func TestConcurrentRuns(t *testing.T) {
 	}
 	if runs[0].Breached() == nil || runs[1].Breached() == nil {
 		t.Error("both runs must stop")
+	}
+}
+
+// A cost past a limit never reads as the limit: cents unless they round a fraction away.
+func TestUSD(t *testing.T) {
+	for _, tc := range []struct {
+		v    float64
+		want string
+	}{
+		{0, "$0.00"}, {5, "$5.00"}, {0.5, "$0.50"}, {1.23, "$1.23"}, {0.0105, "$0.0105"},
+		{0.501, "$0.501"}, {0.000004, "$0.000004"}, {0.5000000001, "$0.50"}, {12.3456789, "$12.345679"},
+	} {
+		if got := USD(tc.v); got != tc.want {
+			t.Errorf("USD(%v) = %q, want %q", tc.v, got, tc.want)
+		}
 	}
 }

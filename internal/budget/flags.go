@@ -90,3 +90,13 @@ func FromFlags(c *cli.Context, now func() time.Time) (*Budget, error) {
 	}
 	return New(l, o), nil
 }
+
+// Err is the error a command stopped by the breach exits with (exit 6, cmdutil.ExitLimit):
+// "stopped by --max-turns 2: turn 3 started", and ": what" after it when what is given.
+func (b *Breach) Err(what string) error {
+	msg := "stopped by " + b.String()
+	if what != "" {
+		msg += ": " + what
+	}
+	return cmdutil.Errorf(cmdutil.ExitLimit, "%s", msg)
+}

@@ -28,3 +28,6 @@ func lockFile(path string) (func(), error) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// alive cannot tell here: a turn in flight is forgotten only once it is a day old.
+func alive(pid int) bool { return pid > 0 }

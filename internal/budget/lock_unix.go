@@ -28,3 +28,12 @@ func lockFile(path string) (func(), error) {
 		f.Close()
 	}, nil
 }
+
+// alive reports whether the process pid may still run (on this machine).
+func alive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || err == syscall.EPERM
+}

@@ -23,6 +23,12 @@ import (
 // writes a temporary file in the same directory and renames it over the file: readers never
 // see half a file and concurrent runs never lose each other's figures. The last 62 days and 53
 // weeks are kept.
+//
+// The file also holds each run's turn in flight ("turnsInFlight", by run, with its process id)
+// and the tokens of the largest turn recorded ("largestTurnTokens"): a run about to go on with
+// a turn counts every other run's turn in flight as that large, so runs that start turns at
+// the same moment do not each take the last of the budget. A turn in flight whose process has
+// gone, or that is a day old, is forgotten.
 type Store struct {
 	path string
 }
@@ -36,9 +42,35 @@ const (
 )
 
 type storeFile struct {
-	Version int              `json:"version"`
-	Days    map[string]Usage `json:"days"`
-	Weeks   map[string]Usage `json:"weeks"`
+	Version  int                 `json:"version"`
+	Days     map[string]Usage    `json:"days"`
+	Weeks    map[string]Usage    `json:"weeks"`
+	InFlight map[string]inFlight `json:"turnsInFlight,omitempty"`
+	Largest  int64               `json:"largestTurnTokens,omitempty"`
+}
+
+// inFlight is a run's turn in flight.
+type inFlight struct {
+	PID   int       `json:"pid"`
+	Since time.Time `json:"since"`
+}
+
+// maxInFlight is how long a turn in flight is believed without its run saying more.
+const maxInFlight = 24 * time.Hour
+
+// Turn is what a run says of its turns as it commits: whether one is in flight, and the tokens
+// of the largest that ended since it last said.
+type Turn struct {
+	Run      string // the run's id, unique among the runs sharing the file
+	InFlight bool
+	Done     int64
+}
+
+// Shared is what the file says of the other runs: their turns in flight, and the tokens of the
+// largest turn recorded.
+type Shared struct {
+	Others  int
+	Largest int64
 }
 
 // OpenStore returns the Store at path. The file need not exist; its directory must.
@@ -79,27 +111,71 @@ func (s *Store) Read(now time.Time) (day, week Usage, err error) {
 // Add adds d to the totals of the day and of the week now falls in, and returns them. A zero
 // d only reads (nothing is written).
 func (s *Store) Add(now time.Time, d Usage) (day, week Usage, err error) {
+	day, week, _, err = s.Commit(now, d, nil)
+	return day, week, err
+}
+
+// Commit is Add, and, when t is not nil, records the run's turn (see Turn) in the same update,
+// and returns what the file says of the other runs.
+func (s *Store) Commit(now time.Time, d Usage, t *Turn) (day, week Usage, sh Shared, err error) {
 	unlock, err := lockFile(s.path + ".lock")
 	if err != nil {
-		return Usage{}, Usage{}, fmt.Errorf("locking %s.lock: %w", s.path, err)
+		return Usage{}, Usage{}, Shared{}, fmt.Errorf("locking %s.lock: %w", s.path, err)
 	}
 	defer unlock()
 	f, err := s.load()
 	if err != nil {
-		return Usage{}, Usage{}, err
+		return Usage{}, Usage{}, Shared{}, err
 	}
 	dk, wk := DayKey(now), WeekKey(now)
-	if d == (Usage{}) {
-		return f.Days[dk], f.Weeks[wk], nil
+	changed := d != (Usage{})
+	if t != nil {
+		changed = f.turn(now, *t) || changed
+		sh.Others = len(f.InFlight)
+		if _, ok := f.InFlight[t.Run]; ok {
+			sh.Others--
+		}
+	}
+	sh.Largest = f.Largest
+	if !changed {
+		return f.Days[dk], f.Weeks[wk], sh, nil
 	}
 	f.Days[dk] = f.Days[dk].Add(d)
 	f.Weeks[wk] = f.Weeks[wk].Add(d)
 	prune(f.Days, keepDays)
 	prune(f.Weeks, keepWeeks)
 	if err := s.save(f); err != nil {
-		return Usage{}, Usage{}, err
+		return Usage{}, Usage{}, Shared{}, err
 	}
-	return f.Days[dk], f.Weeks[wk], nil
+	return f.Days[dk], f.Weeks[wk], sh, nil
+}
+
+// turn records t, forgetting the turns in flight of runs that are gone; it reports whether the
+// file changed.
+func (f *storeFile) turn(now time.Time, t Turn) bool {
+	changed := false
+	for id, fl := range f.InFlight {
+		if id != t.Run && (now.Sub(fl.Since) > maxInFlight || !alive(fl.PID)) {
+			delete(f.InFlight, id)
+			changed = true
+		}
+	}
+	if t.Done > f.Largest {
+		f.Largest, changed = t.Done, true
+	}
+	_, was := f.InFlight[t.Run]
+	switch {
+	case t.InFlight && !was:
+		if f.InFlight == nil {
+			f.InFlight = map[string]inFlight{}
+		}
+		f.InFlight[t.Run] = inFlight{PID: os.Getpid(), Since: now.UTC()}
+		changed = true
+	case !t.InFlight && was:
+		delete(f.InFlight, t.Run)
+		changed = true
+	}
+	return changed
 }
 
 func (s *Store) load() (*storeFile, error) {
@@ -123,6 +199,9 @@ func (s *Store) load() (*storeFile, error) {
 				}
 			}
 		}
+	}
+	if f.Largest < 0 {
+		return nil, fmt.Errorf("%s: largestTurnTokens is negative", s.path)
 	}
 	if f.Days == nil {
 		f.Days = map[string]Usage{}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fuseraft/fr/internal/budget"
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/pkg/wire"
 )
@@ -51,7 +52,8 @@ type options struct {
 	timestamps bool
 	color      string
 	anyVersion bool
-	completion string // --completion SHELL
+	completion string        // --completion SHELL
+	limits     budget.Limits // --max-* with --pretty
 }
 
 // flagDef is one of fr-filter's flags: its names, how many values it takes, its usage and what
@@ -176,6 +178,9 @@ func init() {
 		{name: "color", args: 1, usage: "colour: `WHEN` is {values} (default auto; -C and -M win)", values: cmdutil.ColorValues,
 			set: func(o *options, vals []string, _ *string) error { o.color = vals[0]; return nil }},
 		{name: "timestamps", usage: "with --pretty, start lines with the time their event was read", set: on(func(o *options) { o.timestamps = true })},
+	}
+	flagTable = append(flagTable, limitFlags()...)
+	flagTable = append(flagTable, []flagDef{
 		{name: "any-version", usage: "go on (with a warning) when fuseraft speaks an unsupported protocolVersion", set: on(func(o *options) { o.anyVersion = true })},
 		{name: "unbuffered", usage: "accepted for jq compatibility: output is always written as it is ready", set: on(func(*options) {})},
 		{name: "completion", args: 1, usage: "print the completion script for `SHELL`: {values}", values: cmdutil.Shells,
@@ -184,7 +189,7 @@ func init() {
 		{name: "help", short: "h", usage: "show help", set: on(func(o *options) { o.help = o.help || !o.version })},
 		{name: "version", short: "V", hidden: []string{"v"}, usage: "print the version and the revision it was built from",
 			set: on(func(o *options) { o.version = o.version || !o.help })},
-	}
+	}...)
 	flagByName = map[string]*flagDef{}
 	for i := range flagTable {
 		f := &flagTable[i]
@@ -345,6 +350,12 @@ func parseArgs(args []string) (*options, error) {
 	}
 	if o.timestamps && !o.pretty {
 		return nil, usageErr("--timestamps goes with --pretty: JSON output carries no time")
+	}
+	if o.limits.Any() && !o.pretty {
+		return nil, usageErr("--max-turns, --max-tokens, --max-duration and --max-cost go with --pretty: they are shown to a person")
+	}
+	if o.limits.CostUSD > 0 && o.limits.Prices == nil {
+		return nil, usageErr("--max-cost needs --prices FILE")
 	}
 	if o.pretty && (o.raw || o.join || o.raw0 || o.tab || o.indent > 0 || o.seq) {
 		return nil, usageErr("--pretty renders events; it cannot be combined with -r, -j, --raw-output0, --tab, --indent or --seq")

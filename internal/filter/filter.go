@@ -61,7 +61,11 @@ of a runtime error.
 
 The environment is not visible to filters ($ENV, env) unless --env is given.
 --pretty renders the events for a person instead of printing JSON, as fr-stream does on a
-terminal; values that are not events are printed as JSON lines.
+terminal; values that are not events are printed as JSON lines. With --max-turns,
+--max-tokens, --max-duration or --max-cost (and --prices FILE), it also shows the totals of
+the stream read against them (every event counts, whatever the filter keeps; counted as
+fr-stream counts them; the time is since the first line read) after each turn and at the
+end, marking a limit passed: "· limits: turns 2 of 5 · tokens 4,256 of 4,000: past".
 
 EXIT STATUS
   0    success

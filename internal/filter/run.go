@@ -32,6 +32,7 @@ type runner struct {
 
 	w   *wire.Writer
 	ren *render.Renderer
+	lim *limitsView // --pretty's totals against --max-* (limits.go)
 	enc encoder
 	fmt *formatter // -C or -a: output is rewritten token by token
 	out []byte     // output scratch
@@ -153,6 +154,9 @@ func run(ctx context.Context, s cmdutil.Streams, o *options, cfg config) error {
 			DiffMore:   "the whole new file: fr-filter -r '.newContent // empty'",
 		})
 	}
+	if r.ren != nil {
+		r.lim = newLimitsView(o.limits)
+	}
 	if len(r.files) == 0 {
 		r.files = []string{"-"}
 	}
@@ -166,6 +170,9 @@ func run(ctx context.Context, s cmdutil.Streams, o *options, cfg config) error {
 	err = r.loop()
 	if err == errHalt {
 		err = nil
+	}
+	if e := r.limitNote(true); err == nil {
+		err = e
 	}
 	if r.ren != nil {
 		if e := r.ren.Close(); err == nil {
@@ -332,6 +339,9 @@ func (r *runner) next(pre []string) ([]byte, jsonscan.Shape, error) {
 		}
 		if r.o.rawInput {
 			return line, jsonscan.Shape{}, nil
+		}
+		if r.lim != nil {
+			r.lim.read(line)
 		}
 		if r.o.seq {
 			for len(line) > 0 && line[0] == 0x1e {
@@ -749,6 +759,9 @@ func (r *runner) loop() error {
 			}
 			continue
 		}
+		if err := r.limitNote(false); err != nil {
+			return err
+		}
 		r.inLoop = true
 		line, sh, err := r.next(r.prefilter)
 		r.inLoop = false
@@ -778,6 +791,18 @@ func (r *runner) loop() error {
 			return r.stopErr
 		}
 	}
+}
+
+// limitNote shows the totals against the limits under the events rendered, after a turn and
+// at the end.
+func (r *runner) limitNote(end bool) error {
+	if r.lim == nil {
+		return nil
+	}
+	if text, ok := r.lim.note(end); ok {
+		return r.ren.Note(text)
+	}
+	return nil
 }
 
 // slurpRaw runs the filter once on the whole input as one string (-R -s).

@@ -104,6 +104,9 @@ type Gate struct {
 	// Stdio and Bridge: fuseraft says it runs something an interrupt would cancel.
 	running bool
 
+	// denying, once Deny was called, is why nothing is approved any more.
+	denying string
+
 	readOnly       bool
 	taskInFlight   bool
 	taskSessionID  string          // known once queued (or from hello.inFlight)
@@ -347,6 +350,9 @@ func (g *Gate) Next() (d Decision, ok bool) {
 	if d, ok := g.nextAnswer(); ok {
 		return d, true
 	}
+	if d, ok := g.nextRefused(); ok {
+		return d, true
+	}
 	if g.live() != nil {
 		// Only the pending prompt's answer may go; it has not come yet.
 		return Decision{}, false
@@ -408,12 +414,60 @@ func (g *Gate) nextAnswer() (Decision, bool) {
 		case &g.prompts[j] == live:
 			g.prompts = append(g.prompts[:j], g.prompts[j+1:]...)
 			g.queue = append(g.queue[:i], g.queue[i+1:]...)
-			return Decision{Input: q.in, Action: Send}, true
+			return Decision{Input: g.denied(q.in), Action: Send}, true
 		default:
 			continue // its prompt waits behind an older one
 		}
 		g.queue = append(g.queue[:i], g.queue[i+1:]...)
 		return Decision{Input: q.in, Action: Drop, Reason: reason}, true
+	}
+	return Decision{}, false
+}
+
+// Deny makes the Gate approve nothing from now on, for a client that must stop (a limit it
+// was held to is reached, say): every answer it sends is a denial, an approval_response with
+// approved false, or a skip, a question_response with a null answer, whatever was pushed or
+// queued before; and every input that is neither an answer nor an interrupt is dropped, with
+// why as the Decision's Reason. Prompts are still paired with answers as before, one answer
+// each: a prompt nobody answers waits for the client to Answer it (with a denial). Calling it
+// again keeps the first why.
+func (g *Gate) Deny(why string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.denying == "" {
+		g.denying = why
+		if why == "" {
+			g.denying = "nothing more is sent"
+		}
+	}
+}
+
+// denied is an answer as it may go: a denial or a skip once Deny was called (g.mu held).
+func (g *Gate) denied(in Input) Input {
+	if g.denying == "" {
+		return in
+	}
+	switch in.Type {
+	case TypeApprovalResponse:
+		return Input{Line: ApprovalResponse(false), Type: TypeApprovalResponse}
+	case TypeQuestionResponse:
+		return Input{Line: QuestionResponse(nil), Type: TypeQuestionResponse}
+	}
+	return in
+}
+
+// nextRefused drops the first queued input that is neither an answer nor an interrupt once Deny
+// was called, wherever it waits (g.mu held).
+func (g *Gate) nextRefused() (Decision, bool) {
+	if g.denying == "" {
+		return Decision{}, false
+	}
+	for i, q := range g.queue {
+		if answerKind(q.in.Type) >= 0 || q.in.Type == TypeInterrupt {
+			continue
+		}
+		g.queue = append(g.queue[:i], g.queue[i+1:]...)
+		return Decision{Input: q.in, Action: Drop, Reason: g.denying}, true
 	}
 	return Decision{}, false
 }

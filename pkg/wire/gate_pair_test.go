@@ -6,9 +6,10 @@ import (
 	"testing"
 )
 
-// A pairing script: "<" an event, ">" an answer pushed, "!" an answer given with Answer, and
-// "=" what Next releases, each as send:LINE or drop:LINE with the input's bytes, so that a test
-// sees which answer went, not just that one did.
+// A pairing script: "<" an event, ">" an answer pushed, "!" an answer given with Answer, "x"
+// Deny called with the line as why, and "=" what Next releases, each as send:LINE or drop:LINE
+// with the input's bytes (drop(WHY):LINE when Deny's why, starting "deny:", is the reason), so
+// that a test sees which answer went, not just that one did.
 func runPairs(t *testing.T, mode Mode, steps []gateStep) {
 	t.Helper()
 	g := NewGate(mode)
@@ -23,6 +24,8 @@ func runPairs(t *testing.T, mode Mode, steps []gateStep) {
 				t.Fatalf("step %d: %q is not an event", i, st.line)
 			}
 			g.Observe(ev)
+		case 'x':
+			g.Deny(st.line)
 		case '>', '!':
 			in, ok := ParseInput([]byte(st.line))
 			if !ok {
@@ -46,6 +49,9 @@ func runPairs(t *testing.T, mode Mode, steps []gateStep) {
 					if d.Reason == "" {
 						t.Errorf("step %d: dropped %s without a reason", i, d.Input.Line)
 					}
+				}
+				if d.Action == Drop && strings.HasPrefix(d.Reason, "deny:") {
+					verb = "drop(" + d.Reason + "):" // dropped after Deny
 				}
 				got = append(got, verb+string(d.Input.Line))
 			}

@@ -157,6 +157,9 @@ type Task struct {
 	Match  string `yaml:"match"`
 	Steps  []Step `yaml:"steps"`
 	Result Result `yaml:"result"`
+	// Uncancellable makes an interrupt cancel nothing: it is dropped, as by a daemon that
+	// cannot cancel a task, and the task runs to its end.
+	Uncancellable bool `yaml:"uncancellable"`
 
 	re *regexp.Regexp
 }

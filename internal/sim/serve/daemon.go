@@ -651,6 +651,11 @@ func (d *daemon) play(ctx context.Context, t *task) bool {
 		d.finish(t, d.result(t, false, &msg, nil, nil))
 		return true
 	}
+	if st.Uncancellable {
+		d.mu.Lock()
+		t.cancel = nil // an interrupt is dropped
+		d.mu.Unlock()
+	}
 	faults := d.sc.Faults
 	pl := &scenario.Player{Peer: &taskPeer{d: d, t: t, stop: tctx.Done()}, Faults: faults, Pace: d.pace, NoDelays: d.noDelays}
 	var failed *string
@@ -716,14 +721,27 @@ func (d *daemon) play(ctx context.Context, t *task) bool {
 		m := "Done: " + t.text
 		lastMsg = &m
 	}
-	d.finish(t, d.result(t, succeeded, errMsg, res.LastAgent, lastMsg))
+	d.finish(t, d.result(t, succeeded, errMsg, res.LastAgent, lastMsg, tokenFields(res)...))
 	return true
 }
 
-func (d *daemon) result(t *task, succeeded bool, errMsg, lastAgent, lastMsg *string) []byte {
-	return d.encode(encodeEvent(wire.TypeResult, field{"sessionId", t.sessionID}, field{"task", t.text},
-		field{"succeeded", succeeded}, field{"errorMessage", errMsg}, field{"lastAgent", lastAgent},
-		field{"lastMessage", lastMsg}))
+func (d *daemon) result(t *task, succeeded bool, errMsg, lastAgent, lastMsg *string, more ...field) []byte {
+	return d.encode(encodeEvent(wire.TypeResult, append([]field{{"sessionId", t.sessionID}, {"task", t.text},
+		{"succeeded", succeeded}, {"errorMessage", errMsg}, {"lastAgent", lastAgent},
+		{"lastMessage", lastMsg}}, more...)...))
+}
+
+// tokenFields are the token counts a scenario's result gives, added after the protocol's
+// fields as a newer daemon might (protocol v1's serve result has none).
+func tokenFields(res scenario.Result) []field {
+	var f []field
+	if res.InputTokens != nil {
+		f = append(f, field{"inputTokens", *res.InputTokens})
+	}
+	if res.OutputTokens != nil {
+		f = append(f, field{"outputTokens", *res.OutputTokens})
+	}
+	return f
 }
 
 // crashed makes the daemon die as a crash step or the crashAfter fault says.

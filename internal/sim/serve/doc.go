@@ -20,7 +20,10 @@ package serve
 //	  the dispatching client
 //	the next line after approval_request answers it;    TestStrayLineIsADenial, held_task.txtar
 //	  anything but approved:true denies, consumed
-//	interrupt cancels the running task, else dropped    TestInterrupt
+//	interrupt cancels the running task, else dropped    TestInterrupt, limits_duration.txtar
+//	  (an uncancellable task: dropped too)
+//	a result's inputTokens, outputTokens when the        limits_tokens.txtar
+//	  scenario gives them (a newer daemon's fields)
 //	--reconnect-grace: asked again after the next       drop_mid_approval.txtar, TestHangupStep,
 //	  hello; nobody within it: denied                   TestGraceAndPendingResults
 //	restart keeps unfinished tasks (task_resumed) and   TestRestartResumesAndKeepsResults,

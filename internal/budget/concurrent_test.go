@@ -1,0 +1,59 @@
+//go:build unix
+
+package budget_test
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/fuseraft/fr/internal/attach"
+	"github.com/fuseraft/fr/internal/budget"
+	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/sim"
+	"github.com/fuseraft/fr/internal/stream"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"fr-stream": func() { os.Exit(stream.Run(context.Background(), cmdutil.OSStreams(), os.Args)) },
+		"fr-attach": func() { os.Exit(attach.Run(context.Background(), cmdutil.OSStreams(), os.Args)) },
+		"fr-sim":    func() { os.Exit(sim.Run(context.Background(), cmdutil.OSStreams(), os.Args)) },
+	})
+}
+
+// Real processes sharing a budget file (testdata/script).
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(e *testscript.Env) error {
+			e.Setenv("FUSERAFT_BIN", "fr-sim")
+			e.Setenv("FRSIM_RECORD", "")
+			e.Setenv("FRSIM_FAULTS", "")
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"totals": cmdTotals},
+	})
+}
+
+// totals FILE TURNS-AT-MOST TOKENS-AT-MOST: today's totals in the budget file FILE are at most
+// these (and not 0).
+func cmdTotals(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: totals FILE TURNS TOKENS")
+	}
+	st, err := budget.OpenStore(ts.MkAbs(args[0]))
+	ts.Check(err)
+	day, _, err := st.Read(time.Now())
+	ts.Check(err)
+	turns, _ := strconv.ParseInt(args[1], 10, 64)
+	tokens, _ := strconv.ParseInt(args[2], 10, 64)
+	ts.Logf("today: %d runs, %d turns, %d tokens", day.Runs, day.Turns, day.Tokens())
+	if day.Turns == 0 || day.Turns > turns || day.Tokens() > tokens {
+		ts.Fatalf("today's totals: %d turns and %d tokens, want at most %d and %d", day.Turns, day.Tokens(), turns, tokens)
+	}
+}
