@@ -162,7 +162,7 @@ func runSession(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error
 	if o.budget != nil {
 		// A budget file's totals may have reached a limit already: then nothing starts.
 		if br := o.budget.Start(); br != nil {
-			return limitError(br, "not started")
+			return br.Err("not started")
 		}
 		defer o.budget.Close()
 	}
@@ -440,7 +440,7 @@ func (ss *session) outcome(st *stdoutState, exitErr error, userEnded, graceExpir
 		}
 		return fmt.Errorf("writing output: %w", st.outErr)
 	case o.budget != nil && o.budget.Breached() != nil:
-		return limitError(o.budget.Breached(), "")
+		return o.budget.Breached().Err("")
 	case userEnded:
 		return cmdutil.Errorf(cmdutil.ExitInterrupted, "interrupted: the session was ended")
 	case st.readErr != nil:
@@ -751,13 +751,4 @@ func (ss *session) limitLine(line []byte) (_ []byte, ok bool) {
 // turnComing reports whether a REPL message was sent whose turn_start has not come yet.
 func (ss *session) turnComing() bool {
 	return ss.ready.Load() && ss.pump.Gate.Busy()
-}
-
-// limitError is the exit status of a session stopped by a limit.
-func limitError(br *budget.Breach, what string) error {
-	msg := "stopped by " + br.String()
-	if what != "" {
-		msg += ": " + what
-	}
-	return cmdutil.Errorf(cmdutil.ExitLimit, "%s", msg)
 }
