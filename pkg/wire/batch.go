@@ -45,7 +45,7 @@ func (b *batcher) add(ln Line, more func() bool) {
 	if b.lines == nil {
 		size := 1
 		if more() {
-			size = 64
+			size = maxBatchLines
 		}
 		b.lines = make([]Line, 0, size)
 	}
