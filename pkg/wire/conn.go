@@ -36,7 +36,7 @@ type Options struct {
 
 // Conn is a live session with fuseraft: a connection to a serve daemon (Dial), a fuseraft
 // repl --vscode or run --bridge it started (Spawn), or a stream already open (NewConn). Lines
-// come from Next (or Lines); input goes in with Send and reaches fuseraft only through the Conn's Gate, so whatever a caller
+// come from Next (or Lines, or Batches); input goes in with Send and reaches fuseraft only through the Conn's Gate, so whatever a caller
 // sends, a prompt gets exactly one answer and nothing else is read in its place.
 //
 // Every event is shown to the Gate as it is read, before Next returns it. Input is written by
@@ -236,8 +236,8 @@ func (c *Conn) Lines() <-chan Line {
 
 // Batches returns a channel of the lines in batches, for a select loop that takes a flood
 // with one receive per batch instead of one per line: a batch holds, in order, lines that
-// had already arrived when its first was read (at most 256 lines, or 32 KiB of them; a
-// longer line comes alone), so a batch is never held back waiting for more. The slices and
+// had already arrived when its first was read (at most 256 lines, and a batch ends once it
+// holds 32 KiB), so a batch is never held back waiting for more. The slices and
 // their lines are the caller's. The channel is closed at the end, and Err then says why. A
 // caller reading it calls Flush after the lines it takes and after each input it sends.
 func (c *Conn) Batches() <-chan []Line { return c.batches }
