@@ -389,9 +389,11 @@ func (a *attacher) input(m inputMsg) error {
 	return nil
 }
 
-// step sends what may go now and says whether --exit-on-result is satisfied, while connected.
+// step sends what may go now and says whether --exit-on-result is satisfied, while connected
+// and once the daemon's hello has reached us (the connection may have read it, and what
+// follows, while an input was taken: nothing is over before hello is written out).
 func (a *attacher) step() error {
-	if !a.conn.Connected() {
+	if !a.conn.Connected() || !a.connected {
 		return nil
 	}
 	if err := a.pump(); err != nil {
