@@ -255,7 +255,7 @@ func readInput(ctx context.Context, src liveio.Source, ch chan<- inputMsg) {
 // loop runs the attach: events out and inputs in, until the end (an *errStop, or another
 // error).
 func (a *attacher) loop(ctx context.Context, inputs <-chan inputMsg) error {
-	lines := a.conn.Lines()
+	batches := a.conn.Batches()
 	for {
 		// Bounded input: while liveio.MaxHeld inputs wait in the gate, none more is taken,
 		// so the reader stops reading (prompts' answers already taken still go).
@@ -276,11 +276,11 @@ func (a *attacher) loop(ctx context.Context, inputs <-chan inputMsg) error {
 			f()
 		case <-a.limitTimer():
 			err = a.limitTick()
-		case ln, ok := <-lines:
+		case b, ok := <-batches:
 			if !ok {
 				return a.ended(ctx)
 			}
-			err = a.burst(ln, lines)
+			err = a.burst(b, batches)
 		case m := <-inputsC:
 			err = a.input(m)
 		}
@@ -297,22 +297,39 @@ func (a *attacher) loop(ctx context.Context, inputs <-chan inputMsg) error {
 // before it looks at its other channels again.
 const maxBurst = 256
 
-// burst takes in ln, then the lines already waiting behind it (up to maxBurst), each but the
-// last followed by step as in loop: a flood costs one select per burst, not one per line.
-func (a *attacher) burst(ln wire.Line, lines <-chan wire.Line) error {
-	for n := 1; ; n++ {
-		if err := a.line(ln); err != nil {
-			return err
+// burst takes in the lines of b, then those of the batches already waiting behind it (up to
+// maxBurst lines), each but the last followed by step as in loop (but for lines that change
+// nothing step looks at): a flood costs one select per burst, not one per line. Output is
+// flushed once nothing more waits.
+func (a *attacher) burst(b []wire.Line, batches <-chan []wire.Line) error {
+	for n := 0; ; {
+		for i, ln := range b {
+			if err := a.line(ln); err != nil {
+				return err
+			}
+			n++
+			if i == len(b)-1 && (n >= maxBurst || len(batches) == 0) {
+				if len(batches) == 0 {
+					return a.flush()
+				}
+				return nil
+			}
+			if a.ui == nil && inert(ln) {
+				continue
+			}
+			if err := a.step(); err != nil {
+				return err
+			}
 		}
-		// Only this goroutine receives: a line counted in len is there to take.
-		if n == maxBurst || len(lines) == 0 {
-			return nil
-		}
-		if err := a.step(); err != nil {
-			return err
-		}
-		ln = <-lines
+		// Only this goroutine receives: a batch counted in len is there to take.
+		b = <-batches
 	}
+}
+
+// inert says whether ln changes nothing that step looks at (the Gate and our tasks ignore
+// it), so that a flood of them needs no step between its lines.
+func inert(ln wire.Line) bool {
+	return ln.Kind == wire.EventLine && (ln.Type == wire.TypeToken || ln.Type == wire.TypeThinking)
 }
 
 // ended is how the attach ends when the connection has: interrupted, or why it ended.
@@ -359,9 +376,6 @@ func (a *attacher) line(ln wire.Line) error {
 			}
 		}
 	}
-	if len(a.conn.Lines()) == 0 {
-		return a.flush()
-	}
 	return nil
 }
 
@@ -386,9 +400,11 @@ func (a *attacher) input(m inputMsg) error {
 	return nil
 }
 
-// step sends what may go now and says whether --exit-on-result is satisfied, while connected.
+// step sends what may go now and says whether --exit-on-result is satisfied, while connected
+// and once the daemon's hello has reached us (the connection may have read it, and what
+// follows, while an input was taken: nothing is over before hello is written out).
 func (a *attacher) step() error {
-	if !a.conn.Connected() {
+	if !a.conn.Connected() || !a.connected {
 		return nil
 	}
 	if err := a.pump(); err != nil {

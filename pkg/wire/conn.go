@@ -36,7 +36,7 @@ type Options struct {
 
 // Conn is a live session with fuseraft: a connection to a serve daemon (Dial), a fuseraft
 // repl --vscode or run --bridge it started (Spawn), or a stream already open (NewConn). Lines
-// come from Next (or Lines); input goes in with Send and reaches fuseraft only through the Conn's Gate, so whatever a caller
+// come from Next (or Lines, or Batches); input goes in with Send and reaches fuseraft only through the Conn's Gate, so whatever a caller
 // sends, a prompt gets exactly one answer and nothing else is read in its place.
 //
 // Every event is shown to the Gate as it is read, before Next returns it. Input is written by
@@ -47,11 +47,14 @@ type Conn struct {
 	opts Options
 	gate *Gate
 
-	lines chan Line
-	kick  chan struct{}
-	done  chan struct{} // closed by Close
-	ended chan struct{} // closed when reading has stopped; err says why
-	err   error
+	batches chan []Line // what the reading goroutine hands on
+	pend    []Line      // the rest of the batch Next is taking lines from
+	lines   chan Line   // for Lines, fed from batches once Lines is called
+	linesOn sync.Once
+	kick    chan struct{}
+	done    chan struct{} // closed by Close
+	ended   chan struct{} // closed when reading has stopped; err says why
+	err     error
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -93,7 +96,7 @@ func newConn(ctx context.Context, opts Options, mode Mode) *Conn {
 	if opts.Gate == nil {
 		opts.Gate = NewGate(mode)
 	}
-	c := &Conn{opts: opts, gate: opts.Gate, lines: make(chan Line, 256), kick: make(chan struct{}, 1),
+	c := &Conn{opts: opts, gate: opts.Gate, batches: make(chan []Line, batchQueue), kick: make(chan struct{}, 1),
 		done: make(chan struct{}), ended: make(chan struct{})}
 	c.ctx, c.cancel = context.WithCancel(ctx)
 	return c
@@ -196,28 +199,63 @@ func (c *Conn) setLink(l link) {
 // the line. At the end it returns the reason: io.EOF when a stream's output ended, a
 // *GaveUpError when a daemon could not be reached again, ErrClosed after Close, or what
 // broke the protocol (*ProtocolError, *VersionError, ErrReplaced, *NoHelloError).
+//
+// A Conn's lines are taken one way only: with Next, from Lines, or from Batches.
 func (c *Conn) Next(ctx context.Context) (Line, error) {
-	for {
+	for len(c.pend) == 0 {
 		if err := c.Flush(); err != nil {
 			return Line{}, err
 		}
 		select {
-		case l, ok := <-c.lines:
+		case b, ok := <-c.batches:
 			if !ok {
 				return Line{}, c.Err()
 			}
-			return l, c.Flush()
+			c.pend = b
 		case <-c.kick:
 		case <-ctx.Done():
 			return Line{}, ctx.Err()
 		}
 	}
+	l := c.pend[0]
+	c.pend[0] = Line{}
+	c.pend = c.pend[1:]
+	return l, c.Flush()
 }
 
-// Lines returns the channel Next reads, for a select loop; it is closed at the end, and Err
-// then says why. A caller reading it calls Flush after each line it takes and after each
-// input it sends.
-func (c *Conn) Lines() <-chan Line { return c.lines }
+// Lines returns a channel of the lines, one at a time, for a select loop; it is closed at
+// the end, and Err then says why. A caller reading it calls Flush after each line it takes
+// and after each input it sends.
+func (c *Conn) Lines() <-chan Line {
+	c.linesOn.Do(func() {
+		c.lines = make(chan Line, maxBatchLines)
+		go c.unbatch()
+	})
+	return c.lines
+}
+
+// Batches returns a channel of the lines in batches, for a select loop that takes a flood
+// with one receive per batch instead of one per line: a batch holds, in order, lines that
+// had already arrived when its first was read (at most 256 lines, and a batch ends once it
+// holds 32 KiB), so a batch is never held back waiting for more. The slices and
+// their lines are the caller's. The channel is closed at the end, and Err then says why. A
+// caller reading it calls Flush after the lines it takes and after each input it sends.
+func (c *Conn) Batches() <-chan []Line { return c.batches }
+
+// unbatch feeds Lines from the batches.
+func (c *Conn) unbatch() {
+	defer close(c.lines)
+	for b := range c.batches {
+		for _, l := range b {
+			select {
+			case c.lines <- l:
+			case <-c.done:
+				<-c.ended // Err is set before lines closes
+				return
+			}
+		}
+	}
+}
 
 // Err returns why the Conn ended once Lines is closed (see Next), else nil.
 func (c *Conn) Err() error {
@@ -264,8 +302,8 @@ func (c *Conn) closed() bool {
 
 // run reads links until the end: one, or, for a daemon, one after another.
 func (c *Conn) run(l link) {
-	// ended closes before lines, so that whoever sees lines closed finds Err set.
-	defer close(c.lines)
+	// ended closes before batches, so that whoever sees them closed finds Err set.
+	defer close(c.batches)
 	defer close(c.ended)
 	for {
 		err := c.read(l)
@@ -293,7 +331,8 @@ func (c *Conn) run(l link) {
 	}
 }
 
-// read reads one link until it fails, handing each line on.
+// read reads one link until it fails, handing the lines on in batches: a batch is handed on
+// as soon as no further line has arrived, so none waits for more.
 func (c *Conn) read(l link) error {
 	c.rmu.Lock()
 	c.reading = l
@@ -304,6 +343,10 @@ func (c *Conn) read(l link) error {
 		if h != nil {
 			h.hold(held)
 		}
+	}
+	more := func() bool { return false }
+	if lb, ok := l.(lineBufferer); ok {
+		more = lb.hasLine
 	}
 	needHello := c.gate.mode == Serve
 	if !needHello {
@@ -318,8 +361,21 @@ func (c *Conn) read(l link) error {
 	}
 	defer helloTimer.Stop()
 	replaced := false
+	var bt batcher
+	// fail hands on the lines read before err, then returns it.
+	fail := func(err error) error {
+		if !bt.empty() && !c.deliver(bt.take(), hold) {
+			return ErrClosed
+		}
+		return err
+	}
 	for {
-		if c.opts.BeforeRead != nil {
+		if !bt.empty() && (bt.full() || !more()) {
+			if !c.deliver(bt.take(), hold) {
+				return ErrClosed
+			}
+		}
+		if bt.empty() && c.opts.BeforeRead != nil {
 			hold(true)
 			c.opts.BeforeRead(c.done)
 			hold(false)
@@ -329,13 +385,13 @@ func (c *Conn) read(l link) error {
 		}
 		b, err := l.readLine()
 		if err != nil {
-			return c.readFailed(err, needHello && noHello.Load(), replaced)
+			return fail(c.readFailed(err, needHello && noHello.Load(), replaced))
 		}
-		ln := ParseLine(b).Clone()
+		ln := ParseLine(b)
 		ev, isEvent := ln.Event()
 		if needHello && ln.Kind != Noise {
 			if err := c.checkHello(ln); err != nil {
-				return err
+				return fail(err)
 			}
 		}
 		if isEvent {
@@ -344,7 +400,7 @@ func (c *Conn) read(l link) error {
 			}
 			if ev.Type == TypeReady && !needHello {
 				if err := c.checkVersion(ev); err != nil {
-					return err
+					return fail(err)
 				}
 			}
 			// The Gate learns of a prompt before anyone can answer it.
@@ -353,14 +409,12 @@ func (c *Conn) read(l link) error {
 		if needHello && isEvent {
 			// The handshake is done: the wait for hello is over.
 			if !helloTimer.Stop() {
-				return &NoHelloError{Target: c.daemon.String(), After: c.daemon.helloTimeout()}
+				return fail(&NoHelloError{Target: c.daemon.String(), After: c.daemon.helloTimeout()})
 			}
 			needHello = false
 			c.setLink(l)
 		}
-		if !c.deliver(ln, hold) {
-			return ErrClosed
-		}
+		bt.add(ln, more)
 	}
 }
 
@@ -415,16 +469,16 @@ func (c *Conn) checkVersion(ev Event) error {
 	return nil
 }
 
-// deliver hands a line to the consumer, holding the connection while it is not taken. It
+// deliver hands a batch to the consumer, holding the connection while it is not taken. It
 // reports false once the Conn is closed.
-func (c *Conn) deliver(ln Line, hold func(bool)) bool {
+func (c *Conn) deliver(b []Line, hold func(bool)) bool {
 	select {
-	case c.lines <- ln:
+	case c.batches <- b:
 	default:
 		hold(true)
 		defer hold(false)
 		select {
-		case c.lines <- ln:
+		case c.batches <- b:
 		case <-c.done:
 			return false
 		}

@@ -187,3 +187,8 @@ func IsLineTooLong(err error) bool {
 	var e *LineTooLongError
 	return errors.As(err, &e)
 }
+
+// hasLine reports whether the next ReadLine returns without reading from the source.
+func (r *Reader) hasLine() bool {
+	return r.broken != nil || r.err != nil || bytes.IndexByte(r.buf[r.r:r.w], '\n') >= 0
+}

@@ -168,7 +168,7 @@ type process struct {
 func (pr *process) finish(c *Conn) {
 	pr.p.Stdin.Close()
 	go func() {
-		for range c.lines {
+		for range c.batches {
 		}
 	}()
 	go func() { _ = pr.p.Wait() }()

@@ -138,6 +138,8 @@ type streamLink struct {
 
 func (l *streamLink) readLine() ([]byte, error) { return l.r.ReadLine() }
 
+func (l *streamLink) hasLine() bool { return l.r.hasLine() }
+
 func (l *streamLink) writeLine(b []byte) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
