@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/fuseraft/fr/internal/console/consoletest"
 )
@@ -47,16 +46,6 @@ func approveOn(t *testing.T, cols int, color bool, events ...string) (tm *consol
 	return consoletest.Start(t, cols, cmd), audit, out
 }
 
-// unwrapped is a screen's rows side by side, each as wide as the terminal: a line the terminal
-// wrapped reads as it was written, its spaces at a row's end kept.
-func unwrapped(screen string, cols int) string {
-	var b strings.Builder
-	for _, row := range strings.Split(screen, "\n") {
-		b.WriteString(row + strings.Repeat(" ", max(0, cols-utf8.RuneCountInString(row))))
-	}
-	return b.String()
-}
-
 func readFile(t *testing.T, name string) string {
 	t.Helper()
 	b, err := os.ReadFile(name)
@@ -77,7 +66,7 @@ func TestScreenApprove(t *testing.T) {
 		if len(longCommand) <= 3*cols {
 			t.Fatalf("the command fits in three lines of %d columns", cols)
 		}
-		if !strings.Contains(unwrapped(s, cols), "approval: shell: "+longCommand+" ") {
+		if !strings.Contains(consoletest.Unwrapped(s, cols), "approval: shell: "+longCommand+" ") {
 			t.Errorf("the command is not shown whole:\n%s", s)
 		}
 		tm.Type("yse\r")

@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/fuseraft/fr/internal/console/consoletest"
 )
@@ -76,11 +75,11 @@ func TestScreenDemo(t *testing.T) {
 			}
 		}
 		end := s[strings.LastIndex(s, "task succeeded"):]
-		if flat := unwrapped(end, cols); !strings.Contains(flat, "task succeeded (exit 0), with 2 of 4 prompts denied: ") ||
+		if flat := consoletest.Unwrapped(end, cols); !strings.Contains(flat, "task succeeded (exit 0), with 2 of 4 prompts denied: ") ||
 			!strings.Contains(flat, "  the agent finished without what was denied; its last message (above) says what came of it") {
 			t.Errorf("the last lines do not say why the task succeeded:\n%s", end)
 		}
-		if !strings.Contains(unwrapped(s, cols), "coder: parser.go is unchanged (the write was denied)") {
+		if !strings.Contains(consoletest.Unwrapped(s, cols), "coder: parser.go is unchanged (the write was denied)") {
 			t.Errorf("the task's last message is missing:\n%s", s)
 		}
 		consoletest.Golden(t, "demo-"+name, tm.Screen(color))
@@ -134,14 +133,4 @@ var nextLine = regexp.MustCompile(`^[→⚠✓✗●⋯▶ℹ›]`)
 // diffLine reports whether l is a line of a diff's body, whose indentation is its own.
 func diffLine(l string) bool {
 	return l != "" && strings.ContainsAny(l[:1], " +-")
-}
-
-// unwrapped is a screen's rows side by side, each as wide as the terminal: a line the terminal
-// wrapped reads as it was written, its spaces at a row's end kept.
-func unwrapped(screen string, cols int) string {
-	var b strings.Builder
-	for _, row := range strings.Split(screen, "\n") {
-		b.WriteString(row + strings.Repeat(" ", max(0, cols-utf8.RuneCountInString(row))))
-	}
-	return b.String()
 }
