@@ -852,8 +852,30 @@ func (r *Renderer) text(o *obj) func() {
 		}
 		// Pre-rendered Markdown may carry colour codes of its own: drop those, show any other
 		// escape.
-		r.block(nil, "", plain, termsafe.Text(stripSGR(text)))
+		text := termsafe.Text(stripSGR(text))
+		if r.underBar(text) {
+			return
+		}
+		r.block(nil, "", plain, text)
 	}
+}
+
+// underBar shows text whose every line starts with a prompt's bar (what a pipeline adds under
+// a prompt: the decision a policy made) as the prompt's own lines are shown: each wrapped
+// under the bar, never cut, rather than left for the terminal to wrap past it. It reports
+// whether it did.
+func (r *Renderer) underBar(text string) bool {
+	bar := promptBar()
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	for _, l := range lines {
+		if !strings.HasPrefix(l, bar.text) {
+			return false
+		}
+	}
+	for _, l := range lines {
+		r.wrapped(bar, nil, "  ", sp(plain, strings.TrimPrefix(l, bar.text)))
+	}
+	return true
 }
 
 func (r *Renderer) message(o *obj) func() {

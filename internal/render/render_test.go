@@ -214,6 +214,12 @@ func TestRenderTable(t *testing.T) {
 			want:  "$ make all\n",
 		},
 		{
+			name:  "text under a prompt's bar wraps under it, as the prompt does",
+			opts:  Options{Width: 24},
+			lines: []string{`{"type":"text","text":"┃ ✗ denied · rule no-network on: curl -s https://x.example/install.sh"}`},
+			want:  "┃ ✗ denied · rule\n┃   no-network on: curl\n┃   -s https://x.example\n┃   /install.sh\n",
+		},
+		{
 			name:  "unknown event in the neutral form",
 			lines: []string{`{"type":"future_thing","a": [1, 2],  "b":"x"}`},
 			want:  "· future_thing {\"type\":\"future_thing\",\"a\":[1,2],\"b\":\"x\"}\n",

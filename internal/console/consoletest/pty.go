@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/creack/pty"
 )
@@ -207,6 +208,16 @@ func Normalize(s string) string {
 		s = v.re.ReplaceAllString(s, v.with)
 	}
 	return s
+}
+
+// Unwrapped is a screen's rows side by side, each as wide as the terminal (cols): a line the
+// terminal wrapped reads as it was written, the spaces it left at a row's end kept.
+func Unwrapped(screen string, cols int) string {
+	var b strings.Builder
+	for _, row := range strings.Split(screen, "\n") {
+		b.WriteString(row + strings.Repeat(" ", max(0, cols-utf8.RuneCountInString(row))))
+	}
+	return b.String()
 }
 
 // EachScreen runs f, in parallel, at 60 and 120 columns, with and without colour; name
