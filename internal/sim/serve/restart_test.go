@@ -338,6 +338,11 @@ func TestTrace(t *testing.T) {
 		if e.Event == "answered" || e.Event == "asked" {
 			s += " " + string(e.Line)
 		}
+		if e.Event == "closed" {
+			// Connections close when the daemon stops, which the test does as soon as it has
+			// the result: that may come before "delivered" is traced, which follows the write.
+			continue
+		}
 		got = append(got, s)
 	}
 	want := []string{
