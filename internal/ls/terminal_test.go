@@ -1,7 +1,6 @@
 package ls
 
 import (
-	"flag"
 	"io"
 	"os"
 	"os/exec"
@@ -12,9 +11,9 @@ import (
 	"time"
 
 	"github.com/creack/pty"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+	"github.com/fuseraft/fr/internal/golden"
+)
 
 // onTerminal runs fr-ls with args on a real terminal cols wide and returns what the terminal
 // showed (stdout and stderr both, as a person sees them).
@@ -85,20 +84,7 @@ func TestTerminalSessionsGolden(t *testing.T) {
 					}
 				}
 			}
-			path := filepath.Join("testdata", c.golden)
-			if *update {
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("the terminal shows (run go test -update to accept):\n%s\nwant:\n%s", got, want)
-			}
+			golden.Check(t, filepath.Join("testdata", c.golden), got)
 		})
 	}
 	// The full ids are still there for a script.

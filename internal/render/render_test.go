@@ -4,19 +4,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/fuseraft/fr/internal/golden"
 	"github.com/fuseraft/fr/pkg/wire"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // renderStream renders every event line of a recorded stream, as a command would.
 func renderStream(t *testing.T, path string, opts Options) string {
@@ -65,43 +62,10 @@ func TestGolden(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.golden, func(t *testing.T) {
 			got := renderStream(t, filepath.Join("testdata", "all-events.jsonl"), c.opts)
-			path := filepath.Join("testdata", c.golden)
-			if *update {
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("rendered output differs from %s (run go test -update to accept):\n%s", path, firstDiff(string(want), got))
-			}
+			golden.Check(t, filepath.Join("testdata", c.golden), got)
 		})
 	}
 }
-
-// firstDiff shows the first differing line of two renderings.
-func firstDiff(want, got string) string {
-	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(wl) || i < len(gl); i++ {
-		var w, g string
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if w != g {
-			return "line " + strconv.Itoa(i+1) + ":\nwant: " + quoteForLog(w) + "\n got: " + quoteForLog(g)
-		}
-	}
-	return ""
-}
-
-func quoteForLog(s string) string { return strings.ReplaceAll(s, "\x1b", `\e`) }
 
 // The golden output honours the width: no line is wider than asked, escape sequences aside.
 func TestGoldenWidths(t *testing.T) {
@@ -486,20 +450,7 @@ func TestGoldenPrompts(t *testing.T) {
 	} {
 		t.Run(c.golden, func(t *testing.T) {
 			got := renderStream(t, filepath.Join("testdata", "prompts.jsonl"), c.opts)
-			path := filepath.Join("testdata", c.golden)
-			if *update {
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("rendered output differs from %s (run go test -update to accept):\n%s", path, firstDiff(string(want), got))
-			}
+			golden.Check(t, filepath.Join("testdata", c.golden), got)
 		})
 	}
 }

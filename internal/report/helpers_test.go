@@ -3,21 +3,17 @@ package report
 import (
 	"bytes"
 	"context"
-	"flag"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 
 	"github.com/fuseraft/fr/internal/approve"
 	"github.com/fuseraft/fr/internal/cmdutil"
-	"github.com/fuseraft/fr/internal/render"
+	goldenfile "github.com/fuseraft/fr/internal/golden"
 	"github.com/fuseraft/fr/internal/sim"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files of testdata/golden")
 
 func env(vars map[string]string) func(string) string {
 	return func(k string) string { return vars[k] }
@@ -116,45 +112,8 @@ func report(t *testing.T, session []byte, vars map[string]string, args ...string
 
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to write it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from what fr-report wrote (go test -update rewrites it):\n%s", path, firstDiff(string(want), got))
-	}
+	goldenfile.Check(t, filepath.Join("testdata", "golden", name), got)
 }
-
-func firstDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var a, b string
-		if i < len(w) {
-			a = w[i]
-		}
-		if i < len(g) {
-			b = g[i]
-		}
-		if a != b {
-			return "line " + itoa(i+1) + ":\n  want: " + a + "\n  got:  " + b
-		}
-	}
-	return ""
-}
-
-func itoa(i int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + fmtInt(i)) }
-
-func fmtInt(i int) string { return render.Commas(int64(i)) }
 
 func readFile2(t *testing.T, name string) string {
 	t.Helper()

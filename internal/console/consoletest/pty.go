@@ -3,7 +3,6 @@ package consoletest
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -16,10 +15,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/creack/pty"
-)
 
-// Update rewrites golden screens instead of comparing them (go test -update).
-var Update = flag.Bool("update", false, "rewrite the golden files in testdata")
+	"github.com/fuseraft/fr/internal/golden"
+)
 
 // Term is a command running on a pseudo-terminal.
 type Term struct {
@@ -169,24 +167,7 @@ func (tm *Term) Exit() int {
 // Golden compares got with the file testdata/screens/NAME, or writes it with -update.
 func Golden(t testing.TB, name, got string) {
 	t.Helper()
-	got = Normalize(got)
-	path := filepath.Join("testdata", "screens", name)
-	if *Update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to write it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("the screen is not %s:\n--- got\n%s--- want\n%s", path, got, want)
-	}
+	golden.Check(t, filepath.Join("testdata", "screens", name), Normalize(got))
 }
 
 // varying are the parts of a screen that differ from run to run, each with what stands for
