@@ -23,7 +23,7 @@ type recorder struct {
 	errs []string
 }
 
-func (r *recorder) Helper()            {}
+func (r *recorder) Helper()           {}
 func (r *recorder) Error(args ...any) { r.errs = append(r.errs, args[0].(string)) }
 
 func TestCheck(t *testing.T) {

@@ -47,13 +47,13 @@ func Unquote(q []byte) (string, bool) {
 			out = append(out, unescape[e])
 			r += 2
 		case 'u':
-			rr := getu4(s[r:])
+			rr := HexEscape(s[r:])
 			if rr < 0 {
 				return "", false
 			}
 			r += 6
 			if utf16.IsSurrogate(rr) {
-				rr1 := getu4(s[r:])
+				rr1 := HexEscape(s[r:])
 				if dec := utf16.DecodeRune(rr, rr1); dec != utf8.RuneError {
 					r += 6
 					out = utf8.AppendRune(out, dec)
@@ -89,8 +89,9 @@ func plainEnd(s []byte, i int) int {
 	return i
 }
 
-// getu4 decodes \uXXXX from the beginning of s, returning the hex value, or -1.
-func getu4(s []byte) rune {
+// HexEscape decodes the escape \uXXXX at the start of s: the value of its four hex digits, or
+// -1 when s does not start with one.
+func HexEscape(s []byte) rune {
 	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
 		return -1
 	}

@@ -7,6 +7,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/fuseraft/fr/internal/jsonscan"
 	"github.com/fuseraft/fr/internal/termsafe"
 )
 
@@ -165,23 +166,8 @@ func compactJSON(raw []byte, limit int) string {
 // returning the rune and the bytes used, or n == 0.
 func unicodeEscape(b []byte) (r rune, n int) {
 	hex := func(b []byte) (rune, bool) {
-		if len(b) < 6 || b[0] != '\\' || b[1] != 'u' {
-			return 0, false
-		}
-		var v rune
-		for _, c := range b[2:6] {
-			switch {
-			case c >= '0' && c <= '9':
-				v = v<<4 | rune(c-'0')
-			case c >= 'a' && c <= 'f':
-				v = v<<4 | rune(c-'a'+10)
-			case c >= 'A' && c <= 'F':
-				v = v<<4 | rune(c-'A'+10)
-			default:
-				return 0, false
-			}
-		}
-		return v, true
+		r := jsonscan.HexEscape(b)
+		return r, r >= 0
 	}
 	r1, ok := hex(b)
 	if !ok {

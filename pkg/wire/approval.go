@@ -193,23 +193,10 @@ func ValidText(raw []byte) bool {
 		return false
 	}
 	hex := func(i int) rune {
-		if i+6 > len(raw) || raw[i] != '\\' || raw[i+1] != 'u' {
+		if i > len(raw) {
 			return -1
 		}
-		var r rune
-		for _, c := range raw[i+2 : i+6] {
-			switch {
-			case '0' <= c && c <= '9':
-				r = r<<4 | rune(c-'0')
-			case 'a' <= c && c <= 'f':
-				r = r<<4 | rune(c-'a'+10)
-			case 'A' <= c && c <= 'F':
-				r = r<<4 | rune(c-'A'+10)
-			default:
-				return -1
-			}
-		}
-		return r
+		return jsonscan.HexEscape(raw[i:])
 	}
 	for i := 0; i < len(raw); i++ {
 		j := bytes.IndexByte(raw[i:], '\\') // the next escape, skipping the text between at once
