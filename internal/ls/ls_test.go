@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/creack/pty"
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
@@ -421,34 +419,8 @@ func FuzzPrinter(f *testing.F) {
 // TestTerminal runs fr-ls on a real terminal: a table by default, in colour, fitted to the
 // terminal's width.
 func TestTerminal(t *testing.T) {
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(self, "sessions", "--all")
-	cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0", asFrLs+"=1", "TERM=xterm", "NO_COLOR=", "FUSERAFT_BIN="+self)
-	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 70})
-	if err != nil {
-		t.Skipf("no pty: %v", err)
-	}
-	defer f.Close()
-	done := make(chan []byte, 1)
-	go func() {
-		b, _ := io.ReadAll(f) // ends with EIO when the child closes the terminal
-		done <- b
-	}()
-	var out []byte
-	select {
-	case out = <-done:
-	case <-time.After(30 * time.Second):
-		_ = cmd.Process.Kill()
-		t.Fatal("fr-ls on a terminal did not finish")
-	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("fr-ls: %v\n%s", err, out)
-	}
-	text := strings.ReplaceAll(string(out), "\r\n", "\n")
-	t.Logf("%d bytes from the terminal", len(out))
+	text := onTerminal(t, 70, true, "sessions", "--all")
+	t.Logf("%d bytes from the terminal", len(text))
 	if !strings.Contains(text, "\x1b[1mID") {
 		t.Errorf("no bold table header:\n%s", text)
 	}
