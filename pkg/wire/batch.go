@@ -16,6 +16,10 @@ const (
 // reading it does not wait.
 type lineBufferer interface{ hasLine() bool }
 
+// lineKeeper is a link that can tell whether the line it read last stays as it is, never
+// written again, so that it is handed on without a copy.
+type lineKeeper interface{ kept() bool }
+
 // batcher collects lines into a batch. Their bytes are copied into shared blocks; a block is
 // never written again where a line handed on points into it.
 type batcher struct {
@@ -28,11 +32,14 @@ func (b *batcher) empty() bool { return len(b.lines) == 0 }
 
 func (b *batcher) full() bool { return len(b.lines) >= maxBatchLines || b.bytes >= maxBatchBytes }
 
-// add copies ln (whose Raw is the reader's buffer) into the batch. more says whether further
-// lines are waiting, to size a new batch.
-func (b *batcher) add(ln Line, more func() bool) {
+// add copies ln (whose Raw is the reader's buffer) into the batch, unless kept says the
+// reader never writes that buffer again. more says whether further lines are waiting, to
+// size a new batch.
+func (b *batcher) add(ln Line, kept bool, more func() bool) {
 	n := len(ln.Raw)
-	if n > chunkSize/8 {
+	if kept {
+		ln.Raw = ln.Raw[:n:n] // an append to it must not write over the next line
+	} else if n > chunkSize/8 {
 		ln = ln.Clone()
 	} else {
 		if cap(b.chunk)-len(b.chunk) < n {

@@ -112,7 +112,7 @@ func NewConn(r io.Reader, w io.Writer, opts Options) *Conn {
 		mode = opts.Gate.mode
 	}
 	c := newConn(context.Background(), opts, mode)
-	l := &streamLink{c: closers{r, w}, r: NewReader(r, ReaderOptions{}), w: newBufWriter(w)}
+	l := &streamLink{c: closers{r, w}, r: newLinkReader(r), w: newBufWriter(w)}
 	go c.run(l)
 	return c
 }
@@ -348,6 +348,10 @@ func (c *Conn) read(l link) error {
 	if lb, ok := l.(lineBufferer); ok {
 		more = lb.hasLine
 	}
+	kept := func() bool { return false }
+	if lk, ok := l.(lineKeeper); ok {
+		kept = lk.kept
+	}
 	needHello := c.gate.mode == Serve
 	if !needHello {
 		c.setLink(l)
@@ -414,7 +418,7 @@ func (c *Conn) read(l link) error {
 			needHello = false
 			c.setLink(l)
 		}
-		bt.add(ln, more)
+		bt.add(ln, kept(), more)
 	}
 }
 
