@@ -26,6 +26,7 @@ type batcher struct {
 	lines []Line
 	bytes int
 	chunk []byte
+	free  <-chan []Line // batches given back, empty, of maxBatchLines lines
 }
 
 func (b *batcher) empty() bool { return len(b.lines) == 0 }
@@ -50,11 +51,15 @@ func (b *batcher) add(ln Line, kept bool, more func() bool) {
 		ln.Raw = b.chunk[i:len(b.chunk):len(b.chunk)]
 	}
 	if b.lines == nil {
-		size := 1
-		if more() {
-			size = maxBatchLines
+		if !more() {
+			b.lines = make([]Line, 0, 1)
+		} else {
+			select {
+			case b.lines = <-b.free:
+			default:
+				b.lines = make([]Line, 0, maxBatchLines)
+			}
 		}
-		b.lines = make([]Line, 0, size)
 	}
 	b.lines = append(b.lines, ln)
 	b.bytes += n

@@ -48,6 +48,7 @@ type Conn struct {
 	gate *Gate
 
 	batches chan []Line // what the reading goroutine hands on
+	free    chan []Line // batches given back (Release), to be filled again
 	pend    []Line      // the rest of the batch Next is taking lines from
 	lines   chan Line   // for Lines, fed from batches once Lines is called
 	linesOn sync.Once
@@ -96,7 +97,7 @@ func newConn(ctx context.Context, opts Options, mode Mode) *Conn {
 	if opts.Gate == nil {
 		opts.Gate = NewGate(mode)
 	}
-	c := &Conn{opts: opts, gate: opts.Gate, batches: make(chan []Line, batchQueue), kick: make(chan struct{}, 1),
+	c := &Conn{opts: opts, gate: opts.Gate, batches: make(chan []Line, batchQueue), free: make(chan []Line, batchQueue+2), kick: make(chan struct{}, 1),
 		done: make(chan struct{}), ended: make(chan struct{})}
 	c.ctx, c.cancel = context.WithCancel(ctx)
 	return c
@@ -242,6 +243,19 @@ func (c *Conn) Lines() <-chan Line {
 // caller reading it calls Flush after the lines it takes and after each input it sends.
 func (c *Conn) Batches() <-chan []Line { return c.batches }
 
+// Release gives back a batch from Batches that the caller is done with: the Conn fills the
+// slice again instead of making a new one. The lines' Raw bytes stay the caller's.
+func (c *Conn) Release(b []Line) {
+	if cap(b) != maxBatchLines {
+		return
+	}
+	clear(b)
+	select {
+	case c.free <- b[:0]:
+	default:
+	}
+}
+
 // unbatch feeds Lines from the batches.
 func (c *Conn) unbatch() {
 	defer close(c.lines)
@@ -254,6 +268,7 @@ func (c *Conn) unbatch() {
 				return
 			}
 		}
+		c.Release(b)
 	}
 }
 
@@ -365,7 +380,7 @@ func (c *Conn) read(l link) error {
 	}
 	defer helloTimer.Stop()
 	replaced := false
-	var bt batcher
+	bt := batcher{free: c.free}
 	// fail hands on the lines read before err, then returns it.
 	fail := func(err error) error {
 		if !bt.empty() && !c.deliver(bt.take(), hold) {
