@@ -3,8 +3,8 @@ package wire
 // How the Conn's reading goroutine hands lines on: in batches of the lines already arrived,
 // bounded in lines and bytes, with a few batches queued for the consumer.
 const (
-	maxBatchLines = 256
-	maxBatchBytes = 32 << 10
+	maxBatchLines = 1024
+	maxBatchBytes = 64 << 10
 	batchQueue    = 4
 	// chunkSize is the block short lines are copied into, so that a flood of them costs one
 	// allocation per block instead of one per line. A line of more than chunkSize/8 gets a

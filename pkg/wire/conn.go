@@ -237,8 +237,8 @@ func (c *Conn) Lines() <-chan Line {
 
 // Batches returns a channel of the lines in batches, for a select loop that takes a flood
 // with one receive per batch instead of one per line: a batch holds, in order, lines that
-// had already arrived when its first was read (at most 256 lines, and a batch ends once it
-// holds 32 KiB), so a batch is never held back waiting for more. The slices and
+// had already arrived when its first was read (at most 1024 lines, and a batch ends once it
+// holds 64 KiB), so a batch is never held back waiting for more. The slices and
 // their lines are the caller's. The channel is closed at the end, and Err then says why. A
 // caller reading it calls Flush after the lines it takes and after each input it sends.
 func (c *Conn) Batches() <-chan []Line { return c.batches }
