@@ -407,34 +407,46 @@ func (c *Conn) read(l link) error {
 			return fail(c.readFailed(err, needHello && noHello.Load(), replaced))
 		}
 		ln := ParseLine(b)
-		ev, isEvent := ln.Event()
 		if needHello && ln.Kind != Noise {
 			if err := c.checkHello(ln); err != nil {
 				return fail(err)
 			}
 		}
-		if isEvent {
-			if ev.Type == TypeError && strings.Contains(strings.ToLower(string(ev.Raw)), "newer connection") {
-				replaced = true
-			}
-			if ev.Type == TypeReady && !needHello {
-				if err := c.checkVersion(ev); err != nil {
+		if ln.Kind == EventLine {
+			// The Gate learns of a prompt before anyone can answer it.
+			if ChangesGate(ln.Type) {
+				if err := c.observe(ln, needHello, &replaced); err != nil {
 					return fail(err)
 				}
 			}
-			// The Gate learns of a prompt before anyone can answer it.
-			c.gate.Observe(ev)
-		}
-		if needHello && isEvent {
-			// The handshake is done: the wait for hello is over.
-			if !helloTimer.Stop() {
-				return fail(&NoHelloError{Target: c.daemon.String(), After: c.daemon.helloTimeout()})
+			if needHello {
+				// The handshake is done: the wait for hello is over.
+				if !helloTimer.Stop() {
+					return fail(&NoHelloError{Target: c.daemon.String(), After: c.daemon.helloTimeout()})
+				}
+				needHello = false
+				c.setLink(l)
 			}
-			needHello = false
-			c.setLink(l)
 		}
 		bt.add(ln, kept(), more)
 	}
+}
+
+// observe shows the Gate an event of a type that can change it (ChangesGate), once it is
+// checked: a ready after the handshake has a protocolVersion we support, and an error saying
+// a newer connection took over sets replaced.
+func (c *Conn) observe(ln Line, needHello bool, replaced *bool) error {
+	ev := Event{Type: ln.Type, Raw: ln.Raw}
+	if ev.Type == TypeError && strings.Contains(strings.ToLower(string(ev.Raw)), "newer connection") {
+		*replaced = true
+	}
+	if ev.Type == TypeReady && !needHello {
+		if err := c.checkVersion(ev); err != nil {
+			return err
+		}
+	}
+	c.gate.Observe(ev)
+	return nil
 }
 
 // readFailed says why reading a link failed.

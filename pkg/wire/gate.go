@@ -192,7 +192,7 @@ func NewGate(mode Mode) *Gate {
 
 // Observe updates the state from an event fuseraft sent.
 func (g *Gate) Observe(ev Event) {
-	if !changesGate(ev.Type) {
+	if !ChangesGate(ev.Type) {
 		// A flood of tokens takes no lock.
 		return
 	}
@@ -201,9 +201,11 @@ func (g *Gate) Observe(ev Event) {
 	g.mu.Unlock()
 }
 
-// changesGate reports whether an event of type t can change a Gate: those Gate.observe
-// looks at (see EndsPrompts and EndsTurn). Every other type, known or not, leaves it as it is.
-func changesGate(t string) bool {
+// ChangesGate reports whether an event of type t can change a Gate, and so let an input held
+// in it go: a handshake, a prompt, an event that ends prompts or turns (EndsPrompts,
+// EndsTurn), turn_start, shell_start, shell_end, queued. Observe does nothing with any other
+// type, known or not.
+func ChangesGate(t string) bool {
 	switch t {
 	case TypeReady, TypeHello, TypeTurnStart, TypeMessageEnd, TypeCancelled, TypeError,
 		TypeSessEnd, TypeResult, TypeApproval, TypeQuestion, TypeShellStart, TypeShellEnd,

@@ -65,6 +65,12 @@ func TestObserveSkipsOnlyWhatChangesNothing(t *testing.T) {
 		}
 		return r
 	}
+	// The Conn checks these types as it shows them to the Gate (Conn.observe).
+	for _, typ := range []string{TypeError, TypeReady} {
+		if !ChangesGate(typ) {
+			t.Errorf("ChangesGate(%q) is false", typ)
+		}
+	}
 	for name, make := range states {
 		for _, typ := range types {
 			for _, raw := range raws(typ) {
