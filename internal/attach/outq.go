@@ -16,6 +16,8 @@ const (
 	defaultOutTimeout = 30 * time.Second
 	// outChunk is the most written to stdout at once, so a slow reader shows progress.
 	outChunk = 16 << 10
+	// maxSpare is how many buffers written out are kept to be filled again.
+	maxSpare = 4
 )
 
 // outQueue stands between the events read from the daemon and stdout, so that neither the
@@ -32,6 +34,7 @@ type outQueue struct {
 	mu       sync.Mutex
 	wake     *sync.Cond // for the writer goroutine
 	queue    [][]byte
+	spare    [][]byte  // buffers written out, for Write to fill again
 	pending  int       // bytes queued, not yet written
 	progress time.Time // when stdout last took bytes, or the queue last became full
 	err      error     // stdout's write error, sticky
@@ -62,7 +65,11 @@ func (q *outQueue) Write(b []byte) (int, error) {
 		return 0, nil
 	}
 	wasFull := q.pending >= q.limit
-	q.queue = append(q.queue, append([]byte(nil), b...))
+	var c []byte
+	if n := len(q.spare); n > 0 && cap(q.spare[n-1]) >= len(b) {
+		c, q.spare = q.spare[n-1], q.spare[:n-1]
+	}
+	q.queue = append(q.queue, append(c, b...))
 	q.pending += len(b)
 	if !wasFull && q.pending >= q.limit {
 		q.progress = time.Now()
@@ -98,6 +105,9 @@ func (q *outQueue) write() {
 			q.err, q.queue, q.pending = err, nil, 0
 		} else {
 			if n == len(q.queue[0]) {
+				if len(q.spare) < maxSpare {
+					q.spare = append(q.spare, q.queue[0][:0])
+				}
 				q.queue[0] = nil
 				q.queue = q.queue[1:]
 			} else {

@@ -2,6 +2,7 @@ package attach
 
 import (
 	"bytes"
+	"math/rand"
 	"sync"
 	"testing"
 	"time"
@@ -78,5 +79,53 @@ func TestOutQueueSlowWriterLosesNothing(t *testing.T) {
 	defer w.mu.Unlock()
 	if !bytes.Equal(w.buf.Bytes(), want.Bytes()) {
 		t.Errorf("wrote %d bytes, want %d, in order", w.buf.Len(), want.Len())
+	}
+}
+
+// partialWriter takes part of each write, a random amount, slowly now and then.
+type partialWriter struct {
+	mu  sync.Mutex
+	rnd *rand.Rand
+	buf bytes.Buffer
+}
+
+func (w *partialWriter) Write(b []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := 1 + w.rnd.Intn(len(b))
+	if w.rnd.Intn(64) == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	return w.buf.Write(b[:n])
+}
+
+// The buffers written out are filled again: what stdout gets is still every byte queued, in
+// order, whatever it takes at a time.
+func TestOutQueueRefillsItsBuffersIntact(t *testing.T) {
+	w := &partialWriter{rnd: rand.New(rand.NewSource(1))}
+	q := newOutQueue(w, 1<<20, 5*time.Second)
+	rnd := rand.New(rand.NewSource(2))
+	var want bytes.Buffer
+	for i := 0; i < 1000; i++ {
+		b := bytes.Repeat([]byte{byte('a' + i%26)}, 1+rnd.Intn(outChunk/4))
+		want.Write(b)
+		if _, err := q.Write(b); err != nil {
+			t.Fatal(err)
+		}
+		if rnd.Intn(4) == 0 {
+			time.Sleep(10 * time.Microsecond)
+		}
+		for q.full() {
+			q.waitRoom(nil)
+		}
+	}
+	if left := q.drain(); left != 0 {
+		t.Fatalf("%d bytes left", left)
+	}
+	q.close()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !bytes.Equal(w.buf.Bytes(), want.Bytes()) {
+		t.Fatalf("stdout got %d bytes, not the %d queued", w.buf.Len(), want.Len())
 	}
 }

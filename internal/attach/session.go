@@ -300,19 +300,29 @@ const maxBurst = 256
 // burst takes in the lines of b, then those of the batches already waiting behind it (up to
 // maxBurst lines), each but the last followed by step as in loop (but for lines that change
 // nothing step looks at): a flood costs one select per burst, not one per line. Output is
-// flushed once nothing more waits.
+// flushed once nothing more waits. A batch taken in is given back to the connection.
 func (a *attacher) burst(b []wire.Line, batches <-chan []wire.Line) error {
+	// Without a renderer, a person or limits, an inert line is only written out.
+	plain := a.rend == nil && a.ui == nil && a.lim.b == nil
 	for n := 0; ; {
-		for i, ln := range b {
-			if err := a.line(ln); err != nil {
+		for i := range b {
+			ln := &b[i]
+			if plain && inert(ln) {
+				if err := a.writeOut(ln); err != nil {
+					return err
+				}
+			} else if err := a.line(*ln); err != nil {
 				return err
 			}
 			n++
-			if i == len(b)-1 && (n >= maxBurst || len(batches) == 0) {
-				if len(batches) == 0 {
-					return a.flush()
+			if i == len(b)-1 {
+				if waiting := len(batches); n >= maxBurst || waiting == 0 {
+					a.conn.Release(b)
+					if waiting == 0 {
+						return a.flush()
+					}
+					return nil
 				}
-				return nil
 			}
 			if a.ui == nil && inert(ln) {
 				continue
@@ -321,6 +331,7 @@ func (a *attacher) burst(b []wire.Line, batches <-chan []wire.Line) error {
 				return err
 			}
 		}
+		a.conn.Release(b)
 		// Only this goroutine receives: a batch counted in len is there to take.
 		b = <-batches
 	}
@@ -328,8 +339,17 @@ func (a *attacher) burst(b []wire.Line, batches <-chan []wire.Line) error {
 
 // inert says whether ln changes nothing that step looks at (the Gate and our tasks ignore
 // it), so that a flood of them needs no step between its lines.
-func inert(ln wire.Line) bool {
+func inert(ln *wire.Line) bool {
 	return ln.Kind == wire.EventLine && (ln.Type == wire.TypeToken || ln.Type == wire.TypeThinking)
+}
+
+// writeOut is line for an inert line without a renderer, a person or limits: it is only
+// written out.
+func (a *attacher) writeOut(ln *wire.Line) error {
+	if a.outClosed {
+		return nil
+	}
+	return a.outFailed(a.out.WriteLine(ln.Raw))
 }
 
 // ended is how the attach ends when the connection has: interrupted, or why it ended.

@@ -2,6 +2,7 @@ package attach
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
@@ -108,4 +109,59 @@ func FuzzEvents(f *testing.F) {
 		}
 		a.finished()
 	})
+}
+
+// An inert line is only written out (writeOut, in a flood) where line would do nothing more
+// with it: for every event type, with tasks of ours in every state, writeOut and line leave
+// the same output and the same attacher.
+func TestInertLinesOnlyWriteOut(t *testing.T) {
+	setup := func() (*attacher, *bytes.Buffer) {
+		a := newTestAttacher(options{exitOnResult: true})
+		hello := ev(`{"type":"hello","protocolVersion":1,"clientId":"c","readOnly":false,"inFlight":{"sessionId":"s1","task":"t"},"pendingResults":["s0"]}`)
+		a.checkHello(hello)
+		a.gate.Observe(hello)
+		a.tasks = append(a.tasks, &ourTask{text: "unconfirmed"})
+		a.observe(ev(`{"type":"approval_request","requestId":"r1","kind":"shell_command","command":"ls"}`))
+		a.gate.Push(wire.Input{Line: []byte(`{"type":"user_input","text":"held"}`), Type: wire.TypeUserInput})
+		return a, a.s.Out.(*bytes.Buffer)
+	}
+	state := func(a *attacher) string {
+		var b bytes.Buffer
+		for _, t := range a.tasks {
+			b.WriteString(t.label() + ";")
+		}
+		inFlight, id := a.gate.TaskInFlight()
+		fmt.Fprintf(&b, " results %d failed %q prompt %q %q gate %q %d %v %s connected %v",
+			a.results, a.failed, a.lastPrompt, a.lastPromptType, a.gate.Pending(), a.gate.Waiting(), inFlight, id, a.connected)
+		return b.String()
+	}
+	inerts := 0
+	for _, typ := range append(wire.EventTypes(), "not_a_type") {
+		for _, raw := range []string{
+			fmt.Sprintf(`{"type":%q}`, typ),
+			fmt.Sprintf(`{"type":%q,"sessionId":"s1","succeeded":false,"errorMessage":"e","text":"x"}`, typ),
+		} {
+			ln := wire.ParseLine([]byte(raw))
+			if !inert(&ln) {
+				continue
+			}
+			inerts++
+			slow, slowOut := setup()
+			fast, fastOut := setup()
+			if err := slow.line(ln); err != nil {
+				t.Fatal(err)
+			}
+			if err := fast.writeOut(&ln); err != nil {
+				t.Fatal(err)
+			}
+			slow.out.Flush()
+			fast.out.Flush()
+			if s, f := state(slow), state(fast); s != f || slowOut.String() != fastOut.String() {
+				t.Errorf("%s: line leaves %s, writing %q; writeOut %s, writing %q", raw, s, slowOut, f, fastOut)
+			}
+		}
+	}
+	if inerts == 0 {
+		t.Fatal("no event type is inert")
+	}
 }

@@ -230,6 +230,10 @@ func (p *Pump) Answer(in wire.Input) {
 // reaches anyone who may answer it, or their answer could arrive before the Gate knows the
 // prompt and be dropped as stray.
 func (p *Pump) Observe(ev wire.Event) {
+	if !wire.ChangesGate(ev.Type) {
+		// The Gate is as it was: nothing held can go now that could not before.
+		return
+	}
 	p.Gate.Observe(ev)
 	// Only held input can be released by an event. With none held, Run has nothing to send
 	// and no Push waits for room; a Push from now on wakes Run itself. So a flood of events

@@ -48,6 +48,7 @@ type Conn struct {
 	gate *Gate
 
 	batches chan []Line // what the reading goroutine hands on
+	free    chan []Line // batches given back (Release), to be filled again
 	pend    []Line      // the rest of the batch Next is taking lines from
 	lines   chan Line   // for Lines, fed from batches once Lines is called
 	linesOn sync.Once
@@ -96,7 +97,7 @@ func newConn(ctx context.Context, opts Options, mode Mode) *Conn {
 	if opts.Gate == nil {
 		opts.Gate = NewGate(mode)
 	}
-	c := &Conn{opts: opts, gate: opts.Gate, batches: make(chan []Line, batchQueue), kick: make(chan struct{}, 1),
+	c := &Conn{opts: opts, gate: opts.Gate, batches: make(chan []Line, batchQueue), free: make(chan []Line, batchQueue+2), kick: make(chan struct{}, 1),
 		done: make(chan struct{}), ended: make(chan struct{})}
 	c.ctx, c.cancel = context.WithCancel(ctx)
 	return c
@@ -112,7 +113,7 @@ func NewConn(r io.Reader, w io.Writer, opts Options) *Conn {
 		mode = opts.Gate.mode
 	}
 	c := newConn(context.Background(), opts, mode)
-	l := &streamLink{c: closers{r, w}, r: NewReader(r, ReaderOptions{}), w: newBufWriter(w)}
+	l := &streamLink{c: closers{r, w}, r: newLinkReader(r), w: newBufWriter(w)}
 	go c.run(l)
 	return c
 }
@@ -236,11 +237,24 @@ func (c *Conn) Lines() <-chan Line {
 
 // Batches returns a channel of the lines in batches, for a select loop that takes a flood
 // with one receive per batch instead of one per line: a batch holds, in order, lines that
-// had already arrived when its first was read (at most 256 lines, and a batch ends once it
-// holds 32 KiB), so a batch is never held back waiting for more. The slices and
+// had already arrived when its first was read (at most 1024 lines, and a batch ends once it
+// holds 64 KiB), so a batch is never held back waiting for more. The slices and
 // their lines are the caller's. The channel is closed at the end, and Err then says why. A
 // caller reading it calls Flush after the lines it takes and after each input it sends.
 func (c *Conn) Batches() <-chan []Line { return c.batches }
+
+// Release gives back a batch from Batches that the caller is done with: the Conn fills the
+// slice again instead of making a new one. The lines' Raw bytes stay the caller's.
+func (c *Conn) Release(b []Line) {
+	if cap(b) != maxBatchLines {
+		return
+	}
+	clear(b)
+	select {
+	case c.free <- b[:0]:
+	default:
+	}
+}
 
 // unbatch feeds Lines from the batches.
 func (c *Conn) unbatch() {
@@ -254,6 +268,7 @@ func (c *Conn) unbatch() {
 				return
 			}
 		}
+		c.Release(b)
 	}
 }
 
@@ -348,6 +363,10 @@ func (c *Conn) read(l link) error {
 	if lb, ok := l.(lineBufferer); ok {
 		more = lb.hasLine
 	}
+	kept := func() bool { return false }
+	if lk, ok := l.(lineKeeper); ok {
+		kept = lk.kept
+	}
 	needHello := c.gate.mode == Serve
 	if !needHello {
 		c.setLink(l)
@@ -361,7 +380,7 @@ func (c *Conn) read(l link) error {
 	}
 	defer helloTimer.Stop()
 	replaced := false
-	var bt batcher
+	bt := batcher{free: c.free}
 	// fail hands on the lines read before err, then returns it.
 	fail := func(err error) error {
 		if !bt.empty() && !c.deliver(bt.take(), hold) {
@@ -388,34 +407,46 @@ func (c *Conn) read(l link) error {
 			return fail(c.readFailed(err, needHello && noHello.Load(), replaced))
 		}
 		ln := ParseLine(b)
-		ev, isEvent := ln.Event()
 		if needHello && ln.Kind != Noise {
 			if err := c.checkHello(ln); err != nil {
 				return fail(err)
 			}
 		}
-		if isEvent {
-			if ev.Type == TypeError && strings.Contains(strings.ToLower(string(ev.Raw)), "newer connection") {
-				replaced = true
-			}
-			if ev.Type == TypeReady && !needHello {
-				if err := c.checkVersion(ev); err != nil {
+		if ln.Kind == EventLine {
+			// The Gate learns of a prompt before anyone can answer it.
+			if ChangesGate(ln.Type) {
+				if err := c.observe(ln, needHello, &replaced); err != nil {
 					return fail(err)
 				}
 			}
-			// The Gate learns of a prompt before anyone can answer it.
-			c.gate.Observe(ev)
-		}
-		if needHello && isEvent {
-			// The handshake is done: the wait for hello is over.
-			if !helloTimer.Stop() {
-				return fail(&NoHelloError{Target: c.daemon.String(), After: c.daemon.helloTimeout()})
+			if needHello {
+				// The handshake is done: the wait for hello is over.
+				if !helloTimer.Stop() {
+					return fail(&NoHelloError{Target: c.daemon.String(), After: c.daemon.helloTimeout()})
+				}
+				needHello = false
+				c.setLink(l)
 			}
-			needHello = false
-			c.setLink(l)
 		}
-		bt.add(ln, more)
+		bt.add(ln, kept(), more)
 	}
+}
+
+// observe shows the Gate an event of a type that can change it (ChangesGate), once it is
+// checked: a ready after the handshake has a protocolVersion we support, and an error saying
+// a newer connection took over sets replaced.
+func (c *Conn) observe(ln Line, needHello bool, replaced *bool) error {
+	ev := Event{Type: ln.Type, Raw: ln.Raw}
+	if ev.Type == TypeError && strings.Contains(strings.ToLower(string(ev.Raw)), "newer connection") {
+		*replaced = true
+	}
+	if ev.Type == TypeReady && !needHello {
+		if err := c.checkVersion(ev); err != nil {
+			return err
+		}
+	}
+	c.gate.Observe(ev)
+	return nil
 }
 
 // readFailed says why reading a link failed.

@@ -192,8 +192,31 @@ func NewGate(mode Mode) *Gate {
 
 // Observe updates the state from an event fuseraft sent.
 func (g *Gate) Observe(ev Event) {
+	if !ChangesGate(ev.Type) {
+		// A flood of tokens takes no lock.
+		return
+	}
 	g.mu.Lock()
-	defer g.mu.Unlock()
+	g.observe(ev)
+	g.mu.Unlock()
+}
+
+// ChangesGate reports whether an event of type t can change a Gate, and so let an input held
+// in it go: a handshake, a prompt, an event that ends prompts or turns (EndsPrompts,
+// EndsTurn), turn_start, shell_start, shell_end, queued. Observe does nothing with any other
+// type, known or not.
+func ChangesGate(t string) bool {
+	switch t {
+	case TypeReady, TypeHello, TypeTurnStart, TypeMessageEnd, TypeCancelled, TypeError,
+		TypeSessEnd, TypeResult, TypeApproval, TypeQuestion, TypeShellStart, TypeShellEnd,
+		TypeQueued:
+		return true
+	}
+	return false
+}
+
+// observe is Observe with g.mu held.
+func (g *Gate) observe(ev Event) {
 	if EndsPrompts(ev.Type) {
 		g.voidAll(voidReason(ev.Type))
 	}
@@ -546,26 +569,29 @@ func (g *Gate) Running() bool {
 // or "" when none is.
 func (g *Gate) Pending() string {
 	g.mu.Lock()
-	defer g.mu.Unlock()
+	t := ""
 	if p := g.live(); p != nil {
-		return p.typ
+		t = p.typ
 	}
-	return ""
+	g.mu.Unlock()
+	return t
 }
 
 // Waiting returns how many inputs are held.
 func (g *Gate) Waiting() int {
 	g.mu.Lock()
-	defer g.mu.Unlock()
-	return len(g.queue)
+	n := len(g.queue)
+	g.mu.Unlock()
+	return n
 }
 
 // TaskInFlight reports whether this client's task is queued or running (Serve mode), and its
 // session id once known.
 func (g *Gate) TaskInFlight() (bool, string) {
 	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.taskInFlight, g.taskSessionID
+	inFlight, id := g.taskInFlight, g.taskSessionID
+	g.mu.Unlock()
+	return inFlight, id
 }
 
 // ReadOnly reports whether the daemon said this client's token is read-only.

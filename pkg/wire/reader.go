@@ -50,9 +50,19 @@ type Reader struct {
 	line   int64
 	long   []byte // accumulates a line longer than buf
 	broken error  // sticky LineTooLongError
+	// nl, when not 0, is 1 + the index in buf of the '\n' that ends the next line, as hasLine
+	// found it.
+	nl int
+	// keep makes the lines returned stay as they are: buf is never written again before r,
+	// and a new buffer takes over once it is used up (only a line gathered in long is reused).
+	keep bool
 }
 
 const initialBuf = 64 << 10
+
+// minRead is the least room a Reader that keeps its lines reads into before it takes a new
+// buffer.
+const minRead = 4 << 10
 
 // NewReader returns a Reader over src.
 func NewReader(src io.Reader, opts ReaderOptions) *Reader {
@@ -70,7 +80,17 @@ func (r *Reader) LineNumber() int64 { return r.line }
 
 // fill reads more data into buf, compacting it first. It returns the number of bytes read.
 func (r *Reader) fill() int {
-	if r.r > 0 {
+	if r.keep && r.r > 0 && len(r.buf)-r.w < minRead {
+		// The lines returned point into buf: the rest goes into a new buffer.
+		tail := r.w - r.r
+		n := initialBuf
+		for n < 2*tail && n < len(r.buf) {
+			n *= 2
+		}
+		nb := make([]byte, n)
+		copy(nb, r.buf[r.r:r.w])
+		r.buf, r.r, r.w = nb, 0, tail
+	} else if r.r > 0 && !r.keep {
 		copy(r.buf, r.buf[r.r:r.w])
 		r.w -= r.r
 		r.r = 0
@@ -101,6 +121,13 @@ func (r *Reader) ReadLine() ([]byte, error) {
 		return nil, r.broken
 	}
 	r.long = r.long[:0]
+	if r.nl > 0 {
+		end := r.nl - 1
+		r.nl = 0
+		line := r.buf[r.r:end]
+		r.r = end + 1
+		return r.finish(line)
+	}
 	scanned := 0 // bytes of buf[r.r:] already searched for '\n'
 	for {
 		if i := bytes.IndexByte(r.buf[r.r+scanned:r.w], '\n'); i >= 0 {
@@ -190,5 +217,15 @@ func IsLineTooLong(err error) bool {
 
 // hasLine reports whether the next ReadLine returns without reading from the source.
 func (r *Reader) hasLine() bool {
-	return r.broken != nil || r.err != nil || bytes.IndexByte(r.buf[r.r:r.w], '\n') >= 0
+	if r.nl > 0 || r.broken != nil || r.err != nil {
+		return true
+	}
+	if i := bytes.IndexByte(r.buf[r.r:r.w], '\n'); i >= 0 {
+		r.nl = r.r + i + 1
+		return true
+	}
+	return false
 }
+
+// kept reports whether the line ReadLine returned last stays as it is (see keep).
+func (r *Reader) kept() bool { return r.keep && len(r.long) == 0 }

@@ -143,7 +143,7 @@ func Spawn(ctx context.Context, c Command, opts Options) (*Conn, error) {
 	}
 	conn := newConn(ctx, opts, c.Mode())
 	conn.proc = &process{p: p, grace: grace}
-	l := &procLink{streamLink{c: closers{p.Stdout, p.Stdin}, r: NewReader(p.Stdout, ReaderOptions{}), w: newBufWriter(p.Stdin)}, p}
+	l := &procLink{streamLink{c: closers{p.Stdout, p.Stdin}, r: newLinkReader(p.Stdout), w: newBufWriter(p.Stdin)}, p}
 	go conn.run(l)
 	return conn, nil
 }

@@ -90,7 +90,7 @@ func (d *Daemon) dial(ctx context.Context) (link, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &streamLink{c: nc, r: NewReader(nc, ReaderOptions{}), w: bufio.NewWriter(nc)}, nil
+		return &streamLink{c: nc, r: newLinkReader(nc), w: bufio.NewWriter(nc)}, nil
 	}
 	h := http.Header{}
 	if d.Token != "" {
@@ -139,6 +139,16 @@ type streamLink struct {
 func (l *streamLink) readLine() ([]byte, error) { return l.r.ReadLine() }
 
 func (l *streamLink) hasLine() bool { return l.r.hasLine() }
+
+func (l *streamLink) kept() bool { return l.r.kept() }
+
+// newLinkReader reads a link's byte stream, keeping the lines it returns, so that they are
+// handed on without a copy.
+func newLinkReader(src io.Reader) *Reader {
+	r := NewReader(src, ReaderOptions{})
+	r.keep = true
+	return r
+}
 
 func (l *streamLink) writeLine(b []byte) error {
 	l.mu.Lock()

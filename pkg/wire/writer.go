@@ -25,18 +25,16 @@ func NewWriter(w io.Writer) *Writer {
 // WriteLine writes b followed by '\n'. After the first error every call returns it.
 func (w *Writer) WriteLine(b []byte) error {
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.err != nil {
-		return w.err
+	if w.err == nil {
+		if _, err := w.bw.Write(b); err != nil {
+			w.err = err
+		} else if err := w.bw.WriteByte('\n'); err != nil {
+			w.err = err
+		}
 	}
-	if _, err := w.bw.Write(b); err != nil {
-		w.err = err
-		return err
-	}
-	if err := w.bw.WriteByte('\n'); err != nil {
-		w.err = err
-	}
-	return w.err
+	err := w.err
+	w.mu.Unlock()
+	return err
 }
 
 // Write writes b as it is (no line end is added).
