@@ -21,6 +21,7 @@ import (
 	"github.com/fuseraft/fr/internal/budget"
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/internal/liveio"
+	"github.com/fuseraft/fr/internal/passthru"
 	"github.com/fuseraft/fr/internal/proc"
 	"github.com/fuseraft/fr/internal/render"
 	"github.com/fuseraft/fr/internal/termsafe"
@@ -504,14 +505,19 @@ func failedBeforeStart(r *wire.RunResult) error {
 // readEvents copies fuseraft's stdout: events to our stdout, everything else to stderr.
 func (ss *session) readEvents(r io.ReadCloser, st *stdoutState, protoBad, outBroken chan struct{}) {
 	defer r.Close()
+	// Larger pipes on both sides: a flood moves in fewer, larger reads and writes.
+	liveio.GrowPipe(r)
+	liveio.GrowPipe(ss.s.Out)
+	if lines := ss.passthru(r); lines != nil {
+		defer lines.Close()
+		ss.passEvents(lines, st, protoBad, outBroken)
+		return
+	}
 	flush := func() {
 		if err := ss.out.Flush(); err != nil && st.outErr == nil {
 			st.outErr = err
 		}
 	}
-	// Larger pipes on both sides: a flood moves in fewer, larger reads and writes.
-	liveio.GrowPipe(r)
-	liveio.GrowPipe(ss.s.Out)
 	lr := wire.NewReader(r, wire.ReaderOptions{BeforeRead: flush})
 	broken := false
 	for {
@@ -520,74 +526,20 @@ func (ss *session) readEvents(r io.ReadCloser, st *stdoutState, protoBad, outBro
 			close(outBroken)
 		}
 		b, err := lr.ReadLine()
-		if err == io.EOF {
-			return
-		}
 		if err != nil {
-			if wire.IsLineTooLong(err) {
-				st.readErr = err
-				close(protoBad)
-				return
-			}
-			if !errors.Is(err, os.ErrClosed) {
-				st.readErr = err
-			}
+			ss.readFailed(err, st, protoBad)
 			return
 		}
 		if broken {
 			// Nobody reads our output any more; drain fuseraft's until it stops.
 			continue
 		}
-		l := wire.ParseLine(b)
-		ev, ok := l.Event()
+		ev, ok, stop := ss.take(b, st, protoBad)
+		if stop {
+			return
+		}
 		if !ok {
-			if len(bytes.TrimSpace(b)) > 0 {
-				_, _ = io.WriteString(ss.errw, termsafe.Text(string(b))+"\n")
-			}
 			continue
-		}
-		if !st.ready {
-			switch ev.Type {
-			case wire.TypeReady:
-				if err := wire.CheckHandshake(ev); err != nil {
-					if !ss.o.anyVersion {
-						st.protoErr = err
-						close(protoBad)
-						return
-					}
-					ss.versionOnce.Do(func() { ss.warnf("%v; going on as --any-version asks", err) })
-				}
-				st.ready = true
-				ss.ready.Store(true)
-			case wire.TypeError:
-				var m wire.Message
-				if ev.Decode(&m) == nil && m.Text != "" {
-					st.lastError = m.Text
-				}
-			}
-		}
-		switch ev.Type {
-		case wire.TypeSessEnd:
-			st.sessionEnd = true
-			ss.over.Store(true)
-		case wire.TypeResult:
-			var res wire.RunResult
-			if ev.Decode(&res) == nil {
-				st.result = &res
-			}
-			ss.over.Store(true)
-		}
-		switch {
-		case ev.Type == wire.TypeTurnStart:
-			st.midTurn = true
-		case ev.Type == wire.TypeShellStart || ev.Type == wire.TypeShellEnd || wire.EndsTurn(ev.Type):
-			st.midTurn = false
-		}
-		// The Gate learns of a prompt before anyone downstream can answer it.
-		if ss.o.budget != nil {
-			ss.observeLimited(ev)
-		} else {
-			ss.pump.Observe(ev)
 		}
 		if ss.term != nil {
 			err = ss.term.event(ev)
@@ -600,6 +552,135 @@ func (ss *session) readEvents(r io.ReadCloser, st *stdoutState, protoBad, outBro
 			st.outErr = err
 		}
 	}
+}
+
+// passthru returns the way fuseraft's events go to our stdout without passing through
+// fr-stream's memory twice (Linux, both pipes or a file), for plain JSONL output; nil when
+// they go through a Reader and a Writer.
+func (ss *session) passthru(r io.Reader) *passthru.Lines {
+	in, ok := r.(*os.File)
+	out, ok2 := ss.s.Out.(*os.File)
+	if !ok || !ok2 || ss.term != nil || ss.render != nil {
+		return nil
+	}
+	return passthru.New(in, out, wire.DefaultMaxLine)
+}
+
+// passEvents is readEvents' loop on a passthru.Lines: each event goes out exactly as fuseraft
+// wrote it (a \r before its line end dropped, a line end added to a last line without one),
+// once the Gate has seen it.
+func (ss *session) passEvents(lines *passthru.Lines, st *stdoutState, protoBad, outBroken chan struct{}) {
+	broken := false
+	for n := int64(1); ; n++ {
+		if st.outErr == nil {
+			st.outErr = lines.OutErr()
+		}
+		if st.outErr != nil && !broken {
+			broken = true
+			close(outBroken)
+		}
+		line, err := lines.Next()
+		if errors.Is(err, passthru.ErrLineTooLong) {
+			err = &wire.LineTooLongError{Line: n, Limit: wire.DefaultMaxLine}
+		}
+		if err != nil {
+			ss.readFailed(err, st, protoBad)
+			return
+		}
+		if broken {
+			continue
+		}
+		b := bytes.TrimSuffix(line, []byte("\n"))
+		asIs := len(b) < len(line)
+		if t := bytes.TrimSuffix(b, []byte("\r")); len(t) < len(b) {
+			b, asIs = t, false
+		}
+		_, ok, stop := ss.take(b, st, protoBad)
+		if stop {
+			return
+		}
+		if !ok {
+			continue
+		}
+		if asIs {
+			err = lines.Pass()
+		} else {
+			err = lines.Write(append(b[:len(b):len(b)], '\n'))
+		}
+		if err != nil && st.outErr == nil {
+			st.outErr = err
+		}
+	}
+}
+
+// readFailed records why reading fuseraft's stdout stopped.
+func (ss *session) readFailed(err error, st *stdoutState, protoBad chan struct{}) {
+	switch {
+	case err == io.EOF:
+	case wire.IsLineTooLong(err):
+		st.readErr = err
+		close(protoBad)
+	case !errors.Is(err, os.ErrClosed):
+		st.readErr = err
+	}
+}
+
+// take looks at one line of fuseraft's stdout: an event is returned with ok, for our stdout,
+// once the Gate has seen it; anything else goes to stderr. stop says reading must end (a
+// handshake fuseraft's version cannot speak).
+func (ss *session) take(b []byte, st *stdoutState, protoBad chan struct{}) (ev wire.Event, ok, stop bool) {
+	l := wire.ParseLine(b)
+	ev, ok = l.Event()
+	if !ok {
+		if len(bytes.TrimSpace(b)) > 0 {
+			_, _ = io.WriteString(ss.errw, termsafe.Text(string(b))+"\n")
+		}
+		return ev, false, false
+	}
+	if !st.ready {
+		switch ev.Type {
+		case wire.TypeReady:
+			if err := wire.CheckHandshake(ev); err != nil {
+				if !ss.o.anyVersion {
+					st.protoErr = err
+					close(protoBad)
+					return ev, false, true
+				}
+				ss.versionOnce.Do(func() { ss.warnf("%v; going on as --any-version asks", err) })
+			}
+			st.ready = true
+			ss.ready.Store(true)
+		case wire.TypeError:
+			var m wire.Message
+			if ev.Decode(&m) == nil && m.Text != "" {
+				st.lastError = m.Text
+			}
+		}
+	}
+	switch ev.Type {
+	case wire.TypeSessEnd:
+		st.sessionEnd = true
+		ss.over.Store(true)
+	case wire.TypeResult:
+		var res wire.RunResult
+		if ev.Decode(&res) == nil {
+			st.result = &res
+		}
+		ss.over.Store(true)
+	}
+	switch {
+	case ev.Type == wire.TypeTurnStart:
+		st.midTurn = true
+	case ev.Type == wire.TypeShellStart || ev.Type == wire.TypeShellEnd || wire.EndsTurn(ev.Type):
+		st.midTurn = false
+	}
+	// The Gate learns of a prompt before anyone downstream can answer it.
+	if ss.o.budget != nil {
+		ss.observeLimited(ev)
+	} else {
+		ss.pump.Observe(ev)
+	}
+	return ev, true, false
 }
 
 // errEndOfInput stops reading input at fuseraft's own end-of-input line.
