@@ -306,6 +306,9 @@ func (a *analyzer) source(src string, c *cctx) {
 		a.parts = append(a.parts, p)
 		return
 	}
+	if a.plainSource(src, c) {
+		return
+	}
 	parser := parserPool.Get().(*syntax.Parser)
 	f, err := parser.Parse(strings.NewReader(src), "")
 	parserPool.Put(parser)
