@@ -3,6 +3,7 @@ package policy
 import (
 	"math/rand"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -92,4 +93,44 @@ func FuzzPlainSource(f *testing.F) {
 			t.Fatalf("%q: read directly\n%+v\nparsed\n%+v", cmd, fast, slow)
 		}
 	})
+}
+
+// TestLitSetMatchesRegexp: a regex of literal words found with strings.Contains matches
+// exactly the strings the regex engine matches.
+func TestLitSetMatchesRegexp(t *testing.T) {
+	res := []string{"sudo|doas", "(?i)password", "(?i)sudo|doas", "password", "a", "(?i)k", "(?i)s", "é|日本",
+		"(?i)PassWord|pass", "curl.*sh", "(?i)é", "a|b", "abc|abd", "x\ufffd", "", "(?s)key", "(?i)(?s)key"}
+	values := []string{"", "sudo", "SUDO rm", "xdoasx", "sud", "password", "PASSWORD", "pAsSwOrD", "paſſword",
+		"\u212aey", "key", "KEY", "ſ", "s", "é", "É", "日本語", "a\xffb", "\xff", "x\xff", "x\ufffd", "abd", "curl | sh",
+		"a b", strings.Repeat("x", 200) + "Sudo"}
+	lits := 0
+	for _, src := range res {
+		re := regexp.MustCompile(src)
+		l := compileLits(src)
+		if l == nil {
+			continue
+		}
+		lits++
+		for _, v := range values {
+			got, ok := l.match(v)
+			if ok && got != re.MatchString(v) {
+				t.Errorf("%q on %q: %v, the regex engine says %v", src, v, got, !got)
+			}
+			if !ok && (!l.fold || isASCII(v)) {
+				t.Errorf("%q on %q: left to the engine", src, v)
+			}
+		}
+	}
+	if lits < 8 {
+		t.Errorf("only %d of the regexes are literal words", lits)
+	}
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }

@@ -142,7 +142,7 @@ func plainKey(q []byte) ([]byte, bool) {
 }
 
 // asciiEqualFold is strings.EqualFold for ASCII a and name of the same length.
-func asciiEqualFold(a []byte, name string) bool {
+func asciiEqualFold[T string | []byte](a T, name string) bool {
 	for i := 0; i < len(a); i++ {
 		x, y := a[i], name[i]
 		if 'A' <= x && x <= 'Z' {

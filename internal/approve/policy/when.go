@@ -569,6 +569,7 @@ type fastCond struct {
 	// string without it does not match, which strings.Contains says faster than re on long
 	// values (re clears state in proportion to the length before it looks for the prefix)
 	prefix string
+	lits   *litSet       // re when it is only literal words
 	op     gojq.Operator // length OP n
 	n      int
 	test   bool
@@ -593,6 +594,11 @@ func (f *fastCond) evalValue(x any) (res, ok bool) {
 		return false, false
 	}
 	if f.test {
+		if f.lits != nil {
+			if res, ok := f.lits.match(s); ok {
+				return res, true
+			}
+		}
 		if f.prefix != "" && !strings.Contains(s, f.prefix) {
 			return false, true
 		}
@@ -709,6 +715,7 @@ func (f *fastCond) testOf(args []*gojq.Query) bool {
 	}
 	f.re, f.test = r, true
 	f.prefix, _ = r.LiteralPrefix()
+	f.lits = compileLits(re)
 	return true
 }
 
