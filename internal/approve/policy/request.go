@@ -23,19 +23,28 @@ func decodeRequest(raw []byte, valid bool) (*wire.ApprovalRequest, error) {
 	return r, err
 }
 
+// pending marks the file contents of a file_write that decodeRequestFields left undecoded:
+// JSON strings (which always decode) whose raw values f.v holds, decoded by
+// Decider.oldContent and Decider.newContent when a rule or a person needs them.
+type pending uint8
+
+const (
+	oldPending pending = 1 << iota
+	newPending
+)
+
 // decodeRequestFields is decodeRequest that also returns, in f, the raw values of the fields
-// of fieldNames (ok is false when it could not: the request then came from wire). With
-// lazyOld, a file_write's oldContent is left undecoded when it is a string (oldPending; a
-// valid JSON string always decodes): f.v[fOldContent] holds it, for Decider.oldContent.
-func decodeRequestFields(raw []byte, valid bool, f *fields, lazyOld bool) (req *wire.ApprovalRequest, ok, oldPending bool, err error) {
+// of fieldNames (ok is false when it could not: the request then came from wire). With lazy,
+// a file_write's oldContent and newContent are left undecoded when they are strings (pend).
+func decodeRequestFields(raw []byte, valid bool, f *fields, lazy bool) (req *wire.ApprovalRequest, ok bool, pend pending, err error) {
 	*f = fields{}
 	if !(valid || jsonscan.Scan(raw).Valid) || !wire.ValidText(raw) {
 		req, err = wire.DecodeApprovalRequest(raw)
-		return req, false, false, err
+		return req, false, 0, err
 	}
 	if !f.scan(raw) {
 		req, err = wire.DecodeApprovalRequest(raw)
-		return req, false, false, err
+		return req, false, 0, err
 	}
 	r := &wire.ApprovalRequest{Raw: raw}
 	ok = f.str(fKind, &r.Kind, true)
@@ -45,10 +54,14 @@ func decodeRequestFields(raw []byte, valid bool, f *fields, lazyOld bool) (req *
 	case wire.KindToolAction:
 		ok = ok && f.str(fPlugin, &r.Plugin, true) && f.str(fAction, &r.Action, true) && f.str(fDetail, &r.Detail, false)
 	case wire.KindFileWrite:
-		ok = ok && f.str(fPlugin, &r.Plugin, false) && f.str(fAction, &r.Action, false) && f.str(fPath, &r.Path, true) &&
-			f.str(fNewContent, &r.NewContent, true)
-		if v := f.v[fOldContent]; lazyOld && !f.odd[fOldContent] && v != nil && v[0] == '"' {
-			oldPending = true
+		ok = ok && f.str(fPlugin, &r.Plugin, false) && f.str(fAction, &r.Action, false) && f.str(fPath, &r.Path, true)
+		if lazy && f.lazyString(fNewContent) {
+			pend |= newPending
+		} else {
+			ok = ok && f.str(fNewContent, &r.NewContent, true)
+		}
+		if lazy && f.lazyString(fOldContent) {
+			pend |= oldPending
 		} else {
 			ok = ok && f.str(fOldContent, &r.OldContent, false)
 		}
@@ -57,9 +70,16 @@ func decodeRequestFields(raw []byte, valid bool, f *fields, lazyOld bool) (req *
 	}
 	if !ok {
 		req, err = wire.DecodeApprovalRequest(raw)
-		return req, false, false, err
+		return req, false, 0, err
 	}
-	return r, true, oldPending, nil
+	return r, true, pend, nil
+}
+
+// lazyString reports whether field n is a string given once: it decodes to a string
+// whenever it is needed (the event is valid JSON), and str would take it.
+func (f *fields) lazyString(n int) bool {
+	v := f.v[n]
+	return !f.odd[n] && v != nil && v[0] == '"'
 }
 
 const (

@@ -117,7 +117,7 @@ func TestFieldsReadSameResults(t *testing.T) {
 				t.Errorf("%s on %s:\nwhole:  %s\nfields: %s", src, e, full, part)
 			}
 			if req, err := decodeRequest([]byte(e), false); err == nil {
-				known := func(name string) (string, bool) { return requestField(req, name, false) }
+				known := func(name string) (string, bool) { return requestField(req, name, 0) }
 				if reused := all(code, topFields([]byte(e), keys, known)); reused != full {
 					t.Errorf("%s on %s:\nwhole:  %s\nreused: %s", src, e, full, reused)
 				}
