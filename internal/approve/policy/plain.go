@@ -91,7 +91,7 @@ func (a *analyzer) plainSource(src string, c *cctx) bool {
 		}
 		// one command: words up to an operator or the end
 		start, end := i, i
-		var ws []string
+		ws := make([]string, 0, 8)
 		for i < len(src) && src[i] != '|' && src[i] != '&' && src[i] != ';' {
 			if src[i] == ' ' {
 				i++
@@ -114,7 +114,10 @@ func (a *analyzer) plainSource(src string, c *cctx) bool {
 		case k > 1:
 			a.stdin = &stdinText{dyn: true} // what a pipeline writes is not known
 		}
-		w := words{s: ws, dyn: make([]bool, len(ws)), why: make([]string, len(ws))}
+		w := words{s: ws, dyn: plainDyn[:len(ws):len(ws)], why: plainWhy[:len(ws):len(ws)]}
+		if len(ws) > len(plainDyn) {
+			w.dyn, w.why = make([]bool, len(ws)), make([]string, len(ws))
+		}
 		a.command(&sc, w)
 		a.stdin = saved
 		// the operator after it
@@ -135,6 +138,13 @@ func (a *analyzer) plainSource(src string, c *cctx) bool {
 	}
 	return true
 }
+
+// plainDyn and plainWhy are the dyn and why of the words of a plain command: none is
+// computed at run time. They are only read (a change is made on a copy: cap is len).
+var (
+	plainDyn [64]bool
+	plainWhy [64]string
+)
 
 // plainPipeText is pipeText of a plain command of words ws.
 func plainPipeText(ws []string) *stdinText {
