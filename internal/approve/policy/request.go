@@ -108,57 +108,27 @@ type fields struct {
 }
 
 // scan records the raw value of each field of interest (the last one, when a key repeats).
-// raw must be valid JSON; false when it is not an object.
+// raw must be valid JSON; false when it is not an object. jsonscan.Fields gives each key
+// unescaped, and finds the end of long strings (file contents) a block at a time.
 func (f *fields) scan(raw []byte) bool {
-	return jsonscan.Members(raw, func(key, v []byte) bool {
-		if kb, plain := plainKey(key); plain {
-			// the common case, without unquoting: an ASCII key without escapes
-			for n, name := range fieldNames {
-				if len(kb) != len(name) {
-					continue
-				}
-				if string(kb) == name {
-					if f.v[n] != nil && !sameValue(f.v[n], v) {
-						f.odd[n] = true
-					}
-					f.v[n] = v
-				} else if asciiEqualFold(kb, name) {
-					f.odd[n] = true
-				}
-			}
-			return true
-		}
-		k, ok := jsonscan.Unquote(key)
-		if !ok {
-			return false
-		}
+	return jsonscan.Fields(raw, func(key, v []byte) bool {
+		ascii := jsonscan.IsASCII(key)
 		for n, name := range fieldNames {
+			if len(key) != len(name) {
+				continue
+			}
 			switch {
-			case k == name:
+			case string(key) == name:
 				if f.v[n] != nil && !sameValue(f.v[n], v) {
 					f.odd[n] = true
 				}
 				f.v[n] = v
-			case len(k) == len(name) && strings.EqualFold(k, name):
+			case ascii && asciiEqualFold(key, name), !ascii && strings.EqualFold(string(key), name):
 				f.odd[n] = true
 			}
 		}
 		return true
 	})
-}
-
-// plainKey returns the bytes of a quoted key that is ASCII and holds no escape.
-func plainKey(q []byte) ([]byte, bool) {
-	if len(q) < 2 {
-		return nil, false
-	}
-	kb := q[1 : len(q)-1]
-	for _, c := range kb {
-		if c == '\\' || c >= 0x80 {
-			return nil, false
-		}
-	}
-	return kb, true
 }
 
 // asciiEqualFold is strings.EqualFold for ASCII a and name of the same length.
