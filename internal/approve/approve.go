@@ -359,7 +359,10 @@ func (srv *server) run(ctx context.Context, in io.Reader) error {
 		if !ok {
 			continue
 		}
-		start := time.Now()
+		var start time.Time
+		if srv.audit != nil || srv.verbose {
+			start = time.Now() // for the latency of the record
+		}
 		if sess, ok := sessionOf(l); ok {
 			srv.session = &sess
 			srv.dec.Session = sess
@@ -417,12 +420,16 @@ func (srv *server) approval(ctx context.Context, l wire.Line, start time.Time) e
 	if err := srv.respond(wire.ApprovalResponse(allow)); err != nil {
 		return err
 	}
-	now := time.Now()
-	if allow && decider == policy.ByRule && len(d.Charge) > 0 {
-		srv.dec.Record(srv.dec.Session, d.Charge, now)
-	}
+	charge := allow && decider == policy.ByRule && len(d.Charge) > 0
 	if !allow {
 		srv.denied = true
+	}
+	if srv.audit == nil && !srv.verbose && !charge {
+		return nil // nobody reads the record, nor the time
+	}
+	now := time.Now()
+	if charge {
+		srv.dec.Record(srv.dec.Session, d.Charge, now)
 	}
 	if srv.audit == nil && !srv.verbose {
 		return nil // nobody reads the record

@@ -37,8 +37,9 @@ type Decision struct {
 	// Charge lists the limited rules that allowed this prompt; they are charged with it when
 	// the allow is given (Decider.Record).
 	Charge []string
-	// Request is the prompt decoded. A file_write's OldContent is there when the verdict is
-	// ask (for the person asked) or a rule needed it; otherwise it may be left empty.
+	// Request is the prompt decoded. A file_write's OldContent and NewContent are there when
+	// the verdict is ask (for the person asked) or a rule needed them; otherwise they may be
+	// left empty.
 	Request *wire.ApprovalRequest
 }
 
@@ -136,16 +137,19 @@ func (d *Decider) limitOK(r *Rule) bool {
 
 // event is one prompt under evaluation: its decoded forms for `when`, computed once.
 type event struct {
-	raw        []byte
-	kind       string                // the prompt's kind, for the fields its conditions read
-	req        *wire.ApprovalRequest // the prompt decoded, whose strings the conditions reuse
-	fl         *fields               // the raw values of its fields, when decodeRequest has them
-	oldPending bool                  // req.OldContent is not decoded yet (Decider.oldContent)
-	decoded    any
-	err        error
-	done       bool
-	fields     map[string]any // the fields conditions that read only fields need (see condition)
-	warned     []*Rule        // rules warned about a failed when (once each per prompt)
+	raw  []byte
+	kind string                // the prompt's kind, for the fields its conditions read
+	req  *wire.ApprovalRequest // the prompt decoded, whose strings the conditions reuse
+	fl   *fields               // the raw values of its fields, when decodeRequest has them
+	pend pending               // the contents of req not decoded yet (Decider.oldContent, newContent)
+	// newBytes and newChars are the length of the new content when sized (Decider.newSize)
+	newBytes, newChars int
+	sized              bool
+	decoded            any
+	err                error
+	done               bool
+	fields             map[string]any // the fields conditions that read only fields need (see condition)
+	warned             []*Rule        // rules warned about a failed when (once each per prompt)
 }
 
 func (e *event) value() (any, error) {
@@ -177,10 +181,10 @@ func (e *event) input(p *Policy, c *condition) (any, error) {
 		}
 		keys := p.whenKeys[e.kind]
 		if e.fl != nil {
-			e.fields = e.fl.values(keys, e.req, e.oldPending)
+			e.fields = e.fl.values(keys, e.req, e.pend)
 		}
 		if e.fields == nil {
-			known := func(name string) (string, bool) { return requestField(e.req, name, e.oldPending) }
+			known := func(name string) (string, bool) { return requestField(e.req, name, e.pend) }
 			e.fields = topFields(e.raw, keys, known)
 		}
 	}
@@ -226,7 +230,13 @@ func (d *Decider) warnWhen(ev *event, r *Rule, err error) {
 func (d *Decider) runCond(ev *event, c *condition) (bool, error) {
 	if c.fast != nil && ev.fields == nil && ev.fl != nil {
 		// the one field it reads, without building the map jq needs
-		if x, ok := ev.fl.value(c.fast.key, ev.req, ev.oldPending); ok {
+		if res, ok := d.fastPending(ev, c.fast); ok {
+			return res, nil
+		}
+		if c.fast.key == "newContent" {
+			d.newContent(ev.req) // decoded once for every condition that reads it
+		}
+		if x, ok := ev.fl.value(c.fast.key, ev.req, ev.pend); ok {
 			if res, ok := c.fast.evalValue(x); ok {
 				return res, nil
 			}
@@ -291,13 +301,13 @@ func (d *Decider) DecideValid(raw []byte) Decision { return d.decide(raw, true) 
 func (d *Decider) decide(raw []byte, valid bool) Decision {
 	ev := d.begin(raw)
 	defer d.end()
-	req, haveFields, oldPending, err := decodeRequestFields(raw, valid, &d.fl, true)
+	req, haveFields, pend, err := decodeRequestFields(raw, valid, &d.fl, lazyContents)
 	if err != nil {
 		kind, _ := wire.TopLevelString(raw, "kind")
 		return Decision{Verdict: Deny, Decider: ByMalformed, Reason: err.Error(), Kind: kind,
 			Summary: "malformed approval_request"}
 	}
-	ev.kind, ev.req, ev.oldPending = req.Kind, req, oldPending
+	ev.kind, ev.req, ev.pend = req.Kind, req, pend
 	if haveFields {
 		ev.fl = &d.fl
 	}
@@ -317,17 +327,21 @@ func (d *Decider) decide(raw []byte, valid bool) Decision {
 	}
 	if dec.Verdict == Ask {
 		d.oldContent(req) // for the person asked, who sees the change
+		d.newContent(req)
 	}
 	dec.Kind, dec.Summary, dec.Request = req.Kind, req.Summary(), req
 	return dec
 }
 
+// lazyContents is false in tests that compare deciding with the contents decoded first.
+var lazyContents = true
+
 // oldContent returns the file_write's old content, decoding it the first time it is needed:
 // most decisions never look at it.
 func (d *Decider) oldContent(req *wire.ApprovalRequest) string {
-	if ev := d.ev; ev != nil && ev.req == req && ev.oldPending {
+	if ev := d.ev; ev != nil && ev.req == req && ev.pend&oldPending != 0 {
 		req.OldContent, _ = jsonscan.Unquote(d.fl.v[fOldContent])
-		ev.oldPending = false
+		ev.pend &^= oldPending
 	}
 	return req.OldContent
 }
@@ -416,8 +430,9 @@ func (d *Decider) matchOne(r *Rule, req *wire.ApprovalRequest, fw *fileFacts) (b
 			return false, ""
 		}
 		if r.Decision == Allow {
-			if r.File.MaxSize >= 0 && int64(len(req.NewContent)) > r.File.MaxSize {
-				return false, fmt.Sprintf("the new content is %d bytes (max_size %d)", len(req.NewContent), r.File.MaxSize)
+			if r.File.MaxSize >= 0 && d.newOver(req, r.File.MaxSize) {
+				size, _ := d.newSize(req)
+				return false, fmt.Sprintf("the new content is %d bytes (max_size %d)", size, r.File.MaxSize)
 			}
 			if r.File.MaxChangedLines >= 0 {
 				if n := fw.changed(d, req, r.File.MaxChangedLines); n > r.File.MaxChangedLines {
@@ -427,7 +442,7 @@ func (d *Decider) matchOne(r *Rule, req *wire.ApprovalRequest, fw *fileFacts) (b
 		} else {
 			// deny and ask rules with bounds match writes beyond them
 			over := r.File.MaxSize < 0 && r.File.MaxChangedLines < 0
-			if r.File.MaxSize >= 0 && int64(len(req.NewContent)) > r.File.MaxSize {
+			if r.File.MaxSize >= 0 && d.newOver(req, r.File.MaxSize) {
 				over = true
 			}
 			if r.File.MaxChangedLines >= 0 && fw.changed(d, req, r.File.MaxChangedLines) > r.File.MaxChangedLines {
@@ -466,7 +481,7 @@ func (f *fileFacts) changed(d *Decider, req *wire.ApprovalRequest, limit int) in
 	if f.nLimit >= 0 && (f.nLimit >= limit || f.nChanged <= f.nLimit) {
 		return f.nChanged
 	}
-	f.nChanged, f.nLimit = changedLines(d.oldContent(req), req.NewContent, limit), limit
+	f.nChanged, f.nLimit = changedLines(d.oldContent(req), d.newContent(req), limit), limit
 	return f.nChanged
 }
 

@@ -179,11 +179,14 @@ func FuzzDecodeRequest(f *testing.F) {
 				t.Fatalf("%q:\n%+v\n%+v\n%+v", raw, *a, *b, *c)
 			}
 		}
-		// a file's old content left to be decoded when needed decodes to the same
+		// a file's contents left to be decoded when needed decodes to the same
 		var lf fields
 		if l, _, pending, errL := decodeRequestFields(raw, false, &lf, true); errL == nil && errB == nil {
-			if pending {
+			if pending&oldPending != 0 {
 				l.OldContent, _ = jsonscan.Unquote(lf.v[fOldContent])
+			}
+			if pending&newPending != 0 {
+				l.NewContent, _ = jsonscan.Unquote(lf.v[fNewContent])
 			}
 			l.Raw = nil
 			b.Raw = nil

@@ -23,19 +23,28 @@ func decodeRequest(raw []byte, valid bool) (*wire.ApprovalRequest, error) {
 	return r, err
 }
 
+// pending marks the file contents of a file_write that decodeRequestFields left undecoded:
+// JSON strings (which always decode) whose raw values f.v holds, decoded by
+// Decider.oldContent and Decider.newContent when a rule or a person needs them.
+type pending uint8
+
+const (
+	oldPending pending = 1 << iota
+	newPending
+)
+
 // decodeRequestFields is decodeRequest that also returns, in f, the raw values of the fields
-// of fieldNames (ok is false when it could not: the request then came from wire). With
-// lazyOld, a file_write's oldContent is left undecoded when it is a string (oldPending; a
-// valid JSON string always decodes): f.v[fOldContent] holds it, for Decider.oldContent.
-func decodeRequestFields(raw []byte, valid bool, f *fields, lazyOld bool) (req *wire.ApprovalRequest, ok, oldPending bool, err error) {
+// of fieldNames (ok is false when it could not: the request then came from wire). With lazy,
+// a file_write's oldContent and newContent are left undecoded when they are strings (pend).
+func decodeRequestFields(raw []byte, valid bool, f *fields, lazy bool) (req *wire.ApprovalRequest, ok bool, pend pending, err error) {
 	*f = fields{}
-	if !(valid || jsonscan.Scan(raw).Valid) || !wire.ValidText(raw) {
+	if !(valid || jsonscan.Scan(raw).Valid) || !validText(raw) {
 		req, err = wire.DecodeApprovalRequest(raw)
-		return req, false, false, err
+		return req, false, 0, err
 	}
 	if !f.scan(raw) {
 		req, err = wire.DecodeApprovalRequest(raw)
-		return req, false, false, err
+		return req, false, 0, err
 	}
 	r := &wire.ApprovalRequest{Raw: raw}
 	ok = f.str(fKind, &r.Kind, true)
@@ -45,10 +54,14 @@ func decodeRequestFields(raw []byte, valid bool, f *fields, lazyOld bool) (req *
 	case wire.KindToolAction:
 		ok = ok && f.str(fPlugin, &r.Plugin, true) && f.str(fAction, &r.Action, true) && f.str(fDetail, &r.Detail, false)
 	case wire.KindFileWrite:
-		ok = ok && f.str(fPlugin, &r.Plugin, false) && f.str(fAction, &r.Action, false) && f.str(fPath, &r.Path, true) &&
-			f.str(fNewContent, &r.NewContent, true)
-		if v := f.v[fOldContent]; lazyOld && !f.odd[fOldContent] && v != nil && v[0] == '"' {
-			oldPending = true
+		ok = ok && f.str(fPlugin, &r.Plugin, false) && f.str(fAction, &r.Action, false) && f.str(fPath, &r.Path, true)
+		if lazy && f.lazyString(fNewContent) {
+			pend |= newPending
+		} else {
+			ok = ok && f.str(fNewContent, &r.NewContent, true)
+		}
+		if lazy && f.lazyString(fOldContent) {
+			pend |= oldPending
 		} else {
 			ok = ok && f.str(fOldContent, &r.OldContent, false)
 		}
@@ -57,9 +70,16 @@ func decodeRequestFields(raw []byte, valid bool, f *fields, lazyOld bool) (req *
 	}
 	if !ok {
 		req, err = wire.DecodeApprovalRequest(raw)
-		return req, false, false, err
+		return req, false, 0, err
 	}
-	return r, true, oldPending, nil
+	return r, true, pend, nil
+}
+
+// lazyString reports whether field n is a string given once: it decodes to a string
+// whenever it is needed (the event is valid JSON), and str would take it.
+func (f *fields) lazyString(n int) bool {
+	v := f.v[n]
+	return !f.odd[n] && v != nil && v[0] == '"'
 }
 
 const (
@@ -88,38 +108,22 @@ type fields struct {
 }
 
 // scan records the raw value of each field of interest (the last one, when a key repeats).
-// raw must be valid JSON; false when it is not an object.
+// raw must be valid JSON; false when it is not an object. jsonscan.Fields gives each key
+// unescaped, and finds the end of long strings (file contents) a block at a time.
 func (f *fields) scan(raw []byte) bool {
-	return jsonscan.Members(raw, func(key, v []byte) bool {
-		if kb, plain := plainKey(key); plain {
-			// the common case, without unquoting: an ASCII key without escapes
-			for n, name := range fieldNames {
-				if len(kb) != len(name) {
-					continue
-				}
-				if string(kb) == name {
-					if f.v[n] != nil && !sameValue(f.v[n], v) {
-						f.odd[n] = true
-					}
-					f.v[n] = v
-				} else if asciiEqualFold(kb, name) {
-					f.odd[n] = true
-				}
-			}
-			return true
-		}
-		k, ok := jsonscan.Unquote(key)
-		if !ok {
-			return false
-		}
+	return jsonscan.Fields(raw, func(key, v []byte) bool {
+		ascii := jsonscan.IsASCII(key)
 		for n, name := range fieldNames {
+			if len(key) != len(name) {
+				continue
+			}
 			switch {
-			case k == name:
+			case string(key) == name:
 				if f.v[n] != nil && !sameValue(f.v[n], v) {
 					f.odd[n] = true
 				}
 				f.v[n] = v
-			case len(k) == len(name) && strings.EqualFold(k, name):
+			case ascii && asciiEqualFold(key, name), !ascii && strings.EqualFold(string(key), name):
 				f.odd[n] = true
 			}
 		}
@@ -127,22 +131,8 @@ func (f *fields) scan(raw []byte) bool {
 	})
 }
 
-// plainKey returns the bytes of a quoted key that is ASCII and holds no escape.
-func plainKey(q []byte) ([]byte, bool) {
-	if len(q) < 2 {
-		return nil, false
-	}
-	kb := q[1 : len(q)-1]
-	for _, c := range kb {
-		if c == '\\' || c >= 0x80 {
-			return nil, false
-		}
-	}
-	return kb, true
-}
-
 // asciiEqualFold is strings.EqualFold for ASCII a and name of the same length.
-func asciiEqualFold(a []byte, name string) bool {
+func asciiEqualFold[T string | []byte](a T, name string) bool {
 	for i := 0; i < len(a); i++ {
 		x, y := a[i], name[i]
 		if 'A' <= x && x <= 'Z' {

@@ -306,6 +306,9 @@ func (a *analyzer) source(src string, c *cctx) {
 		a.parts = append(a.parts, p)
 		return
 	}
+	if a.plainSource(src, c) {
+		return
+	}
 	parser := parserPool.Get().(*syntax.Parser)
 	f, err := parser.Parse(strings.NewReader(src), "")
 	parserPool.Put(parser)
@@ -793,6 +796,9 @@ func (w words) lit(i int) (string, bool) {
 // part adds the part of argv w in context c; denyOnly makes it seen by deny and ask rules only.
 func (a *analyzer) part(c *cctx, w words, denyOnly bool) *Part {
 	p := Part{Text: c.text, DenyOnly: c.denyOnly || denyOnly}
+	if len(w.s) > 0 {
+		p.Words = make([]string, 0, len(w.s))
+	}
 	if c.fl != 0 {
 		p.addFlag(c.fl, c.why)
 	}

@@ -372,8 +372,8 @@ func knownString(known func(string) (string, bool), name string, first byte) (st
 
 // requestField returns the field name of r as decodeRequest decoded it, for the fields it
 // decodes for r's kind (the last value of the key, unescaped as a whole decode unescapes it:
-// FuzzDecodeRequest). oldPending: r's oldContent is not decoded yet.
-func requestField(r *wire.ApprovalRequest, name string, oldPending bool) (string, bool) {
+// FuzzDecodeRequest). pend: the contents of r not decoded yet.
+func requestField(r *wire.ApprovalRequest, name string, pend pending) (string, bool) {
 	if name == "kind" {
 		return r.Kind, true
 	}
@@ -387,9 +387,9 @@ func requestField(r *wire.ApprovalRequest, name string, oldPending bool) (string
 		case "path":
 			return r.Path, true
 		case "newContent":
-			return r.NewContent, true
+			return r.NewContent, pend&newPending == 0
 		case "oldContent":
-			return r.OldContent, !oldPending
+			return r.OldContent, pend&oldPending == 0
 		case "plugin":
 			return r.Plugin, true
 		case "action":
@@ -419,7 +419,7 @@ func requestField(r *wire.ApprovalRequest, name string, oldPending bool) (string
 
 // value is values([]string{key}, req)[key]: the field's value (nil when absent); ok=false
 // when key is not one of fieldNames.
-func (f *fields) value(key string, req *wire.ApprovalRequest, oldPending bool) (any, bool) {
+func (f *fields) value(key string, req *wire.ApprovalRequest, pend pending) (any, bool) {
 	for n, name := range fieldNames {
 		if name != key {
 			continue
@@ -429,7 +429,7 @@ func (f *fields) value(key string, req *wire.ApprovalRequest, oldPending bool) (
 			return nil, true
 		}
 		if v[0] == '"' {
-			if s, ok := requestField(req, key, oldPending); ok {
+			if s, ok := requestField(req, key, pend); ok {
 				return s, true
 			}
 		}
@@ -441,7 +441,7 @@ func (f *fields) value(key string, req *wire.ApprovalRequest, oldPending bool) (
 
 // values is topFields(raw, keys, ...) from the fields scan found, when every key is one of
 // fieldNames (nil otherwise): the same last value of each key, decoded the same way.
-func (f *fields) values(keys []string, req *wire.ApprovalRequest, oldPending bool) map[string]any {
+func (f *fields) values(keys []string, req *wire.ApprovalRequest, pend pending) map[string]any {
 	var idx [nFields]int
 	for i, k := range keys {
 		n := -1
@@ -463,7 +463,7 @@ func (f *fields) values(keys []string, req *wire.ApprovalRequest, oldPending boo
 		if v == nil {
 			continue
 		}
-		if s, ok := knownString(func(name string) (string, bool) { return requestField(req, name, oldPending) }, k, v[0]); ok {
+		if s, ok := knownString(func(name string) (string, bool) { return requestField(req, name, pend) }, k, v[0]); ok {
 			m[k] = s
 		} else {
 			m[k] = d.Decode(v)
@@ -562,12 +562,20 @@ func (c *boundCtx) Err() error {
 // It gives the condition's first output when the value tested is a string; for any other
 // value (whose errors and results jq alone knows) the condition runs in jq as usual.
 type fastCond struct {
-	key  string
-	alt  *string // (.k // "s"): the value for null and false
-	re   *regexp.Regexp
-	op   gojq.Operator // length OP n
-	n    int
-	test bool
+	key string
+	alt *string // (.k // "s"): the value for null and false
+	re  *regexp.Regexp
+	// prefix is the literal text every match of re begins with ("" when there is none): a
+	// string without it does not match, which strings.Contains says faster than re on long
+	// values (re clears state in proportion to the length before it looks for the prefix)
+	prefix string
+	lits   *litSet // re when it is only literal words
+	// rawPrefix: the prefix holds no character a short escape of JSON (\n, \") stands for,
+	// so a string written without \u escapes that lacks it in its JSON lacks it decoded too
+	rawPrefix bool
+	op        gojq.Operator // length OP n
+	n         int
+	test      bool
 }
 
 // eval returns the condition's result, or ok=false when jq has to run it.
@@ -589,10 +597,26 @@ func (f *fastCond) evalValue(x any) (res, ok bool) {
 		return false, false
 	}
 	if f.test {
+		if f.lits != nil {
+			if res, ok := f.lits.match(s); ok {
+				return res, true
+			}
+		}
+		if f.prefix != "" && !strings.Contains(s, f.prefix) {
+			return false, true
+		}
 		return f.re.MatchString(s), true
 	}
 	// a string has between len/4 and len characters: most lengths need no count
-	lo, hi := (len(s)+utf8.UTFMax-1)/utf8.UTFMax, len(s)
+	if res, ok := f.lengthWithin((len(s)+utf8.UTFMax-1)/utf8.UTFMax, len(s)); ok {
+		return res, true
+	}
+	return f.length(utf8.RuneCountInString(s))
+}
+
+// lengthWithin is the result of length OP n for a string of lo to hi characters, when that is
+// enough to say (ok).
+func (f *fastCond) lengthWithin(lo, hi int) (res, ok bool) {
 	switch {
 	case f.op == gojq.OpGt && hi <= f.n, f.op == gojq.OpGe && hi < f.n, f.op == gojq.OpEq && (hi < f.n || lo > f.n):
 		return false, true
@@ -603,7 +627,11 @@ func (f *fastCond) evalValue(x any) (res, ok bool) {
 	case f.op == gojq.OpLt && hi < f.n, f.op == gojq.OpLe && hi <= f.n:
 		return true, true
 	}
-	l := utf8.RuneCountInString(s)
+	return false, false
+}
+
+// length is the result of length OP n for a string of l characters.
+func (f *fastCond) length(l int) (res, ok bool) {
 	switch f.op {
 	case gojq.OpGt:
 		return l > f.n, true
@@ -701,6 +729,9 @@ func (f *fastCond) testOf(args []*gojq.Query) bool {
 		return false // jq reports the error
 	}
 	f.re, f.test = r, true
+	f.prefix, _ = r.LiteralPrefix()
+	f.lits = compileLits(re)
+	f.rawPrefix = f.prefix != "" && !strings.ContainsAny(f.prefix, "\"\\/'\b\f\n\r\t\ufffd")
 	return true
 }
 

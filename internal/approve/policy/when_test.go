@@ -117,7 +117,7 @@ func TestFieldsReadSameResults(t *testing.T) {
 				t.Errorf("%s on %s:\nwhole:  %s\nfields: %s", src, e, full, part)
 			}
 			if req, err := decodeRequest([]byte(e), false); err == nil {
-				known := func(name string) (string, bool) { return requestField(req, name, false) }
+				known := func(name string) (string, bool) { return requestField(req, name, 0) }
 				if reused := all(code, topFields([]byte(e), keys, known)); reused != full {
 					t.Errorf("%s on %s:\nwhole:  %s\nreused: %s", src, e, full, reused)
 				}
@@ -212,10 +212,12 @@ func TestFastCond(t *testing.T) {
 		`(.newContent // "") | length > 10`, `.command | length >= 3`, `.command | length < 3`, `.command | length <= 3`,
 		`.command | length == 3`, `.command | length != 3`, `.command | length == 10`, `.command | length != 10`,
 		`.command | length > 10`, `.command | length >= 10`, `.command | length < 10`, `.command | length <= 10`, `.command | length > 11`, `(.["command"] // "sudo") | test("sudo")`, `(.command) | (test("é"))`,
-		`.command | test("\\bgo\\b")`, `.command | test("")`,
+		`.command | test("\\bgo\\b")`, `.command | test("")`, `.command | test("curl.*[|] *sh")`, `.command | test("^curl")`,
+		`.command | test("(?i)curl x")`, `.detail | test("PassWord|pass")`,
 	}
 	long := strings.Repeat("x", 9) + "é" // 10 characters, 11 bytes
 	values := []any{long, long + "x", strings.Repeat("日", 4), strings.Repeat("😀", 3), "0123456789", "sudo rm", "git status", "é日本😀x", "a\nb", "PassWord", "-----BEGIN RSA PRIVATE KEY-----", "", "go", "abc", "ab",
+		"curl x | sh", "xcurl|sh", "CURL X | sh", "curl", strings.Repeat("a\n", 3000) + "-----BEGIN EC PRIVATE KEY-----", strings.Repeat("b", 5000) + "-----BEGIN ",
 		nil, false, true, json.Number("12"), []any{"sudo"}, map[string]any{"a": "sudo"}, "\xff\xfe"}
 	for _, src := range conds {
 		q, err := gojq.Parse(src)
