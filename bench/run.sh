@@ -330,17 +330,20 @@ fi
 # ---- fr-stream: throughput on a flood, and added latency at 1,000 events/s
 if want stream; then
 	if have fr-stream; then
-		# Floors of a relay: the child's stdout copied by a second process, and its lines
+		# Floors of a relay: the child's stdout copied by a second process, every line looked
+		# at and moved out as fr-stream does (tee and splice, no validation), and its lines
 		# passed on when encoding/json.Valid accepts them (what fr-stream must at least do).
 		rows=("direct=fakeraft repl --vscode --no-banner" "fr-stream=fr-stream repl --fuseraft $BIN/fakeraft"
 			"relay-copy=harness relay fakeraft repl --vscode --no-banner"
+			"relay-peek=harness relay -peek fakeraft repl --vscode --no-banner"
 			"relay-json-valid=harness relay -valid fakeraft repl --vscode --no-banner")
 		table run -runs $RUNS -warmup $WARM -env "FAKERAFT_FILE=$STREAM" -in /dev/null \
 			-title "fr-stream: a child flooding the events of $(basename "$STREAM") ($STREAM_SIZE)" "${rows[@]}"
 		if have fr-sim; then
 			printf 'hello\n' >"$TMP/hello.txt"
 			rows=("fr-sim-direct=fr-sim repl --vscode --no-banner" "fr-stream=fr-stream repl --fuseraft $BIN/fr-sim"
-				"relay-copy=harness relay fr-sim repl --vscode --no-banner")
+				"relay-copy=harness relay fr-sim repl --vscode --no-banner"
+				"relay-peek=harness relay -peek fr-sim repl --vscode --no-banner")
 			table run -runs $RUNS -warmup $WARM -env "FRSIM_FAULTS=flood=$FLOOD" -env FRSIM_PACE=0 -in "$TMP/hello.txt" -items "$FLOOD" \
 				-title "fr-stream: fr-sim repl flooding $FLOOD token events" "${rows[@]}"
 		fi

@@ -119,6 +119,7 @@ func cmdGoals(args []string) error {
 	const streamT, attachT = "fr-stream: a child flooding", "fr-attach: a flood"
 	speed("fr-stream on a flood (the 200 MB corpus) within 1.5× of reading the child directly (≥ 0.67×)", streamT, "fr-stream", "direct", 1/1.5)
 	speed("... within 1.5× of a relay that only copies (`harness relay`, ≥ 0.67×)", streamT, "fr-stream", "relay-copy", 1/1.5)
+	speed("... within 1.5× of a relay that looks at every line and moves it with splice (`harness relay -peek`, ≥ 0.67×)", streamT, "fr-stream", "relay-peek", 1/1.5)
 	speed("fr-stream on fr-sim's flood of token events within 1.5× of direct (≥ 0.67×)", "fr-sim repl flooding", "fr-stream", "fr-sim-direct", 1/1.5)
 	speed("fr-attach on a flood over the Unix socket within 1.5× of a raw socket client (≥ 0.67×)", attachT, "fr-attach-socket", "raw-socket", 1/1.5)
 	speed("... over the WebSocket within 1.5× of a raw client of the same library (≥ 0.67×)", attachT, "fr-attach-websocket", "raw-websocket", 1/1.5)
