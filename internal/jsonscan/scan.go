@@ -261,25 +261,31 @@ func ScanType(b []byte) (valid, object bool, rawType []byte, typeEsc bool) {
 		return true, true, nil, false
 	}
 	for {
-		if i >= len(b) || b[i] != '"' {
-			return false, false, nil, false
-		}
-		kStart := i
-		end, esc, ok := wordStringEnd(b, i+1), false, true
-		if end < 0 {
-			if end, esc, ok = stringEnd(b, i+1); !ok {
+		var isType, esc, ok bool
+		if i == 1 && len(b) >= 8 && binary.LittleEndian.Uint64(b) == typeFirst {
+			// The line starts {"type": as fuseraft writes its events.
+			isType, i = true, 7
+		} else {
+			if i >= len(b) || b[i] != '"' {
 				return false, false, nil, false
 			}
-		}
-		isType := end-kStart == 6 && string(b[kStart+1:end-1]) == "type"
-		if esc {
-			s, ok := Unquote(b[kStart:end])
-			if !ok {
-				return false, false, nil, false
+			kStart := i
+			end := wordStringEnd(b, i+1)
+			if end < 0 {
+				if end, esc, ok = stringEnd(b, i+1); !ok {
+					return false, false, nil, false
+				}
 			}
-			isType = s == "type"
+			isType = end-kStart == 6 && string(b[kStart+1:end-1]) == "type"
+			if esc {
+				s, ok := Unquote(b[kStart:end])
+				if !ok {
+					return false, false, nil, false
+				}
+				isType = s == "type"
+			}
+			i = end
 		}
-		i = end
 		if i < len(b) && b[i] != ':' {
 			i = skipWS(b, i)
 		}
@@ -334,6 +340,9 @@ func ScanType(b []byte) (valid, object bool, rawType []byte, typeEsc bool) {
 		i = skipWS(b, i+1)
 	}
 }
+
+// typeFirst is the first eight bytes of a line that starts {"type":, as a little-endian word.
+var typeFirst = binary.LittleEndian.Uint64([]byte(`{"type":`))
 
 // valueOnly reports whether b is one valid JSON value starting at b[i], with nothing but space
 // after it.
