@@ -5,15 +5,16 @@ import (
 	"math/bits"
 )
 
-// The fast string scan. A string's bytes are looked at 64 at a time (the last bytes of a line,
-// under 64, one stop at a time): blockMasks gives three bit
-// masks of the block (quotes, backslashes, control characters; bit k for byte k), with AVX2 on
-// amd64 and eight bytes at a time elsewhere; the characters escaped by a backslash are found
-// from the backslash mask with carries, as simdjson does, and the first quote that is not
-// escaped ends the string. Only the escapes themselves are visited, to check the character
-// after each backslash. Whenever something is wrong (a control character, a bad escape, no
-// closing quote), the careful scan runs again from the start of the string, so a string that is
-// not valid gets exactly stringEndCareful's answer (FuzzStringEnd checks both on every input).
+// The fast string scan. A short string is looked at eight bytes at a time (stringStop), up to
+// the end of the line; a long one 64 at a time (the last bytes of a line, under 64, one stop
+// at a time): blockMasks gives three bit masks of the block (quotes, backslashes, control
+// characters; bit k for byte k), with AVX2 on amd64 and eight bytes at a time elsewhere; the
+// characters escaped by a backslash are found from the backslash mask with carries, as
+// simdjson does, and the first quote that is not escaped ends the string. Only the escapes
+// themselves are visited, to check the character after each backslash. Whenever something is
+// wrong (a control character, a bad escape, no closing quote), the careful scan runs again from
+// the start of the string, so a string that is not valid gets exactly stringEndCareful's
+// answer (FuzzStringEnd checks both on every input).
 
 const (
 	low7 = 0x7f7f7f7f7f7f7f7f
@@ -77,26 +78,59 @@ func escapedChars(bs uint64, carry *uint64) uint64 {
 // validEscape[c] says c may follow a backslash ('u' must then have four hex digits).
 var validEscape = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': true, 'n': true, 'r': true, 't': true, 'u': true}
 
+// wordStringEnd is stringEnd for the commonest string, with no escape and its closing quote
+// among the eight bytes at b[i:]: it returns the index past that quote, or -1 when the string
+// is not one of those (or len(b) < i+8).
+func wordStringEnd(b []byte, i int) int {
+	if i+8 <= len(b) {
+		if m := stringStop(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			if p := i + bits.TrailingZeros64(m)>>3; b[p] == '"' {
+				return p + 1
+			}
+		}
+	}
+	return -1
+}
+
+// wordASCII reports whether the n < 8 bytes at b[i:] are ASCII, for i+8 <= len(b).
+func wordASCII(b []byte, i, n int) bool {
+	return binary.LittleEndian.Uint64(b[i:])&msb&(1<<(8*n)-1) == 0
+}
+
 // stringEnd scans a JSON string whose opening quote is at b[i-1]. It returns the index just
 // past the closing quote, whether the string holds escapes, and ok=false when the string is
 // not valid JSON (control character, bad escape, no closing quote), with end where it stops
 // being valid, as stringEndCareful says.
 func stringEnd(b []byte, i int) (end int, esc, ok bool) {
 	start := i
-	if len(b)-i < 64 {
-		// Less than a block to the end of the line: a few stops at most.
-		return stringEndCareful(b, i)
-	}
-	// Most keys and short values end within sixteen bytes, with no escape: the first byte
-	// stringStop stops at is then their closing quote.
-	if m := stringStop(binary.LittleEndian.Uint64(b[i:])); m != 0 {
-		if p := i + bits.TrailingZeros64(m)>>3; b[p] == '"' {
+	// Most keys and short values end within a few words, with no escape: the first byte
+	// stringStop stops at is then their closing quote. Up to the last eight bytes of the line
+	// a word is loaded as it is; past them, the line's last eight bytes are loaded and shifted
+	// down, so the bytes past its end come in as zeros, which stop like control characters.
+	// The words skipped hold no stop, so a scan resumed after them (careful or by blocks) is
+	// in the state the careful scan from start would be in.
+	for i-start < 16 || len(b)-i < 64 {
+		var w uint64
+		if i+8 <= len(b) {
+			w = binary.LittleEndian.Uint64(b[i:])
+		} else if len(b) >= 8 && i < len(b) {
+			w = binary.LittleEndian.Uint64(b[len(b)-8:]) >> (8 * (i + 8 - len(b)))
+		} else {
+			return stringEndCareful(b, i)
+		}
+		m := stringStop(w)
+		if m == 0 {
+			i += 8
+			continue
+		}
+		if p := i + bits.TrailingZeros64(m)>>3; p < len(b) && b[p] == '"' {
 			return p + 1, false, true
 		}
-	} else if m := stringStop(binary.LittleEndian.Uint64(b[i+8:])); m != 0 {
-		if p := i + 8 + bits.TrailingZeros64(m)>>3; b[p] == '"' {
-			return p + 1, false, true
+		if len(b)-i < 64 {
+			// Less than a block to the end of the line: a few stops at most.
+			return stringEndCareful(b, i)
 		}
+		break
 	}
 	var (
 		carry uint64

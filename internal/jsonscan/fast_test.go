@@ -16,6 +16,14 @@ func checkStringEnd(t *testing.T, b []byte) {
 		if e1 != e2 || ok1 != ok2 || (ok1 && s1 != s2) {
 			t.Fatalf("stringEnd(%q, %d) = %d %v %v; stringEndCareful = %d %v %v", b, i, e1, s1, ok1, e2, s2, ok2)
 		}
+		// The one-word scan answers only for a string with no escape that ends in its word.
+		if e := wordStringEnd(b, i); e >= 0 && (e != e2 || s2 || !ok2) {
+			t.Fatalf("wordStringEnd(%q, %d) = %d; stringEndCareful = %d %v %v", b, i, e, e2, s2, ok2)
+		} else if e < 0 && ok2 && !s2 && e2 <= i+8 && i+8 <= len(b) {
+			t.Fatalf("wordStringEnd(%q, %d) missed the string ending at %d", b, i, e2)
+		} else if e >= 0 && wordASCII(b, i, e-1-i) != IsASCII(b[i:e-1]) {
+			t.Fatalf("wordASCII(%q, %d, %d) = %v", b, i, e-1-i, !IsASCII(b[i:e-1]))
+		}
 	}
 }
 
@@ -41,6 +49,10 @@ func TestStringEndSameAsCareful(t *testing.T) {
 		strings.Repeat("a", 62) + `\u0022` + `"`, strings.Repeat("a", 63) + `\u12`,
 		strings.Repeat(`\\`, 40) + `"`, strings.Repeat(`\`, 65) + `""`, strings.Repeat("x", 127) + `\` + `"` + `"`,
 		strings.Repeat("é", 100) + `"`, strings.Repeat("a", 200) + "\x1f" + `"`, strings.Repeat("a", 64*9) + `"`,
+		// Near the end of a line, where the last word is loaded and shifted.
+		`{"type":"token","text":"hello "}`, `"hi"}`, `abcdefg"`, `abcdefgh"`, `abcdefghi"`, `abcdefg\"`, "abc\x00\"", "ab\xff\"cd",
+		"0123456789abcdef0123456789abcdef0123456789abcdef0123456789a\"", "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdefg\\\"\"",
+		strings.Repeat("x", 63) + `\u00e9"`, strings.Repeat("x", 70) + `\u00e9"`, strings.Repeat("x", 15) + `\"` + strings.Repeat("y", 64) + `"`,
 	} {
 		checkStringEnd(t, []byte(s))
 	}
@@ -59,6 +71,8 @@ func FuzzStringEnd(f *testing.F) {
 	f.Add([]byte(`abc\"def\\"`))
 	f.Add([]byte(strings.Repeat(`a\n`, 40) + `\u00e9"`))
 	f.Add([]byte(strings.Repeat("x", 63) + `\` + `"` + strings.Repeat("y", 70) + `"`))
+	f.Add([]byte(`{"type":"token","text":"hello "}`))
+	f.Add([]byte("ab\xe9cd\"}x\x00\"\\\"\\u12"))
 	f.Fuzz(func(t *testing.T, b []byte) { checkStringEnd(t, b) })
 }
 

@@ -89,7 +89,7 @@ func isHex(c byte) bool {
 func IsSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 func skipWS(b []byte, i int) int {
-	for i < len(b) && IsSpace(b[i]) {
+	for i < len(b) && b[i] <= ' ' && IsSpace(b[i]) {
 		i++
 	}
 	return i
@@ -237,31 +237,118 @@ type Shape struct {
 
 // Scan validates b and finds the top-level "type". The result agrees with json.Valid and with
 // a full decode of the object on every input (see FuzzScan).
-func Scan(b []byte) (sh Shape) {
+func Scan(b []byte) Shape {
+	valid, object, rawType, typeEsc := ScanType(b)
+	return Shape{Valid: valid, Object: object, Typed: rawType != nil, RawType: rawType, TypeEsc: typeEsc}
+}
+
+// ScanType is Scan with the Shape's fields as results, for a hot path: rawType is nil unless
+// the Shape is Typed.
+//
+// An object is walked as Fields walks it, with no call per member. A key is only unescaped
+// when it holds escapes, as only then can it spell "type" without being the bytes type
+// (unescaped, a key is its bytes, invalid UTF-8 turned to U+FFFD).
+func ScanType(b []byte) (valid, object bool, rawType []byte, typeEsc bool) {
 	i := skipWS(b, 0)
-	if i >= len(b) {
-		return sh
+	if i >= len(b) || b[i] != '{' {
+		return valueOnly(b, i), false, nil, false
 	}
-	if b[i] != '{' {
-		end, ok := valueEnd(b, i, 0)
-		sh.Valid = ok && skipWS(b, end) == len(b)
-		return sh
+	i = skipWS(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		if skipWS(b, i+1) != len(b) {
+			return false, false, nil, false
+		}
+		return true, true, nil, false
 	}
-	ok := Fields(b, func(key, raw []byte) bool {
-		if string(key) == "type" {
-			if raw[0] == '"' {
-				sh.Typed, sh.RawType, sh.TypeEsc = true, raw, !IsASCII(raw[1:len(raw)-1]) || bytes.IndexByte(raw, '\\') >= 0
+	for {
+		var isType, esc, ok bool
+		if i == 1 && len(b) >= 8 && binary.LittleEndian.Uint64(b) == typeFirst {
+			// The line starts {"type": as fuseraft writes its events.
+			isType, i = true, 7
+		} else {
+			if i >= len(b) || b[i] != '"' {
+				return false, false, nil, false
+			}
+			kStart := i
+			end := wordStringEnd(b, i+1)
+			if end < 0 {
+				if end, esc, ok = stringEnd(b, i+1); !ok {
+					return false, false, nil, false
+				}
+			}
+			isType = end-kStart == 6 && string(b[kStart+1:end-1]) == "type"
+			if esc {
+				s, ok := Unquote(b[kStart:end])
+				if !ok {
+					return false, false, nil, false
+				}
+				isType = s == "type"
+			}
+			i = end
+		}
+		if i < len(b) && b[i] != ':' {
+			i = skipWS(b, i)
+		}
+		if i >= len(b) || b[i] != ':' {
+			return false, false, nil, false
+		}
+		i = skipWS(b, i+1)
+		if i >= len(b) {
+			return false, false, nil, false
+		}
+		if vStart := i; b[i] == '"' {
+			if i = wordStringEnd(b, i+1); i >= 0 {
+				if isType {
+					rawType, typeEsc = b[vStart:i], !wordASCII(b, vStart+1, i-vStart-2)
+				}
 			} else {
-				sh.Typed, sh.RawType, sh.TypeEsc = false, nil, false
+				if i, esc, ok = stringEnd(b, vStart+1); !ok {
+					return false, false, nil, false
+				}
+				if isType {
+					rawType, typeEsc = b[vStart:i], esc || !IsASCII(b[vStart+1:i-1])
+				}
+			}
+		} else {
+			if c := b[i]; '0' <= c && c <= '9' || c == '-' {
+				i, ok = numberEnd(b, i)
+			} else {
+				i, ok = valueEnd(b, i, 1)
+			}
+			if !ok {
+				return false, false, nil, false
+			}
+			if isType {
+				rawType, typeEsc = nil, false
 			}
 		}
-		return true
-	})
-	if !ok {
-		return Shape{}
+		if i < len(b) && b[i] != ',' && b[i] != '}' {
+			i = skipWS(b, i)
+		}
+		if i >= len(b) {
+			return false, false, nil, false
+		}
+		if b[i] == '}' {
+			if skipWS(b, i+1) != len(b) {
+				return false, false, nil, false
+			}
+			return true, true, rawType, typeEsc
+		}
+		if b[i] != ',' {
+			return false, false, nil, false
+		}
+		i = skipWS(b, i+1)
 	}
-	sh.Valid, sh.Object = true, true
-	return sh
+}
+
+// typeFirst is the first eight bytes of a line that starts {"type":, as a little-endian word.
+var typeFirst = binary.LittleEndian.Uint64([]byte(`{"type":`))
+
+// valueOnly reports whether b is one valid JSON value starting at b[i], with nothing but space
+// after it.
+func valueOnly(b []byte, i int) bool {
+	end, ok := valueEnd(b, i, 0)
+	return ok && skipWS(b, end) == len(b)
 }
 
 // Type returns the decoded type of a typed Shape.

@@ -55,24 +55,24 @@ func (l Line) Clone() Line {
 // ParseLine classifies one line. Whitespace around the JSON is allowed. When an object has the
 // key "type" more than once, the last one counts, as in jq.
 func ParseLine(b []byte) Line {
-	l := Line{Raw: b}
 	// One pass validates the line and finds its type, as json.Valid and a full decode would.
-	sh := jsonscan.Scan(b)
-	if !sh.Valid {
-		return l
+	// (Each result is built where it is returned: a Line is too big to live in registers, and
+	// one built and then copied costs as much as scanning a short line.)
+	valid, _, rawType, typeEsc := jsonscan.ScanType(b)
+	if !valid {
+		return Line{Raw: b}
 	}
-	l.Kind = OtherJSON
-	if sh.Typed {
-		l.Kind = EventLine
-		l.Type = eventType(&sh)
+	if rawType == nil {
+		return Line{Raw: b, Kind: OtherJSON}
 	}
-	return l
+	return Line{Raw: b, Kind: EventLine, Type: eventType(rawType, typeEsc)}
 }
 
-// eventType is sh.Type() without allocating for the types fuseraft sends most.
-func eventType(sh *jsonscan.Shape) string {
-	if !sh.TypeEsc {
-		switch string(sh.RawType[1 : len(sh.RawType)-1]) {
+// eventType is the decoded type of a jsonscan.ScanType result, without allocating for the types
+// fuseraft sends most.
+func eventType(rawType []byte, typeEsc bool) string {
+	if !typeEsc {
+		switch string(rawType[1 : len(rawType)-1]) {
 		case TypeToken:
 			return TypeToken
 		case TypeThinking:
@@ -95,6 +95,7 @@ func eventType(sh *jsonscan.Shape) string {
 			return TypeShellOutput
 		}
 	}
+	sh := jsonscan.Shape{Valid: true, Object: true, Typed: true, RawType: rawType, TypeEsc: typeEsc}
 	return sh.Type()
 }
 

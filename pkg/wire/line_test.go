@@ -37,6 +37,20 @@ func TestParseLine(t *testing.T) {
 		{"two objects on one line", `{"type":"a"}{"type":"b"}`, Noise, ""},
 		{"values of every kind before type", `{"a":[1,{"b":"}"}],"c":true,"d":null,"e":-1.5e3,"f":"\\\"","type":"x"}`, EventLine, "x"},
 		{"escaped quote before type key", `{"a":"\u0022","type":"status"}`, EventLine, "status"},
+		{"token as fr-sim floods it", `{"type":"token","text":"hello "}`, EventLine, "token"},
+		{"escape at the end of a line", `{"type":"token","text":"\n"}`, EventLine, "token"},
+		{"escaped quote at the end of a line", `{"type":"token","text":"hi\"}`, Noise, ""},
+		{"truncated in the last string", `{"type":"token","text":"hel`, Noise, ""},
+		{"truncated in an escape", `{"type":"token","text":"\u00`, Noise, ""},
+		{"control character in a short string", "{\"type\":\"token\",\"text\":\"a\tb\"}", Noise, ""},
+		{"invalid UTF-8 in the type", "{\"type\":\"tok\xffen\"}", EventLine, "tok\ufffden"},
+		{"UTF-8 in the type", `{"type":"café"}`, EventLine, "café"},
+		{"lone surrogate in the type", `{"type":"\ud800"}`, EventLine, "\ufffd"},
+		{"escaped key, then the plain one", `{"typ\u0065":"a","type":"b"}`, EventLine, "b"},
+		{"plain key, then an escaped one", `{"type":"a","typ\u0065":"b"}`, EventLine, "b"},
+		{"key that only starts with type", `{"types":"a"}`, OtherJSON, ""},
+		{"numbers, literals and nesting after type", `{"type":"status","turn":1,"context":0.7,"ok":true,"x":null,"modes":[],"a":{"b":[1]}}`, EventLine, "status"},
+		{"bad number after type", `{"type":"status","turn":01}`, Noise, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -100,7 +114,8 @@ func TestEventDecodeError(t *testing.T) {
 }
 
 func FuzzParseLine(f *testing.F) {
-	for _, s := range []string{`{"type":"x"}`, `{"\u0074ype":"y"}`, `{"a":{"type":"n"},"type":"t"}`, `[1]`, `noise`, `{"type":"a","type":"b"}`, `{"type":"\uD800"}`} {
+	for _, s := range []string{`{"type":"x"}`, `{"\u0074ype":"y"}`, `{"a":{"type":"n"},"type":"t"}`, `[1]`, `noise`, `{"type":"a","type":"b"}`, `{"type":"\uD800"}`,
+		`{"type":"token","text":"hello "}`, `{"type":"token","text":"hi\"}`, `{"typ\u0065":"a","type":"b"}`, `{"type":"status","turn":1,"modes":[]}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -141,3 +156,24 @@ func TestTopLevelStringInvalidJSON(t *testing.T) {
 		t.Error("valid input")
 	}
 }
+
+// BenchmarkParseLine classifies short lines as a flood is made of; ns/op is per line.
+func BenchmarkParseLine(b *testing.B) {
+	for _, bm := range []struct{ name, line string }{
+		{"token", `{"type":"token","text":"hello "}`},
+		{"token-esc", `{"type":"token","text":"\n\n"}`},
+		{"thinking", `{"type":"thinking","text":"a value == naïve parser in age"}`},
+		{"status", `{"type":"status","model":"sim-large","turn":1,"context":0.728,"level":"ok","modes":[],"input":32139,"output":854,"cached":138176}`},
+		{"tool_call", `{"type":"tool_call","id":"call_1","name":"write_file","summary":"{ 😀\n\t== tokens config ` + "`raw`" + ` ra","args":{"path":"config/.env"},"agent":null}`},
+	} {
+		line := []byte(bm.line)
+		b.Run(bm.name, func(b *testing.B) {
+			b.SetBytes(int64(len(line)))
+			for range b.N {
+				parseSink = ParseLine(line)
+			}
+		})
+	}
+}
+
+var parseSink Line
