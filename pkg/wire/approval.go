@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -192,6 +193,11 @@ func ValidText(raw []byte) bool {
 	if !utf8.Valid(raw) {
 		return false
 	}
+	if !mayHaveEscapeU(raw) {
+		// Only a \u escape can name a surrogate: most texts have none, and file contents
+		// have a \n or \" every few dozen bytes, which the walk below visits one by one.
+		return true
+	}
 	hex := func(i int) rune {
 		if i > len(raw) {
 			return -1
@@ -217,4 +223,31 @@ func ValidText(raw []byte) bool {
 		}
 	}
 	return true
+}
+
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// mayHaveEscapeU reports whether raw may hold a backslash followed by u; false means it holds
+// none. Eight positions are looked at a time, with bit tricks that may find one where there is
+// none, never the other way.
+func mayHaveEscapeU(raw []byte) bool {
+	i := 0
+	for ; i+8 < len(raw); i += 8 {
+		w := binary.LittleEndian.Uint64(raw[i : i+8])
+		bs, u := w^(lsb*'\\'), w^(lsb*'u')
+		// the high bit of each byte of bs (u) that is zero: a backslash (a u) there
+		bs, u = (bs-lsb)&^bs&msb, (u-lsb)&^u&msb
+		if bs<<8&u != 0 || bs>>63 != 0 && raw[i+8] == 'u' {
+			return true
+		}
+	}
+	for ; i+1 < len(raw); i++ {
+		if raw[i] == '\\' && raw[i+1] == 'u' {
+			return true
+		}
+	}
+	return false
 }

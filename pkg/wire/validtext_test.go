@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bytes"
+	"math/rand"
 	"testing"
 	"unicode/utf8"
 )
@@ -60,4 +61,25 @@ func FuzzValidText(f *testing.F) {
 			t.Fatalf("ValidText(%q) = %v, want %v", raw, got, want)
 		}
 	})
+}
+
+var textPieces = []string{"a", "bcdefghij", `\`, `\\`, `\"`, `\n`, `\u0041`, `\ud83d\ude00`, `\ud800`, `\udc00`, `\ud800\u0041`,
+	`\ud83d`, `\ude00`, `\udbff\udfff`, `\udbff`, `\udfff`, `\uDBFF\uDC00`, `\uDc00`, `\u`, `\ud8`, `\\ud800`, "é", "日本", "😀", "\xff", "\xe6\x97", "\x80", "\xed\xa0\x80", `"`, "u", "d800"}
+
+// TestValidTextPieces: ValidText says what the byte-by-byte reference says on texts of every
+// escape, surrogate and byte that is not UTF-8, and mayHaveEscapeU misses no \u.
+func TestValidTextPieces(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	for i := 0; i < 50000; i++ {
+		var b []byte
+		for k := r.Intn(12); k > 0; k-- {
+			b = append(b, textPieces[r.Intn(len(textPieces))]...)
+		}
+		if got, want := ValidText(b), validTextByByte(b); got != want {
+			t.Fatalf("%q: %v, the reference says %v", b, got, want)
+		}
+		if got, want := mayHaveEscapeU(b), bytes.Contains(b, []byte(`\u`)); want && !got {
+			t.Fatalf("%q: holds \\u, missed", b)
+		}
+	}
 }

@@ -38,7 +38,7 @@ const (
 // a file_write's oldContent and newContent are left undecoded when they are strings (pend).
 func decodeRequestFields(raw []byte, valid bool, f *fields, lazy bool) (req *wire.ApprovalRequest, ok bool, pend pending, err error) {
 	*f = fields{}
-	if !(valid || jsonscan.Scan(raw).Valid) || !validText(raw) {
+	if !(valid || jsonscan.Scan(raw).Valid) || !wire.ValidText(raw) {
 		req, err = wire.DecodeApprovalRequest(raw)
 		return req, false, 0, err
 	}
