@@ -226,24 +226,20 @@ func (l *Lines) splice(n int) error {
 }
 
 // copyOut reads n bytes off the source and writes them to the output.
-func (l *Lines) copyOut(n int) error {
+func (l *Lines) copyOut(n int) error { return l.consume(n, true) }
+
+// discard reads n bytes off the source and drops them.
+func (l *Lines) discard(n int) error { return l.consume(n, false) }
+
+// consume reads n bytes off the source, writing them to the output when out says so.
+func (l *Lines) consume(n int, out bool) error {
 	for n > 0 {
 		b, err := l.readOff(n)
 		if err != nil {
 			return err
 		}
-		l.write(b)
-		n -= len(b)
-	}
-	return nil
-}
-
-// discard reads n bytes off the source and drops them.
-func (l *Lines) discard(n int) error {
-	for n > 0 {
-		b, err := l.readOff(n)
-		if err != nil {
-			return err
+		if out {
+			l.write(b)
 		}
 		n -= len(b)
 	}
