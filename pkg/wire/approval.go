@@ -190,6 +190,9 @@ func (r *ApprovalRequest) Summary() string {
 // surrogate that is not half of a pair (\ud800 alone, or \udc00 first): text that every JSON
 // reader decodes to the same characters, where others replace bytes with U+FFFD.
 func ValidText(raw []byte) bool {
+	if jsonscan.PlainText(raw) {
+		return true // ASCII, with no \u escape
+	}
 	if !utf8.Valid(raw) {
 		return false
 	}
