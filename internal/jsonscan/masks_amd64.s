@@ -90,10 +90,10 @@ loop:
 	VZEROUPPER
 	RET
 
-// func plainAVX2(p *byte, n int) bool
-// true when none of the 32n bytes at p has its high bit set or is a backslash followed by 'u'
-// (p[32n] is read as the byte after the last).
-TEXT ·plainAVX2(SB), NOSPLIT, $0-17
+// func plainAVX2(p *byte, n int) int
+// TextFlags of the 32n bytes at p (p[32n] is read as the byte after the last): bit 0 when one
+// has its high bit set, bit 1 when one is a backslash followed by 'u'.
+TEXT ·plainAVX2(SB), NOSPLIT, $0-24
 	MOVQ p+0(FP), SI
 	MOVQ n+8(FP), CX
 	MOVQ $0x5c, AX
@@ -117,9 +117,16 @@ plainloop:
 	DECQ CX
 	JNZ plainloop
 
-	VPOR Y9, Y8, Y8
 	VPMOVMSKB Y8, AX
+	VPMOVMSKB Y9, BX
 	VZEROUPPER
+	XORQ DX, DX
 	TESTL AX, AX
-	SETEQ ret+16(FP)
+	SETNE DL
+	XORQ CX, CX
+	TESTL BX, BX
+	SETNE CL
+	SHLQ $1, CX
+	ORQ CX, DX
+	MOVQ DX, ret+16(FP)
 	RET

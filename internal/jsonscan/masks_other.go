@@ -8,4 +8,4 @@ func blockMasks(b []byte, m []blockMask) { blockMasksPortable(b, m) }
 
 var hasAVX2 = false
 
-func plainAVX2(p *byte, n int) bool { panic("no AVX2") }
+func plainAVX2(p *byte, n int) int { panic("no AVX2") }

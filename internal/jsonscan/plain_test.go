@@ -5,14 +5,18 @@ import (
 	"testing"
 )
 
-// refPlain is PlainText byte by byte.
-func refPlain(b []byte) bool {
+// refFlags is TextFlags byte by byte.
+func refFlags(b []byte) int {
+	f := 0
 	for i, c := range b {
-		if c >= 0x80 || c == '\\' && i+1 < len(b) && b[i+1] == 'u' {
-			return false
+		if c >= 0x80 {
+			f |= HighBytes
+		}
+		if c == '\\' && i+1 < len(b) && b[i+1] == 'u' {
+			f |= EscapeU
 		}
 	}
-	return true
+	return f
 }
 
 func checkPlain(t *testing.T, b []byte) {
@@ -22,31 +26,31 @@ func checkPlain(t *testing.T, b []byte) {
 	for lo := 0; lo < len(b) && lo < 40; lo++ {
 		for hi := len(b); hi >= lo && hi > len(b)-40; hi-- {
 			s := b[lo:hi]
-			if got, want := PlainText(s), refPlain(s); got != want {
-				t.Fatalf("PlainText(%q) = %v, want %v", s, got, want)
+			if got, want := TextFlags(s), refFlags(s); got != want {
+				t.Fatalf("TextFlags(%q) = %v, want %v", s, got, want)
 			}
 			if hasAVX2 {
 				hasAVX2 = false
-				got := PlainText(s)
+				got := TextFlags(s)
 				hasAVX2 = true
-				if want := refPlain(s); got != want {
-					t.Fatalf("PlainText without AVX2 (%q) = %v, want %v", s, got, want)
+				if want := refFlags(s); got != want {
+					t.Fatalf("TextFlags without AVX2 (%q) = %v, want %v", s, got, want)
 				}
 			}
 		}
 	}
 }
 
-func TestPlainText(t *testing.T) {
+func TestTextFlags(t *testing.T) {
 	base := strings.Repeat("abcdefgh", 12)
-	for _, c := range []string{`\u`, `\\u`, `\\]u`, `\]u`, "é", "\x80", "\xff", `\`, `u`, `\n`, `ut\`, `\t`} {
+	for _, c := range []string{`\u`, `\\u`, `\\]u`, `\]u`, "é", "\x80", "\xff", "é\\u", `\u` + "é", `\`, `u`, `\n`, `ut\`, `\t`} {
 		for k := 0; k <= len(base); k++ {
 			checkPlain(t, []byte(base[:k]+c+base[k:]))
 		}
 	}
 }
 
-func FuzzPlainText(f *testing.F) {
+func FuzzTextFlags(f *testing.F) {
 	f.Add([]byte(`{"kind":"shell_command","command":"ls \\u"}`))
 	f.Add([]byte(strings.Repeat("x", 31) + `\u00e9` + strings.Repeat("y", 40)))
 	f.Add([]byte(strings.Repeat("x", 31) + `\\]u` + strings.Repeat("y", 40)))

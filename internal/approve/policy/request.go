@@ -38,7 +38,9 @@ const (
 // a file_write's oldContent and newContent are left undecoded when they are strings (pend).
 func decodeRequestFields(raw []byte, valid bool, f *fields, lazy bool) (req *wire.ApprovalRequest, ok bool, pend pending, err error) {
 	*f = fields{}
-	if !(valid || jsonscan.Scan(raw).Valid) || !wire.ValidText(raw) {
+	flags := jsonscan.TextFlags(raw)
+	f.noEscapeU = flags&jsonscan.EscapeU == 0
+	if !(valid || jsonscan.Scan(raw).Valid) || !wire.ValidTextFlags(raw, flags) {
 		req, err = wire.DecodeApprovalRequest(raw)
 		return req, false, 0, err
 	}
@@ -102,9 +104,11 @@ var fieldNames = [nFields]string{"kind", "command", "plugin", "action", "detail"
 
 // fields holds the raw value of each field of interest; odd marks a field given twice with
 // different values, or under a key that differs from its name only in case.
+// noEscapeU says the whole event holds no backslash followed by u.
 type fields struct {
-	v   [nFields][]byte
-	odd [nFields]bool
+	v         [nFields][]byte
+	odd       [nFields]bool
+	noEscapeU bool
 }
 
 // scan records the raw value of each field of interest (the last one, when a key repeats).
