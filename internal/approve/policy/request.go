@@ -49,7 +49,7 @@ func decodeRequestFields(raw []byte, valid bool, f *fields, lazy bool) (req *wir
 		return req, false, 0, err
 	}
 	r := &wire.ApprovalRequest{Raw: raw}
-	ok = f.str(fKind, &r.Kind, true)
+	ok = f.kind(&r.Kind)
 	switch r.Kind {
 	case wire.KindShellCommand:
 		ok = ok && f.str(fCommand, &r.Command, true)
@@ -160,6 +160,28 @@ func sameValue(a, b []byte) bool {
 	sa, okA := jsonscan.Unquote(a)
 	sb, okB := jsonscan.Unquote(b)
 	return okA && okB && a[0] == '"' && b[0] == '"' && sa == sb
+}
+
+// kind is str for the required kind, which is most often one of the known kinds, written
+// plainly: their names need no string made.
+func (f *fields) kind(dst *string) bool {
+	if !f.odd[fKind] {
+		switch v := f.v[fKind]; string(v) {
+		case `"` + wire.KindShellCommand + `"`:
+			*dst = wire.KindShellCommand
+			return true
+		case `"` + wire.KindToolAction + `"`:
+			*dst = wire.KindToolAction
+			return true
+		case `"` + wire.KindFileWrite + `"`:
+			*dst = wire.KindFileWrite
+			return true
+		case `"` + wire.KindRouteApproval + `"`:
+			*dst = wire.KindRouteApproval
+			return true
+		}
+	}
+	return f.str(fKind, dst, true)
 }
 
 // str decodes field n into dst; false means "let wire decide" (missing, null, not a string,
