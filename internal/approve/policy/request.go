@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"bytes"
 	"strings"
 
 	"github.com/fuseraft/fr/internal/jsonscan"
@@ -45,7 +44,7 @@ func decodeRequestFields(raw []byte, valid bool, f *fields, lazy bool) (req *wir
 		req, err = wire.DecodeApprovalRequest(raw)
 		return req, false, 0, err
 	}
-	if !f.scanValid(raw) {
+	if !f.scan(raw) {
 		req, err = wire.DecodeApprovalRequest(raw)
 		return req, false, 0, err
 	}
@@ -116,40 +115,24 @@ type fields struct {
 // raw must be valid JSON; false when it is not an object. jsonscan.Fields gives each key
 // unescaped, and finds the end of long strings (file contents) a block at a time.
 func (f *fields) scan(raw []byte) bool {
-	return jsonscan.Fields(raw, f.member)
-}
-
-// scanValid is scan for raw known to be valid JSON and valid text (wire.ValidText), which
-// is then not validated again: keys are unescaped as Fields does, which for such text is
-// exactly what encoding/json does.
-func (f *fields) scanValid(raw []byte) bool {
-	return jsonscan.Members(raw, func(key, v []byte) bool {
-		if bytes.IndexByte(key, '\\') < 0 {
-			return f.member(key[1:len(key)-1], v)
-		}
-		k, ok := jsonscan.Unquote(key)
-		return ok && f.member([]byte(k), v)
-	})
-}
-
-// member records the member key: v of the event (see scan).
-func (f *fields) member(key, v []byte) bool {
-	ascii := jsonscan.IsASCII(key)
-	for n, name := range fieldNames {
-		if len(key) != len(name) {
-			continue
-		}
-		switch {
-		case string(key) == name:
-			if f.v[n] != nil && !sameValue(f.v[n], v) {
+	return jsonscan.Fields(raw, func(key, v []byte) bool {
+		ascii := jsonscan.IsASCII(key)
+		for n, name := range fieldNames {
+			if len(key) != len(name) {
+				continue
+			}
+			switch {
+			case string(key) == name:
+				if f.v[n] != nil && !sameValue(f.v[n], v) {
+					f.odd[n] = true
+				}
+				f.v[n] = v
+			case ascii && asciiEqualFold(key, name), !ascii && strings.EqualFold(string(key), name):
 				f.odd[n] = true
 			}
-			f.v[n] = v
-		case ascii && asciiEqualFold(key, name), !ascii && strings.EqualFold(string(key), name):
-			f.odd[n] = true
 		}
-	}
-	return true
+		return true
+	})
 }
 
 // asciiEqualFold is strings.EqualFold for ASCII a and name of the same length.
