@@ -17,3 +17,8 @@ func blockMasks(b []byte, m []blockMask) {
 
 //go:noescape
 func blockMasksAVX2(p *byte, n int, out *blockMask)
+
+// plainAVX2 is TextFlags for the 32*n bytes at p (n > 0), each with the byte after it.
+//
+//go:noescape
+func plainAVX2(p *byte, n int) int

@@ -89,3 +89,44 @@ loop:
 	JNZ loop
 	VZEROUPPER
 	RET
+
+// func plainAVX2(p *byte, n int) int
+// TextFlags of the 32n bytes at p (p[32n] is read as the byte after the last): bit 0 when one
+// has its high bit set, bit 1 when one is a backslash followed by 'u'.
+TEXT ·plainAVX2(SB), NOSPLIT, $0-24
+	MOVQ p+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ $0x5c, AX
+	VMOVQ AX, X14
+	VPBROADCASTB X14, Y14
+	MOVQ $0x75, AX
+	VMOVQ AX, X13
+	VPBROADCASTB X13, Y13
+	VPXOR Y8, Y8, Y8
+	VPXOR Y9, Y9, Y9
+
+plainloop:
+	VMOVDQU (SI), Y0
+	VMOVDQU 1(SI), Y1
+	VPOR Y0, Y8, Y8
+	VPCMPEQB Y14, Y0, Y2
+	VPCMPEQB Y13, Y1, Y3
+	VPAND Y2, Y3, Y3
+	VPOR Y3, Y9, Y9
+	ADDQ $32, SI
+	DECQ CX
+	JNZ plainloop
+
+	VPMOVMSKB Y8, AX
+	VPMOVMSKB Y9, BX
+	VZEROUPPER
+	XORQ DX, DX
+	TESTL AX, AX
+	SETNE DL
+	XORQ CX, CX
+	TESTL BX, BX
+	SETNE CL
+	SHLQ $1, CX
+	ORQ CX, DX
+	MOVQ DX, ret+16(FP)
+	RET

@@ -2,7 +2,6 @@ package wire
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -190,10 +189,15 @@ func (r *ApprovalRequest) Summary() string {
 // surrogate that is not half of a pair (\ud800 alone, or \udc00 first): text that every JSON
 // reader decodes to the same characters, where others replace bytes with U+FFFD.
 func ValidText(raw []byte) bool {
-	if !utf8.Valid(raw) {
+	return ValidTextFlags(raw, jsonscan.TextFlags(raw))
+}
+
+// ValidTextFlags is ValidText for raw whose jsonscan.TextFlags are flags.
+func ValidTextFlags(raw []byte, flags int) bool {
+	if flags&jsonscan.HighBytes != 0 && !utf8.Valid(raw) {
 		return false
 	}
-	if !mayHaveEscapeU(raw) {
+	if flags&jsonscan.EscapeU == 0 {
 		// Only a \u escape can name a surrogate: most texts have none, and file contents
 		// have a \n or \" every few dozen bytes, which the walk below visits one by one.
 		return true
@@ -223,31 +227,4 @@ func ValidText(raw []byte) bool {
 		}
 	}
 	return true
-}
-
-const (
-	lsb = 0x0101010101010101
-	msb = 0x8080808080808080
-)
-
-// mayHaveEscapeU reports whether raw may hold a backslash followed by u; false means it holds
-// none. Eight positions are looked at a time, with bit tricks that may find one where there is
-// none, never the other way.
-func mayHaveEscapeU(raw []byte) bool {
-	i := 0
-	for ; i+8 < len(raw); i += 8 {
-		w := binary.LittleEndian.Uint64(raw[i : i+8])
-		bs, u := w^(lsb*'\\'), w^(lsb*'u')
-		// the high bit of each byte of bs (u) that is zero: a backslash (a u) there
-		bs, u = (bs-lsb)&^bs&msb, (u-lsb)&^u&msb
-		if bs<<8&u != 0 || bs>>63 != 0 && raw[i+8] == 'u' {
-			return true
-		}
-	}
-	for ; i+1 < len(raw); i++ {
-		if raw[i] == '\\' && raw[i+1] == 'u' {
-			return true
-		}
-	}
-	return false
 }

@@ -5,6 +5,8 @@ import (
 	"math/rand"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/fuseraft/fr/internal/jsonscan"
 )
 
 // validTextByByte is ValidText as first written, looking at every byte after the first
@@ -67,7 +69,7 @@ var textPieces = []string{"a", "bcdefghij", `\`, `\\`, `\"`, `\n`, `\u0041`, `\u
 	`\ud83d`, `\ude00`, `\udbff\udfff`, `\udbff`, `\udfff`, `\uDBFF\uDC00`, `\uDc00`, `\u`, `\ud8`, `\\ud800`, "é", "日本", "😀", "\xff", "\xe6\x97", "\x80", "\xed\xa0\x80", `"`, "u", "d800"}
 
 // TestValidTextPieces: ValidText says what the byte-by-byte reference says on texts of every
-// escape, surrogate and byte that is not UTF-8, and mayHaveEscapeU misses no \u.
+// escape, surrogate and byte that is not UTF-8, and jsonscan.TextFlags misses no \u.
 func TestValidTextPieces(t *testing.T) {
 	r := rand.New(rand.NewSource(3))
 	for i := 0; i < 50000; i++ {
@@ -78,7 +80,7 @@ func TestValidTextPieces(t *testing.T) {
 		if got, want := ValidText(b), validTextByByte(b); got != want {
 			t.Fatalf("%q: %v, the reference says %v", b, got, want)
 		}
-		if got, want := mayHaveEscapeU(b), bytes.Contains(b, []byte(`\u`)); want && !got {
+		if got, want := jsonscan.TextFlags(b)&jsonscan.EscapeU != 0, bytes.Contains(b, []byte(`\u`)); want && !got {
 			t.Fatalf("%q: holds \\u, missed", b)
 		}
 	}

@@ -71,9 +71,9 @@ func rawStringSize(q []byte) (size, chars int, ok bool) {
 
 // rawLacks reports whether the quoted JSON string q surely decodes to a string without sub,
 // which holds no character a short escape stands for (fastCond.rawPrefix): q has neither sub
-// nor a \u escape.
-func rawLacks(q []byte, sub string) bool {
-	return !bytes.Contains(q, []byte(`\u`)) && !bytes.Contains(q, []byte(sub))
+// nor a \u escape. noEscapeU says the event q is part of has no backslash followed by u.
+func rawLacks(q []byte, sub string, noEscapeU bool) bool {
+	return (noEscapeU || !bytes.Contains(q, []byte(`\u`))) && !bytes.Contains(q, []byte(sub))
 }
 
 // newContent returns the file_write's new content, decoding it the first time it is needed.
@@ -116,7 +116,7 @@ func (d *Decider) fastPending(ev *event, f *fastCond) (res, ok bool) {
 		return false, false
 	}
 	if f.test {
-		if f.rawPrefix && rawLacks(d.fl.v[fNewContent], f.prefix) {
+		if f.rawPrefix && rawLacks(d.fl.v[fNewContent], f.prefix, d.fl.noEscapeU) {
 			return false, true
 		}
 		return false, false

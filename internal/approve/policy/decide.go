@@ -66,6 +66,7 @@ type Decider struct {
 	clock    whenClock
 	fl       fields // the fields of the prompt being decided
 	ev       *event // the prompt being decided
+	evBuf    event  // what ev points to, made anew for each prompt without an allocation
 }
 
 type ruleCount struct {
@@ -285,7 +286,8 @@ func (d *Decider) begin(raw []byte) *event {
 		d.whenSeen, d.whenVal, d.whenErr = make([]uint64, n), make([]bool, n), make([]error, n)
 	}
 	clear(d.whenErr)
-	return &event{raw: raw}
+	d.evBuf = event{raw: raw}
+	return &d.evBuf
 }
 
 // end finishes a prompt begun with begin.

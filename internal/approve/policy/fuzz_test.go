@@ -150,6 +150,8 @@ func FuzzDecodeRequest(f *testing.F) {
 		`{"type":"approval_request","kind":"shell_command","command":"a","command":"b"}`,
 		`{"type":"approval_request","kind":"shell_command","Command":"rm","command":"ls"}`,
 		`{"type":"approval_request","kind":"shell_command","comm\u0061nd":"x"}`,
+		`{"type":"approval_request","kind":"shell_command","comm\u0061nd":"rm","command":"ls"}`,
+		`{"type":"approval_request","kind":"shell_command","Comm\u0061nd":"rm","command":"ls"}`,
 		`{"type":"approval_request","kind":"file_write","path":"a\u0022b","oldContent":null,"newContent":"x\ny"}`,
 		`{"type":"approval_request","kind":"file_write","path":"a","newContent":5}`,
 		`{"type":"approval_request","kind":"tool_action","plugin":"p","action":"a","detail":{"x":[1,"}"]}}`,

@@ -38,7 +38,9 @@ const (
 // a file_write's oldContent and newContent are left undecoded when they are strings (pend).
 func decodeRequestFields(raw []byte, valid bool, f *fields, lazy bool) (req *wire.ApprovalRequest, ok bool, pend pending, err error) {
 	*f = fields{}
-	if !(valid || jsonscan.Scan(raw).Valid) || !wire.ValidText(raw) {
+	flags := jsonscan.TextFlags(raw)
+	f.noEscapeU = flags&jsonscan.EscapeU == 0
+	if !(valid || jsonscan.Scan(raw).Valid) || !wire.ValidTextFlags(raw, flags) {
 		req, err = wire.DecodeApprovalRequest(raw)
 		return req, false, 0, err
 	}
@@ -47,7 +49,7 @@ func decodeRequestFields(raw []byte, valid bool, f *fields, lazy bool) (req *wir
 		return req, false, 0, err
 	}
 	r := &wire.ApprovalRequest{Raw: raw}
-	ok = f.str(fKind, &r.Kind, true)
+	ok = f.kind(&r.Kind)
 	switch r.Kind {
 	case wire.KindShellCommand:
 		ok = ok && f.str(fCommand, &r.Command, true)
@@ -102,9 +104,11 @@ var fieldNames = [nFields]string{"kind", "command", "plugin", "action", "detail"
 
 // fields holds the raw value of each field of interest; odd marks a field given twice with
 // different values, or under a key that differs from its name only in case.
+// noEscapeU says the whole event holds no backslash followed by u.
 type fields struct {
-	v   [nFields][]byte
-	odd [nFields]bool
+	v         [nFields][]byte
+	odd       [nFields]bool
+	noEscapeU bool
 }
 
 // scan records the raw value of each field of interest (the last one, when a key repeats).
@@ -156,6 +160,28 @@ func sameValue(a, b []byte) bool {
 	sa, okA := jsonscan.Unquote(a)
 	sb, okB := jsonscan.Unquote(b)
 	return okA && okB && a[0] == '"' && b[0] == '"' && sa == sb
+}
+
+// kind is str for the required kind, which is most often one of the known kinds, written
+// plainly: their names need no string made.
+func (f *fields) kind(dst *string) bool {
+	if !f.odd[fKind] {
+		switch v := f.v[fKind]; string(v) {
+		case `"` + wire.KindShellCommand + `"`:
+			*dst = wire.KindShellCommand
+			return true
+		case `"` + wire.KindToolAction + `"`:
+			*dst = wire.KindToolAction
+			return true
+		case `"` + wire.KindFileWrite + `"`:
+			*dst = wire.KindFileWrite
+			return true
+		case `"` + wire.KindRouteApproval + `"`:
+			*dst = wire.KindRouteApproval
+			return true
+		}
+	}
+	return f.str(fKind, dst, true)
 }
 
 // str decodes field n into dst; false means "let wire decide" (missing, null, not a string,

@@ -1,0 +1,50 @@
+package jsonscan
+
+import "encoding/binary"
+
+// Flags of TextFlags.
+const (
+	HighBytes = 1 << iota // a byte of 0x80 or more: the text is not ASCII
+	EscapeU               // a backslash followed by 'u'
+)
+
+// PlainText reports whether b is all ASCII and holds no backslash followed by 'u': text
+// that is UTF-8 and escapes no UTF-16 surrogate, whatever else it holds.
+func PlainText(b []byte) bool { return TextFlags(b) == 0 }
+
+// TextFlags reports, exactly, whether b has a byte of 0x80 or more (HighBytes) and whether
+// it has a backslash followed by 'u' (EscapeU). It looks at each byte once, 32 at a time
+// with AVX2.
+func TextFlags(b []byte) int {
+	i, f := 0, 0
+	if hasAVX2 && len(b) > 32 {
+		n := (len(b) - 1) / 32 // blocks whose byte after them is in b
+		f = plainAVX2(&b[0], n)
+		i = 32 * n
+	}
+	return f | flagsFrom(b, i)
+}
+
+// flagsFrom is TextFlags for the bytes of b from i on (a backslash at i-1 was looked at).
+func flagsFrom(b []byte, i int) int {
+	f := 0
+	for ; i+8 < len(b) && f != HighBytes|EscapeU; i += 8 {
+		w := binary.LittleEndian.Uint64(b[i : i+8])
+		if w&msb != 0 {
+			f |= HighBytes
+		}
+		// the high bit of each byte of bs (u) that is zero: a backslash (a u) there
+		bs, u := zeroBytes(w^(lsb*'\\')), zeroBytes(w^(lsb*'u'))
+		if bs<<8&u != 0 || bs>>63 != 0 && b[i+8] == 'u' {
+			f |= EscapeU
+		}
+	}
+	for ; i < len(b); i++ {
+		if b[i] >= 0x80 {
+			f |= HighBytes
+		} else if b[i] == '\\' && i+1 < len(b) && b[i+1] == 'u' {
+			f |= EscapeU
+		}
+	}
+	return f
+}
