@@ -1,6 +1,10 @@
 package jsonscan
 
-import "encoding/binary"
+import (
+	"bytes"
+	"encoding/binary"
+	"unicode/utf8"
+)
 
 // Flags of TextFlags.
 const (
@@ -39,6 +43,9 @@ func flagsFrom(b []byte, i int) int {
 			f |= EscapeU
 		}
 	}
+	if f == HighBytes|EscapeU {
+		return f // nothing more to find
+	}
 	for ; i < len(b); i++ {
 		if b[i] >= 0x80 {
 			f |= HighBytes
@@ -47,4 +54,42 @@ func flagsFrom(b []byte, i int) int {
 		}
 	}
 	return f
+}
+
+// ValidText reports whether the JSON text raw, whose TextFlags are flags, is UTF-8 throughout
+// and escapes no UTF-16 surrogate that is not half of a pair (wire.ValidText).
+func ValidText(raw []byte, flags int) bool {
+	if flags&HighBytes != 0 && !utf8.Valid(raw) {
+		return false
+	}
+	if flags&EscapeU == 0 {
+		// Only a \u escape can name a surrogate: most texts have none, and file contents
+		// have a \n or \" every few dozen bytes, which the walk below visits one by one.
+		return true
+	}
+	hex := func(i int) rune {
+		if i > len(raw) {
+			return -1
+		}
+		return HexEscape(raw[i:])
+	}
+	for i := 0; i < len(raw); i++ {
+		j := bytes.IndexByte(raw[i:], '\\') // the next escape, skipping the text between at once
+		if j < 0 {
+			break
+		}
+		i += j
+		switch r := hex(i); {
+		case 0xD800 <= r && r < 0xDC00:
+			if lo := hex(i + 6); lo < 0xDC00 || lo > 0xDFFF {
+				return false
+			}
+			i += 11
+		case 0xDC00 <= r && r <= 0xDFFF:
+			return false
+		default:
+			i++ // the escaped character, which may be a backslash
+		}
+	}
+	return true
 }

@@ -1,12 +1,10 @@
 package wire
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/fuseraft/fr/internal/jsonscan"
 )
@@ -189,42 +187,5 @@ func (r *ApprovalRequest) Summary() string {
 // surrogate that is not half of a pair (\ud800 alone, or \udc00 first): text that every JSON
 // reader decodes to the same characters, where others replace bytes with U+FFFD.
 func ValidText(raw []byte) bool {
-	return ValidTextFlags(raw, jsonscan.TextFlags(raw))
-}
-
-// ValidTextFlags is ValidText for raw whose jsonscan.TextFlags are flags.
-func ValidTextFlags(raw []byte, flags int) bool {
-	if flags&jsonscan.HighBytes != 0 && !utf8.Valid(raw) {
-		return false
-	}
-	if flags&jsonscan.EscapeU == 0 {
-		// Only a \u escape can name a surrogate: most texts have none, and file contents
-		// have a \n or \" every few dozen bytes, which the walk below visits one by one.
-		return true
-	}
-	hex := func(i int) rune {
-		if i > len(raw) {
-			return -1
-		}
-		return jsonscan.HexEscape(raw[i:])
-	}
-	for i := 0; i < len(raw); i++ {
-		j := bytes.IndexByte(raw[i:], '\\') // the next escape, skipping the text between at once
-		if j < 0 {
-			break
-		}
-		i += j
-		switch r := hex(i); {
-		case 0xD800 <= r && r < 0xDC00:
-			if lo := hex(i + 6); lo < 0xDC00 || lo > 0xDFFF {
-				return false
-			}
-			i += 11
-		case 0xDC00 <= r && r <= 0xDFFF:
-			return false
-		default:
-			i++ // the escaped character, which may be a backslash
-		}
-	}
-	return true
+	return jsonscan.ValidText(raw, jsonscan.TextFlags(raw))
 }

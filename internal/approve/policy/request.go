@@ -40,7 +40,7 @@ func decodeRequestFields(raw []byte, valid bool, f *fields, lazy bool) (req *wir
 	*f = fields{}
 	flags := jsonscan.TextFlags(raw)
 	f.noEscapeU = flags&jsonscan.EscapeU == 0
-	if !(valid || jsonscan.Scan(raw).Valid) || !wire.ValidTextFlags(raw, flags) {
+	if !(valid || jsonscan.Scan(raw).Valid) || !jsonscan.ValidText(raw, flags) {
 		req, err = wire.DecodeApprovalRequest(raw)
 		return req, false, 0, err
 	}
