@@ -98,7 +98,7 @@ func (l *Lines) Next() ([]byte, error) {
 		e := l.pos + bytes.IndexByte(l.buf[l.pos:l.whole], '\n') + 1
 		l.cur, l.owned = l.buf[l.pos:e], false
 		l.pos = e
-		if len(l.cur)-1 > l.max && !(len(l.cur)-2 == l.max && l.cur[len(l.cur)-2] == '\r') {
+		if l.over(l.cur) {
 			// The lines kept before it still go out.
 			l.cur = nil
 			if err := l.flush(); err != nil {
@@ -271,6 +271,16 @@ func (l *Lines) write(b []byte) {
 	}
 }
 
+// over reports whether the whole line (its '\n' included) is longer than the limit once its
+// line end, and a '\r' before it, are left out, as wire.Reader counts.
+func (l *Lines) over(line []byte) bool {
+	n := len(line) - 1
+	if n > 0 && line[n-1] == '\r' {
+		n--
+	}
+	return n > l.max
+}
+
 // OutErr returns the output's first error: it may come to light when lines kept are moved
 // out, after Pass returned.
 func (l *Lines) OutErr() error { return l.outErr }
@@ -317,7 +327,7 @@ func (l *Lines) peek() ([]byte, error) {
 			return nil, l.fail(err)
 		}
 		if l.long[len(l.long)-1] == '\n' {
-			if len(l.long)-1 > l.max && !(len(l.long)-2 == l.max && l.long[len(l.long)-2] == '\r') {
+			if l.over(l.long) {
 				return nil, l.fail(tooLong(l.max))
 			}
 			l.cur, l.owned = l.long, true
