@@ -37,22 +37,10 @@ func approveOn(t *testing.T, cols int, color bool, events ...string) (tm *consol
 	if err := os.WriteFile(in, []byte(strings.Join(events, "\n")+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c := "never"
-	if color {
-		c = "always"
-	}
+	c := consoletest.ColorFlag(color)
 	cmd := exec.Command(bin, "--policy", pol, "--audit", audit, "--input", in, "--output", out, "--color", c)
 	cmd.Env = append(os.Environ(), "TERM=xterm", "NO_COLOR=", "GORACE=atexit_sleep_ms=0")
 	return consoletest.Start(t, cols, cmd), audit, out
-}
-
-func readFile(t *testing.T, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // A long command is shown whole, wrapped by the terminal; a typo is asked again, y approves,
@@ -81,10 +69,10 @@ func TestScreenApprove(t *testing.T) {
 			t.Errorf("exit %d", code)
 		}
 		consoletest.Golden(t, "approve-answered-"+name, tm.Screen(color))
-		if got, want := readFile(t, out), `{"type":"approval_response","approved":true}`+"\n"+`{"type":"approval_response","approved":false}`+"\n"; got != want {
+		if got, want := consoletest.ReadFile(t, out), `{"type":"approval_response","approved":true}`+"\n"+`{"type":"approval_response","approved":false}`+"\n"; got != want {
 			t.Errorf("responses:\n%s\nwant:\n%s", got, want)
 		}
-		log := readFile(t, audit)
+		log := consoletest.ReadFile(t, audit)
 		for _, want := range []string{`"decision":"allow","decider":"person","typed":["yse","y"]`,
 			`"summary":"shell: make deploy","decision":"deny","decider":"person","typed":[""]`} {
 			if !strings.Contains(log, want) {

@@ -22,10 +22,7 @@ func attachOn(t *testing.T, cols int, color bool, env []string, args ...string) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := "never"
-	if color {
-		c = "always"
-	}
+	c := consoletest.ColorFlag(color)
 	cmd := exec.Command(bin, append(args, "--color", c)...)
 	cmd.Env = append(os.Environ(), "TERM=xterm", "NO_COLOR=", "FUSERAFT_SERVE_TOKEN=", "PAGER=", "HOME="+t.TempDir())
 	cmd.Env = append(cmd.Env, env...)

@@ -32,24 +32,12 @@ func chatOn(t *testing.T, cols int, color bool, args ...string) (tm *consoletest
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := "never"
-	if color {
-		c = "always"
-	}
+	c := consoletest.ColorFlag(color)
 	record = filepath.Join(t.TempDir(), "record.jsonl")
 	cmd := exec.Command(bin, append([]string{"repl", "--color", c}, args...)...)
 	cmd.Env = append(os.Environ(), "TERM=xterm", "NO_COLOR=", "PAGER=", "FUSERAFT_BIN="+sim,
 		"FRSIM_SCENARIO="+scenario, "FRSIM_RECORD="+record)
 	return consoletest.Start(t, cols, cmd), record
-}
-
-func recorded(t *testing.T, record string) string {
-	t.Helper()
-	b, err := os.ReadFile(record)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 func TestScreenChatApproval(t *testing.T) {
@@ -67,7 +55,7 @@ func TestScreenChatApproval(t *testing.T) {
 		tm.WaitText("Ran it.", 1)
 		tm.WaitLast("Ran it.", 1, "›")
 		consoletest.Golden(t, "chat-approved-"+name, tm.Screen(color))
-		if got := recorded(t, record); !strings.Contains(got, `{"type":"approval_response","approved":true}`) || strings.Contains(got, `"text":"y"`) {
+		if got := consoletest.ReadFile(t, record); !strings.Contains(got, `{"type":"approval_response","approved":true}`) || strings.Contains(got, `"text":"y"`) {
 			t.Errorf("fuseraft read:\n%s", got)
 		}
 		tm.Type("\x04")
@@ -95,7 +83,7 @@ func TestScreenChatQuestion(t *testing.T) {
 		consoletest.Golden(t, "chat-question-"+name, tm.Screen(color))
 		tm.Type("release/9\r")
 		tm.WaitLast("On your branch.", 1, "›")
-		if got := recorded(t, record); !strings.Contains(got, `{"type":"question_response","answer":"release/9"}`) {
+		if got := consoletest.ReadFile(t, record); !strings.Contains(got, `{"type":"question_response","answer":"release/9"}`) {
 			t.Errorf("fuseraft read:\n%s", got)
 		}
 		tm.Type("\x04")
@@ -119,7 +107,7 @@ func TestScreenChatInterrupt(t *testing.T) {
 		tm.WaitLast("interrupting the turn", 1, "›")
 		tm.WaitLast("cancel", 1, "›")
 		consoletest.Golden(t, "chat-interrupted-"+name, tm.Screen(color))
-		if got := recorded(t, record); !strings.Contains(got, `"signal":"SIGINT"`) {
+		if got := consoletest.ReadFile(t, record); !strings.Contains(got, `"signal":"SIGINT"`) {
 			t.Errorf("fuseraft was not interrupted:\n%s", got)
 		}
 		tm.Type("\x04")

@@ -217,3 +217,21 @@ func EachScreen(t *testing.T, f func(t *testing.T, cols int, color bool, name st
 		}
 	}
 }
+
+// ColorFlag is the --color value for a screen with or without colour.
+func ColorFlag(color bool) string {
+	if color {
+		return "always"
+	}
+	return "never"
+}
+
+// ReadFile returns the contents of the file name, failing the test when it cannot be read.
+func ReadFile(t testing.TB, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
