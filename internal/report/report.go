@@ -243,6 +243,10 @@ func (b *builder) readAudit(name string) error {
 	recs, err := approve.ReadAudit(name, f)
 	if err != nil {
 		var ce *approve.ChainError
+		if errors.As(err, &ce) && ce.Torn {
+			return cmdutil.WithHint(cmdutil.Usagef("audit log %v", err),
+				"a write to it was cut short: cut the torn line with 'fr-approve repair-audit "+name+"', then report again")
+		}
 		if errors.As(err, &ce) {
 			return cmdutil.WithHint(cmdutil.Usagef("audit log %v", err),
 				"check it with 'fr-approve verify-audit "+name+"': its decisions cannot be trusted")
