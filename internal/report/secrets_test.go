@@ -144,3 +144,49 @@ func TestTornAuditPointsAtRepair(t *testing.T) {
 		t.Errorf("the repaired log's decisions were not matched: %s", repaired)
 	}
 }
+
+// The token fr's own commands read from $FUSERAFT_SERVE_TOKEN is redacted without being named,
+// in every format, wherever the session carries it: a reply, a tool's output, a command, a
+// file write, an error.
+func TestServeTokenRedactedByDefault(t *testing.T) {
+	const token = "Kq7vN2wRtZ3xLp9m"
+	session, audit := recordChat(t, ciPolicy, nil, []string{"show me"}, "--scenario", "testdata/servetoken.yaml", "repl", "--vscode", "--no-banner")
+	vars := map[string]string{"FUSERAFT_SERVE_TOKEN": token + "\n"} // as read from a file: fr trims it
+	for _, format := range []string{"markdown", "github", "junit", "html", "json"} {
+		out, errs, code := report(t, session, vars, "--format", format, "--audit", audit)
+		if code != 0 {
+			t.Fatalf("--format %s: exit %d: %s", format, code, errs)
+		}
+		if strings.Contains(out, token) {
+			t.Errorf("--format %s shows $FUSERAFT_SERVE_TOKEN's value", format)
+		}
+		if !strings.Contains(out, "REDACTED") {
+			t.Errorf("--format %s: nothing says what was redacted", format)
+		}
+		raw, _, _ := report(t, session, vars, "--format", format, "--audit", audit, "--no-redact")
+		if !strings.Contains(raw, token) {
+			t.Errorf("--format %s --no-redact: the token is not in the report, so the test above proves nothing", format)
+		}
+		if format == "json" {
+			for _, where := range []string{"The daemon answers to", "token:", "fr-dispatch --token", "FUSERAFT_SERVE_TOKEN=", "the daemon refused"} {
+				if !strings.Contains(raw, where) {
+					t.Errorf("the session has no %q: the test does not cover it", where)
+				}
+			}
+		}
+	}
+}
+
+// A token too short to redact safely (fewer than redact.MinValue bytes) is left alone, with a
+// warning, rather than masking every word that contains it.
+func TestShortServeTokenNotRedacted(t *testing.T) {
+	session, audit := recordChat(t, ciPolicy, nil, []string{"show me"}, "--scenario", "testdata/servetoken.yaml", "repl", "--vscode", "--no-banner")
+	want, _, _ := report(t, session, nil, "--format", "json", "--audit", audit)
+	got, errs, code := report(t, session, map[string]string{"FUSERAFT_SERVE_TOKEN": "da"}, "--format", "json", "--audit", audit)
+	if code != 0 || got != want {
+		t.Errorf("a 2-byte token changed the report (exit %d)", code)
+	}
+	if !strings.Contains(errs, "warning: $FUSERAFT_SERVE_TOKEN is shorter than 6 bytes: its value is not redacted") {
+		t.Errorf("no warning: %q", errs)
+	}
+}
