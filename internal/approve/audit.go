@@ -25,7 +25,7 @@ type Record struct {
 	Type     string  `json:"type"` // approval_request, question, or audit_repair (see Cut)
 	Kind     string  `json:"kind,omitempty"`
 	Summary  string  `json:"summary"`
-	Decision string  `json:"decision"` // allow, deny; for questions answer or skip
+	Decision string  `json:"decision"` // allow, deny; for questions answer or skip; cut for audit_repair
 	Answer   *string `json:"answer,omitempty"`
 	Decider  string  `json:"decider"` // rule, person, timeout, no-tty, default, malformed
 	// Typed is every line the person typed at the prompt, in order (a typo asked again, then
