@@ -2,6 +2,7 @@ package approve
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -274,4 +275,61 @@ func TestRepairAuditInUse(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "in use") {
 		t.Errorf("repair of a log in use: %v", err)
 	}
+}
+
+// Whatever follows the lines that verify, repair-audit --force leaves a log that verifies and
+// holds those lines unchanged, with the rest saved byte for byte and recorded; without
+// --force it cuts only a last line without a line end, and otherwise changes nothing.
+func FuzzRepairAudit(f *testing.F) {
+	f.Add(3, []byte(`{"time":"t","session":null,"type":"approval_req`), false)
+	f.Add(1, []byte("garbage\n"), true)
+	f.Add(2, []byte("\x00\x00\x00"), false)
+	f.Add(0, []byte("{}\n{\"a\":1}"), true)
+	f.Fuzz(func(t *testing.T, lines int, tail []byte, force bool) {
+		lines = max(0, lines%5)
+		dir := t.TempDir()
+		name := filepath.Join(dir, "a.log")
+		a, _, err := openAudit(name, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < lines; i++ {
+			a.append(Record{Time: "t", Type: "approval_request", Summary: fmt.Sprint(i), Decision: "allow", Decider: "rule", Policy: "p"})
+		}
+		a.close()
+		good, _ := os.ReadFile(name)
+		before := append(append([]byte(nil), good...), tail...)
+		os.WriteFile(name, before, 0o600)
+		_, scanErr := scanAudit(name, strings.NewReader(string(before)), nil)
+		var ce *ChainError
+		errors.As(scanErr, &ce)
+
+		res, err := repairAudit(name, repairOptions{force: force, now: time.Unix(0, 0)})
+		after, _ := os.ReadFile(name)
+		if err != nil {
+			if force || ce == nil || ce.Torn {
+				t.Fatalf("repair failed: %v", err)
+			}
+			if string(after) != string(before) {
+				t.Fatal("a refused repair changed the log")
+			}
+			return
+		}
+		if _, err := verifyChain(name, strings.NewReader(string(after)), ""); err != nil {
+			t.Fatalf("the repaired log does not verify: %v", err)
+		}
+		if ce == nil {
+			if res.Cut != nil || string(after) != string(before) {
+				t.Fatalf("a log that verifies was changed: %+v", res.Cut)
+			}
+			return
+		}
+		if !strings.HasPrefix(string(after), string(before[:ce.Offset])) || int64(len(good)) > ce.Offset {
+			t.Fatalf("lines that verified were cut: offset %d of %d good bytes", ce.Offset, len(good))
+		}
+		saved, err := os.ReadFile(res.Cut.Saved)
+		if err != nil || string(saved) != string(before[ce.Offset:]) || hashLine(saved) != res.Cut.SHA256 {
+			t.Fatalf("the bytes saved are not the ones cut: %v", err)
+		}
+	})
 }
