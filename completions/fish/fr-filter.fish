@@ -28,7 +28,7 @@ complete -c fr-filter -l jsonargs -d 'the remaining arguments are JSON values, i
 complete -c fr-filter -l env -d 'let the filter see the environment ($ENV, env)'
 complete -c fr-filter -l strict -d 'a line that is not JSON is an error (exit 5) instead of being skipped'
 complete -c fr-filter -l timeout -r -d 'stop evaluating a line after DUR (e.g. 2s) and report it as an error on that line'
-complete -c fr-filter -l redact -d 'hide secrets in the output: bearer tokens, GitHub, AWS, Google, OpenAI, Anthropic and Slack tokens, private key blocks, in every string of every line (lines passed on keep their bytes but for what is hidden)'
+complete -c fr-filter -l redact -d 'hide secrets in the output: the value of $FUSERAFT_SERVE_TOKEN, bearer tokens, GitHub, AWS, Google, OpenAI, Anthropic and Slack tokens, private key blocks, in every string of every line (lines passed on keep their bytes but for what is hidden)'
 complete -c fr-filter -l redact-env -r -d 'with --redact (which it turns on), hide the value of environment variable NAME too (repeatable)'
 complete -c fr-filter -l redact-pattern -r -d 'with --redact (which it turns on), hide the matches of REGEX too (RE2; repeatable)'
 complete -c fr-filter -l pretty -s p -d 'render events for a person, as fr-stream does on a terminal'

@@ -73,15 +73,17 @@ func anyVersionFlag() *cli.BoolFlag {
 // App is fr-approve's complete command line.
 func App(s cmdutil.Streams) *cli.App {
 	app := cmdutil.NewApp(s, prog, "answer fuseraft's approval prompts and questions by policy, or by asking a person")
-	app.UsageText = "fr-approve --policy FILE [--audit FILE] [--ask-timeout DUR] [--input PATH] [--output PATH] [--root DIR]\n" +
+	app.UsageText = "fr-approve --policy FILE [--audit FILE [--audit-fsync]] [--ask-timeout DUR] [--input PATH] [--output PATH] [--root DIR]\n" +
 		"fr-approve check --policy FILE [--format jsonl|table] [EVENTS...]\n" +
 		"fr-approve test --policy FILE [POLICY...]\n" +
 		"fr-approve lint --policy FILE [POLICY...]\n" +
-		"fr-approve verify-audit FILE"
+		"fr-approve verify-audit FILE\n" +
+		"fr-approve repair-audit FILE"
 	app.Description = description
 	app.Flags = []cli.Flag{
 		policyFlag(),
 		&cli.StringFlag{Name: "audit", Usage: "append one hash-chained JSON line per decision to `FILE` (limits are rebuilt from it on start)"},
+		&cli.BoolFlag{Name: "audit-fsync", Usage: "flush each audit line to the disk (fsync) before its answer is sent: no answer is lost with the machine, at a disk wait per prompt"},
 		&cli.DurationFlag{Name: "ask-timeout", Value: 5 * time.Minute, Usage: "deny a prompt nobody answered on the terminal within `DUR`"},
 		&cli.StringFlag{Name: "input", Aliases: []string{"i"}, Usage: "read events from `PATH` (a file or named FIFO) instead of stdin"},
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write responses to `PATH` instead of stdout; a named FIFO may get its reader before or after fr-approve starts"},
@@ -98,11 +100,11 @@ func App(s cmdutil.Streams) *cli.App {
 				return cmdutil.UnknownCommand(prog, c.Args().First(), c.App.Commands)
 			}
 			return cmdutil.WithHint(cmdutil.Usagef("unexpected argument %q", c.Args().First()),
-				"events are read from stdin or --input; subcommands are check, test, lint and verify-audit")
+				"events are read from stdin or --input; subcommands are check, test, lint, verify-audit and repair-audit")
 		}
 		return serve(c, s)
 	}
-	app.Commands = []*cli.Command{checkCommand(s), testCommand(s), lintCommand(s), verifyCommand(s)}
+	app.Commands = []*cli.Command{checkCommand(s), testCommand(s), lintCommand(s), verifyCommand(s), repairCommand(s)}
 	// The daemon's flags are its own: check, test and lint take --policy and --any-version
 	// before their name (`fr-approve --policy p.yaml check`) or define them.
 	return cmdutil.Finish(cmdutil.OwnFlags(app))
@@ -222,8 +224,11 @@ func serve(c *cli.Context, s cmdutil.Streams) error {
 	asker := &ttyAsker{path: c.String("tty"), timeout: c.Duration("ask-timeout"), color: color, getenv: s.Env, warn: warn}
 	srv := &server{s: s, dec: dec, p: p, verbose: c.Bool("verbose"),
 		vc: &versionCheck{any: c.Bool("any-version"), warn: warn}, asker: asker}
+	if c.Bool("audit-fsync") && c.String("audit") == "" {
+		return cmdutil.WithHint(cmdutil.Usagef("--audit-fsync without --audit"), "pass --audit FILE too")
+	}
 	if name := c.String("audit"); name != "" {
-		a, recs, err := openAudit(name)
+		a, recs, err := openAudit(name, c.Bool("audit-fsync"))
 		if err != nil {
 			return err
 		}
@@ -417,22 +422,19 @@ func (srv *server) approval(ctx context.Context, l wire.Line, start time.Time) e
 		}
 		allow, decider, typed = ok, by, t
 	}
-	if err := srv.respond(wire.ApprovalResponse(allow)); err != nil {
-		return err
-	}
 	charge := allow && decider == policy.ByRule && len(d.Charge) > 0
 	if !allow {
 		srv.denied = true
 	}
 	if srv.audit == nil && !srv.verbose && !charge {
-		return nil // nobody reads the record, nor the time
+		return srv.respond(wire.ApprovalResponse(allow)) // nobody reads the record, nor the time
 	}
 	now := time.Now()
 	if charge {
 		srv.dec.Record(srv.dec.Session, d.Charge, now)
 	}
 	if srv.audit == nil && !srv.verbose {
-		return nil // nobody reads the record
+		return srv.respond(wire.ApprovalResponse(allow)) // nobody reads the record
 	}
 	rec := Record{Time: now.UTC().Format(time.RFC3339Nano), Session: srv.session, Type: wire.TypeApproval, Kind: d.Kind,
 		Summary: d.Summary, Decision: "deny", Decider: decider, Typed: typed, Rule: d.Rule, Part: d.Part, Reason: d.Reason,
@@ -446,15 +448,16 @@ func (srv *server) approval(ctx context.Context, l wire.Line, start time.Time) e
 			rec.Charged = d.Charge
 		}
 	}
+	// the line first, then the answer: an answer the log does not hold is only ever a denial
+	if err := srv.logged(rec, wire.ApprovalResponse(allow), wire.ApprovalResponse(false)); err != nil {
+		return err
+	}
 	if srv.verbose {
 		by := decider
 		if d.Rule != "" {
 			by += " " + d.Rule
 		}
 		fmt.Fprintf(srv.s.Err, "%s: %s %s (%s)\n", prog, rec.Decision, termsafe.Line(rec.Summary), termsafe.Line(by))
-	}
-	if srv.audit != nil {
-		return srv.audit.append(rec)
 	}
 	return nil
 }
@@ -475,9 +478,6 @@ func (srv *server) question(ctx context.Context, raw []byte, start time.Time) er
 	} else if qd.Action != "answer" {
 		answer = nil
 	}
-	if err := srv.respond(wire.QuestionResponse(answer)); err != nil {
-		return err
-	}
 	now := time.Now()
 	summary := "question"
 	if qd.Q != nil {
@@ -489,6 +489,9 @@ func (srv *server) question(ctx context.Context, raw []byte, start time.Time) er
 	if answer != nil {
 		rec.Decision = "answer"
 	}
+	if err := srv.logged(rec, wire.QuestionResponse(answer), wire.QuestionResponse(nil)); err != nil {
+		return err
+	}
 	if srv.verbose {
 		a := "(skip)"
 		if answer != nil {
@@ -499,9 +502,6 @@ func (srv *server) question(ctx context.Context, raw []byte, start time.Time) er
 			by += " " + qd.Rule
 		}
 		fmt.Fprintf(srv.s.Err, "%s: %s %s: %s (%s)\n", prog, rec.Decision, termsafe.Line(summary), termsafe.Line(a), termsafe.Line(by))
-	}
-	if srv.audit != nil {
-		return srv.audit.append(rec)
 	}
 	return nil
 }

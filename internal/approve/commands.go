@@ -411,10 +411,61 @@ func verifyCommand(s cmdutil.Streams) *cli.Command {
 			defer f.Close()
 			res, err := verifyChain(name, f, head)
 			if err != nil {
-				if _, ok := err.(*ChainError); ok {
+				if ce, ok := err.(*ChainError); ok {
+					if ce.Torn {
+						return cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitFailed, "audit chain broken at %v", err), repairHint(name))
+					}
 					return cmdutil.Errorf(cmdutil.ExitFailed, "audit chain broken at %v", err)
 				}
 				return cmdutil.Errorf(cmdutil.ExitUsage, "%v", err)
+			}
+			_, err = fmt.Fprintf(s.Out, "%s\n", marshal(res))
+			return err
+		},
+	}
+}
+
+func repairCommand(s cmdutil.Streams) *cli.Command {
+	return &cli.Command{
+		Name:      "repair-audit",
+		Usage:     "cut a torn last line (a write cut short) from an audit log, recording the cut",
+		UsageText: "fr-approve repair-audit [--dry-run] [--force] FILE",
+		Description: "A write cut short (a full disk, a crash) can leave an audit log ending in an incomplete\n" +
+			"line, which verify-audit, fr-approve and fr-report refuse. repair-audit cuts what follows the\n" +
+			"last line that verifies, once that is a torn last line: the bytes cut are first saved to\n" +
+			"FILE.torn-TIME beside the log, then cut, then a record of the cut is appended to the chain\n" +
+			"(type audit_repair, with cut: line, offset, bytes, their sha256, the file saved) and flushed\n" +
+			"to the disk, so the cut is itself audited. It says what it cut on stderr and prints what\n" +
+			"verify-audit prints, with cut, on stdout. A log that verifies is left as it is. A complete\n" +
+			"line that breaks the chain was not left by a failed write (it was changed, removed or\n" +
+			"inserted): repair-audit refuses it unless --force, which cuts from that line to the end,\n" +
+			"saved and recorded the same way. The log must not be in use by an fr-approve.\n\n" +
+			"EXIT STATUS\n  0 the log verifies (repaired, or nothing to cut); 1 the chain breaks before its last line\n" +
+			"  (without --force), or the cut could not be saved, made or recorded; 2 the file cannot be read\n" +
+			"  or written, or is in use\n\n" +
+			"EXAMPLES\n  fr-approve verify-audit approvals.log || fr-approve repair-audit approvals.log\n" +
+			"  fr-approve repair-audit --dry-run approvals.log | fr-filter .cut",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print what would be cut, change nothing"},
+			&cli.BoolFlag{Name: "force", Usage: "also cut from a complete line that breaks the chain to the end (saved beside the log, and recorded)"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return cmdutil.WithHint(cmdutil.Usagef("repair-audit takes one audit log"), "fr-approve repair-audit [--dry-run] [--force] FILE")
+			}
+			name := c.Args().First()
+			res, err := repairAudit(name, repairOptions{force: c.Bool("force"), dryRun: c.Bool("dry-run"), now: s.Time()})
+			if err != nil {
+				return err
+			}
+			switch cut := res.Cut; {
+			case cut == nil:
+				cmdutil.Sayf(s.Err, prog, "%s: nothing to cut: its %d lines verify", name, res.Lines)
+			case c.Bool("dry-run"):
+				cmdutil.Sayf(s.Err, prog, "%s: would cut %d bytes at offset %d (line %d: %s)", name, cut.Bytes, cut.Offset, cut.Line, cut.Reason)
+			default:
+				cmdutil.Sayf(s.Err, prog, "%s: cut %d bytes at offset %d (line %d: %s), saved in %s; the cut is recorded as line %d",
+					name, cut.Bytes, cut.Offset, cut.Line, cut.Reason, cut.Saved, res.Lines)
 			}
 			_, err = fmt.Fprintf(s.Out, "%s\n", marshal(res))
 			return err

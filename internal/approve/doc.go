@@ -158,10 +158,22 @@ log's writer cannot change it and pass it as --head later to notice lines cut fr
 start-up fr-approve checks the chain too, and refuses a broken log (exit 2) rather than rebuild
 its limits from it.
 
+A decision's line is written before its answer is sent, so every answer the log does not hold
+is a refusal. When a line cannot be written (a full disk), the part written is cut off again, so
+the log still verifies; that prompt is denied (a question answered null), unrecorded and said so
+on stderr, the answers already logged are sent, and fr-approve stops (exit 1): free space and
+start it again on the same log. --audit-fsync also flushes each line to the disk before its
+answer, so a crash cannot lose a line whose answer went out; it costs a disk wait per prompt.
+A log left ending in a torn line (a crash, or a disk that would not even let the part be cut
+off) is refused at start-up (exit 2) with a pointer at 'fr-approve repair-audit FILE', which
+saves the torn bytes beside the log, cuts them, and records the cut as a line of the chain.
+
 EXIT STATUS
   0    the input ended; every prompt was answered
-  1    --fail-on-deny and a prompt was denied; the input could not be read
-  2    usage error, or a policy that is missing or invalid, or an audit log in use or cut
+  1    --fail-on-deny and a prompt was denied; the input could not be read; a line could not be
+       written to the audit log (that prompt was denied, and fr-approve stopped)
+  2    usage error, or a policy that is missing or invalid, or an audit log in use, broken or
+       ending in a torn line (see repair-audit)
   3    fuseraft speaks an unsupported protocolVersion (see --any-version)
   130  interrupted
 

@@ -235,7 +235,7 @@ func TestReorderArgs(t *testing.T) {
 func TestVerifyChain(t *testing.T) {
 	dir := t.TempDir()
 	name := filepath.Join(dir, "a.log")
-	a, recs, err := openAudit(name)
+	a, recs, err := openAudit(name, false)
 	if err != nil || len(recs) != 0 {
 		t.Fatal(err, recs)
 	}
@@ -245,7 +245,7 @@ func TestVerifyChain(t *testing.T) {
 		}
 	}
 	// a second writer is refused while the first holds the log
-	if _, _, err := openAudit(name); err == nil || !strings.Contains(err.Error(), "in use") {
+	if _, _, err := openAudit(name, false); err == nil || !strings.Contains(err.Error(), "in use") {
 		t.Errorf("second open: %v", err)
 	}
 	a.close()
@@ -286,7 +286,7 @@ func TestVerifyChain(t *testing.T) {
 		}
 	}
 	// reopening continues the chain
-	a, recs, err = openAudit(name)
+	a, recs, err = openAudit(name, false)
 	if err != nil || len(recs) != 3 {
 		t.Fatal(err, len(recs))
 	}

@@ -162,7 +162,7 @@ func init() {
 				o.timeout = d
 				return nil
 			}},
-		{name: "redact", usage: "hide secrets in the output: bearer tokens, GitHub, AWS, Google, OpenAI, Anthropic and Slack tokens, private key blocks, in every string of every line (lines passed on keep their bytes but for what is hidden)",
+		{name: "redact", usage: "hide secrets in the output: the value of $FUSERAFT_SERVE_TOKEN, bearer tokens, GitHub, AWS, Google, OpenAI, Anthropic and Slack tokens, private key blocks, in every string of every line (lines passed on keep their bytes but for what is hidden)",
 			set: on(func(o *options) { o.redact = true })},
 		{name: "redact-env", args: 1, usage: "with --redact (which it turns on), hide the value of environment variable `NAME` too (repeatable)",
 			set: func(o *options, vals []string, _ *string) error {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/fuseraft/fr/internal/jsonscan"
 )
@@ -128,17 +129,38 @@ func (l *LineWriter) line(b []byte) []byte {
 
 // Configure builds the Redactor that flags such as --redact-env NAME and --redact-pattern
 // REGEX ask for: the built-in token shapes, the values of the environment variables named
-// (one unset or empty is reported through warn, as there is nothing to hide), and the
-// patterns. A value shorter than MinValue is an error: hiding it would hide common words.
+// (one unset or empty is reported through warn, as there is nothing to hide), the values of
+// the variables of SecretEnv (unless unset or empty), and the patterns. A value named with
+// --redact-env shorter than MinValue is an error: hiding it would hide common words; one of
+// SecretEnv that short is left alone, with a warning.
 func Configure(envNames, patterns []string, getenv func(string) string, warn func(format string, args ...any)) (*Redactor, error) {
 	opts := Options{Patterns: patterns}
+	named := map[string]bool{}
 	for _, name := range envNames {
+		named[name] = true
 		v := getenv(name)
 		switch {
 		case v == "":
 			warn("--redact-env %s: the variable is unset or empty, nothing to redact", name)
 		case len(v) < MinValue:
 			return nil, fmt.Errorf("--redact-env %s: its value is shorter than %d bytes, too short to redact safely (use --redact-pattern for a pattern that matches it where it appears)", name, MinValue)
+		default:
+			opts.Values = append(opts.Values, v)
+			// fr reads a token without the spaces and line end around it
+			if t := strings.TrimSpace(v); t != v && len(t) >= MinValue {
+				opts.Values = append(opts.Values, t)
+			}
+		}
+	}
+	for _, name := range SecretEnv {
+		if named[name] {
+			continue
+		}
+		v := strings.TrimSpace(getenv(name)) // as fr's commands read it
+		switch {
+		case v == "":
+		case len(v) < MinValue:
+			warn("$%s is shorter than %d bytes: its value is not redacted (it would mask ordinary text)", name, MinValue)
 		default:
 			opts.Values = append(opts.Values, v)
 		}

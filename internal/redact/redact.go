@@ -1,5 +1,5 @@
 // Package redact hides secrets in text before it is shown or stored: the values of chosen
-// environment variables, the common shapes of tokens and keys (bearer tokens, GitHub, AWS,
+// environment variables and of those fr reads its own secrets from (SecretEnv), the common shapes of tokens and keys (bearer tokens, GitHub, AWS,
 // Google, OpenAI, Anthropic and Slack tokens, private key blocks) and patterns of the user's.
 // Each secret is replaced by Mask.
 package redact
@@ -18,6 +18,14 @@ const Mask = "[REDACTED]"
 // MinValue is the shortest environment value redacted: shorter ones ("1", "true") would mask
 // ordinary words all over a report.
 const MinValue = 6
+
+// SecretEnv names the environment variables fr itself reads secrets from. Wherever fr redacts
+// (fr-report, fr-filter --redact), their values are redacted without being named with
+// --redact-env. When a command starts reading a secret from a variable, name it here: this is
+// the one list.
+var SecretEnv = []string{
+	"FUSERAFT_SERVE_TOKEN", // the daemon's bearer token: fr-attach, fr-dispatch, fr-sim serve
+}
 
 type rule struct {
 	name string

@@ -69,8 +69,9 @@ LIMITS
    stopped by a limit ends early, so its totals may be just over it.
 
 REDACTION
-   On by default, in every format: the values of the environment variables named with
-   --redact-env, bearer tokens, GitHub tokens (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_), AWS
+   On by default, in every format: the value of $FUSERAFT_SERVE_TOKEN (the daemon's token, which
+   fr reads; a value under 6 bytes is left alone, with a warning), the values of the environment
+   variables named with --redact-env (6 bytes at least), bearer tokens, GitHub tokens (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_), AWS
    access key ids, Google API keys, OpenAI and Anthropic keys (sk-...), Slack tokens (xox...),
    private key blocks, and matches of --redact-pattern are replaced by [REDACTED].
    --no-redact turns it off.
@@ -89,6 +90,7 @@ const exitStatus = `EXIT STATUS
    3    a ready or hello event of an unsupported protocolVersion (see --any-version)`
 
 const environment = `ENVIRONMENT
+   FUSERAFT_SERVE_TOKEN   its value is redacted (unless --no-redact)
    The variables named with --redact-env are read for their values, which are redacted.
    NO_COLOR and TERM are not used: no format has colour.`
 
@@ -243,6 +245,10 @@ func (b *builder) readAudit(name string) error {
 	recs, err := approve.ReadAudit(name, f)
 	if err != nil {
 		var ce *approve.ChainError
+		if errors.As(err, &ce) && ce.Torn {
+			return cmdutil.WithHint(cmdutil.Usagef("audit log %v", err),
+				"a write to it was cut short: cut the torn line with 'fr-approve repair-audit "+name+"', then report again")
+		}
 		if errors.As(err, &ce) {
 			return cmdutil.WithHint(cmdutil.Usagef("audit log %v", err),
 				"check it with 'fr-approve verify-audit "+name+"': its decisions cannot be trusted")

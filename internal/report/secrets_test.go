@@ -1,8 +1,13 @@
 package report
 
 import (
+	"context"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/fuseraft/fr/internal/approve"
+	"github.com/fuseraft/fr/internal/cmdutil"
 )
 
 // The secrets of testdata/secrets.yaml, as they would leak.
@@ -106,5 +111,82 @@ func TestTamperedAuditRefused(t *testing.T) {
 	_, errs, code := report(t, session, nil, "--audit", audit)
 	if code != 2 || !strings.Contains(errs, "does not match its hash") || !strings.Contains(errs, "verify-audit") {
 		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+}
+
+// A log whose last line a full disk tore is refused, with the way to repair it; once
+// repaired, it reports as before, the record of the cut matching no prompt.
+func TestTornAuditPointsAtRepair(t *testing.T) {
+	session, audit := record(t, ciPolicy, nil, "--scenario", "testdata/fail.yaml", "run", "--bridge", "-c", "ci.yaml", "ship it")
+	whole := readFile2(t, audit)
+	writeFile2(t, audit, whole+`{"time":"2026-01-01T00:00:00Z","session":null,"type":"approval_req`)
+	_, errs, code := report(t, session, nil, "--audit", audit)
+	if code != 2 || !strings.Contains(errs, "the line is incomplete") || !strings.Contains(errs, "hint: a write to it was cut short: cut the torn line with 'fr-approve repair-audit "+audit+"'") {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	var out, errb strings.Builder
+	if c := approve.Run(context.Background(), cmdutil.Streams{Out: &out, Err: &errb}, []string{"fr-approve", "repair-audit", audit}); c != 0 {
+		t.Fatalf("repair-audit: exit %d: %s", c, errb.String())
+	}
+	repaired, _, _ := report(t, session, nil, "--format", "json", "--audit", audit)
+	writeFile2(t, audit, whole)
+	want, errs, code := report(t, session, nil, "--format", "json", "--audit", audit)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	strip := func(s string) string { // the log's size and last hash differ by the record of the cut
+		return regexp.MustCompile(`"audit":\{[^}]*\}`).ReplaceAllString(s, "")
+	}
+	if strip(repaired) != strip(want) {
+		t.Errorf("the repaired log reports differently:\n%s\nwant\n%s", repaired, want)
+	}
+	if !regexp.MustCompile(`"matched":[1-9]`).MatchString(repaired) || strings.Contains(repaired, `"decision":"unknown"`) {
+		t.Errorf("the repaired log's decisions were not matched: %s", repaired)
+	}
+}
+
+// The token fr's own commands read from $FUSERAFT_SERVE_TOKEN is redacted without being named,
+// in every format, wherever the session carries it: a reply, a tool's output, a command, a
+// file write, an error.
+func TestServeTokenRedactedByDefault(t *testing.T) {
+	const token = "Kq7vN2wRtZ3xLp9m"
+	session, audit := recordChat(t, ciPolicy, nil, []string{"show me"}, "--scenario", "testdata/servetoken.yaml", "repl", "--vscode", "--no-banner")
+	vars := map[string]string{"FUSERAFT_SERVE_TOKEN": token + "\n"} // as read from a file: fr trims it
+	for _, format := range []string{"markdown", "github", "junit", "html", "json"} {
+		out, errs, code := report(t, session, vars, "--format", format, "--audit", audit)
+		if code != 0 {
+			t.Fatalf("--format %s: exit %d: %s", format, code, errs)
+		}
+		if strings.Contains(out, token) {
+			t.Errorf("--format %s shows $FUSERAFT_SERVE_TOKEN's value", format)
+		}
+		if !strings.Contains(out, "REDACTED") {
+			t.Errorf("--format %s: nothing says what was redacted", format)
+		}
+		raw, _, _ := report(t, session, vars, "--format", format, "--audit", audit, "--no-redact")
+		if !strings.Contains(raw, token) {
+			t.Errorf("--format %s --no-redact: the token is not in the report, so the test above proves nothing", format)
+		}
+		if format == "json" {
+			for _, where := range []string{"The daemon answers to", "token:", "fr-dispatch --token", "FUSERAFT_SERVE_TOKEN=", "the daemon refused"} {
+				if !strings.Contains(raw, where) {
+					t.Errorf("the session has no %q: the test does not cover it", where)
+				}
+			}
+		}
+	}
+}
+
+// A token too short to redact safely (fewer than redact.MinValue bytes) is left alone, with a
+// warning, rather than masking every word that contains it.
+func TestShortServeTokenNotRedacted(t *testing.T) {
+	session, audit := recordChat(t, ciPolicy, nil, []string{"show me"}, "--scenario", "testdata/servetoken.yaml", "repl", "--vscode", "--no-banner")
+	want, _, _ := report(t, session, nil, "--format", "json", "--audit", audit)
+	got, errs, code := report(t, session, map[string]string{"FUSERAFT_SERVE_TOKEN": "da"}, "--format", "json", "--audit", audit)
+	if code != 0 || got != want {
+		t.Errorf("a 2-byte token changed the report (exit %d)", code)
+	}
+	if !strings.Contains(errs, "warning: $FUSERAFT_SERVE_TOKEN is shorter than 6 bytes: its value is not redacted") {
+		t.Errorf("no warning: %q", errs)
 	}
 }
