@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/testkit"
 )
 
 // lines is an input of n lines of about 100 bytes, counting how much of it has been read.
@@ -99,7 +100,7 @@ func TestInputBackpressure(t *testing.T) {
 	cancel()
 	select {
 	case <-done:
-	case <-time.After(10 * time.Second):
+	case <-testkit.After(testkit.Hang):
 		t.Fatal("fr-stream did not end when cancelled")
 	}
 	t.Logf("read %d of %d bytes of input; heap grew by %d KiB", read, 500_000*96, grown>>10)

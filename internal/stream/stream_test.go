@@ -22,6 +22,7 @@ import (
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/internal/sim"
 	"github.com/fuseraft/fr/internal/termsafe/termsafetest"
+	"github.com/fuseraft/fr/internal/testkit"
 )
 
 func TestMain(m *testing.M) {
@@ -52,22 +53,13 @@ func TestScripts(t *testing.T) {
 	})
 }
 
-// waitfor FILE REGEXP: wait (at most 20s) until FILE matches REGEXP.
+// waitfor FILE REGEXP: wait until FILE matches REGEXP (a hang after 20s, scaled).
 func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 2 {
 		ts.Fatalf("usage: waitfor FILE REGEXP")
 	}
-	re := regexp.MustCompile(args[1])
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		b, _ := os.ReadFile(ts.MkAbs(args[0]))
-		if re.Match(b) != neg {
-			return
-		}
-		if time.Now().After(deadline) {
-			ts.Fatalf("waitfor: %s did not match %q in 20s; it holds:\n%s", args[0], args[1], b)
-		}
-		time.Sleep(5 * time.Millisecond)
+	if b, err := testkit.WaitFile(ts.MkAbs(args[0]), regexp.MustCompile(args[1]), neg, 20*time.Second); err != nil {
+		ts.Fatalf("waitfor: %v; it holds:\n%s", err, b)
 	}
 }
 
@@ -91,10 +83,10 @@ func cmdSignal(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(syscall.Kill(readPid(ts, args[1]), sig))
 }
 
-// gone PIDFILE: the process whose pid is in PIDFILE ends within 10s.
+// gone PIDFILE: the process whose pid is in PIDFILE ends (a hang after 10s, scaled).
 func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
 	pid := readPid(ts, args[0])
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testkit.Bound(10 * time.Second))
 	for {
 		alive := syscall.Kill(pid, 0) == nil
 		if alive {
@@ -113,7 +105,7 @@ func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
 				ts.Fatalf("process %d is gone", pid)
 			}
 			syscall.Kill(pid, syscall.SIGKILL)
-			ts.Fatalf("process %d still runs after 10s", pid)
+			ts.Fatalf("process %d still runs after %s", pid, testkit.Bound(10*time.Second))
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -207,7 +199,8 @@ func fileExists(p string) bool {
 	return err == nil && !fi.IsDir()
 }
 
-// waitexit CODE: wait (at most 30s) for the started command and check its exit status.
+// waitexit CODE: wait for the started command (a hang after 30s, scaled) and check its exit
+// status.
 func cmdWaitExit(ts *testscript.TestScript, neg bool, args []string) {
 	startedMu.Lock()
 	st := startedBy[ts]
@@ -218,10 +211,10 @@ func cmdWaitExit(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	select {
 	case <-st.done:
-	case <-time.After(30 * time.Second):
+	case <-testkit.After(30 * time.Second):
 		st.cmd.Process.Kill()
 		<-st.done
-		ts.Fatalf("the started command did not exit within 30s")
+		ts.Fatalf("the started command did not exit within %s", testkit.Bound(30*time.Second))
 	}
 	code := 0
 	var ee *exec.ExitError
