@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -42,7 +41,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"termsafe": termsafetest.Cmds()["termsafe"],
 			"unescape": termsafetest.Cmds()["unescape"],
-			"waitfor":  cmdWaitFor,
+			"waitfor":  testkit.WaitFor,
 			"signal":   cmdSignal,
 			"gone":     cmdGone,
 			"mkfifo":   cmdMkfifo,
@@ -51,16 +50,6 @@ func TestScripts(t *testing.T) {
 			"waitexit": cmdWaitExit,
 		},
 	})
-}
-
-// waitfor FILE REGEXP: wait until FILE matches REGEXP (a hang after 20s, scaled).
-func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 2 {
-		ts.Fatalf("usage: waitfor FILE REGEXP")
-	}
-	if b, err := testkit.WaitFile(ts.MkAbs(args[0]), regexp.MustCompile(args[1]), neg, 20*time.Second); err != nil {
-		ts.Fatalf("waitfor: %v; it holds:\n%s", err, b)
-	}
 }
 
 func readPid(ts *testscript.TestScript, file string) int {
