@@ -21,6 +21,7 @@ import (
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/internal/sim"
 	"github.com/fuseraft/fr/internal/termsafe/termsafetest"
+	"github.com/fuseraft/fr/internal/testkit"
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
@@ -101,7 +102,7 @@ func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
 		re = regexp.MustCompile(args[1])
 	}
 	path := ts.MkAbs(args[0])
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(testkit.Bound(30 * time.Second))
 	for {
 		b, err := os.ReadFile(path)
 		if err == nil && (re == nil || re.Match(b)) {
@@ -164,7 +165,7 @@ func cmdWriteFIFO(ts *testscript.TestScript, neg bool, args []string) {
 	select {
 	case err := <-done:
 		ts.Check(err)
-	case <-time.After(30 * time.Second):
+	case <-testkit.After(30 * time.Second):
 		ts.Fatalf("nobody opened %s for reading", args[0])
 	}
 }
@@ -253,7 +254,7 @@ func attachAnswer() int {
 	go func() {
 		for range prompts {
 			if hold != "" {
-				for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+				for deadline := time.Now().Add(testkit.Bound(30 * time.Second)); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 					if _, err := os.Stat(hold); err == nil {
 						break
 					}

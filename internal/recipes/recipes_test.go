@@ -29,6 +29,7 @@ import (
 	"github.com/fuseraft/fr/internal/report"
 	"github.com/fuseraft/fr/internal/sim"
 	"github.com/fuseraft/fr/internal/stream"
+	"github.com/fuseraft/fr/internal/testkit"
 )
 
 var commands = map[string]func(context.Context, cmdutil.Streams, []string) int{
@@ -211,7 +212,7 @@ func TestScripts(t *testing.T) {
 		Dir: "testdata/script",
 		// A command still running then is stopped, so a hang fails the script instead of the
 		// whole test binary.
-		Deadline: time.Now().Add(2 * time.Minute),
+		Deadline: time.Now().Add(testkit.Bound(2 * time.Minute)),
 		Setup: func(env *testscript.Env) error {
 			// AF_UNIX paths are short; $WORK can be long.
 			short, err := os.MkdirTemp("/tmp", "frr")
@@ -300,7 +301,7 @@ func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
 		re = regexp.MustCompile(args[1])
 	}
 	name := ts.MkAbs(args[0])
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(testkit.Bound(30 * time.Second))
 	for {
 		b, err := os.ReadFile(name)
 		if err == nil && len(b) > 0 && (re == nil || re.Match(b)) {
@@ -335,7 +336,7 @@ func cmdNoProcs(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	mark := []byte("FR_RECIPES_MARK=" + ts.Getenv("FR_RECIPES_MARK") + "\x00")
 	self := os.Getpid()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(testkit.Bound(5 * time.Second))
 	for {
 		var left []string
 		procs, _ := filepath.Glob("/proc/[0-9]*")
@@ -379,7 +380,7 @@ func cmdPTYRun(ts *testscript.TestScript, neg bool, args []string) {
 	if _, err := t.ptmx.Write([]byte(args[2] + "\n")); err != nil {
 		t.fail("typing: %v", err)
 	}
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(testkit.Bound(20 * time.Second))
 	for !until.MatchString(t.show()) {
 		if time.Now().After(deadline) {
 			t.fail("the terminal never showed %q; it shows:\n%s", args[1], t.show())
@@ -478,7 +479,7 @@ func (t *ptyCmd) end(neg bool) {
 	var err error
 	select {
 	case err = <-t.exited:
-	case <-time.After(20 * time.Second):
+	case <-testkit.After(20 * time.Second):
 		t.fail("%s did not end; the terminal shows:\n%s", t.name, t.show())
 	}
 	close(t.done)
@@ -536,7 +537,7 @@ func cmdPGWait(ts *testscript.TestScript, neg bool, args []string) {
 	var err error
 	select {
 	case err = <-bg.exited:
-	case <-time.After(30 * time.Second):
+	case <-testkit.After(30 * time.Second):
 		syscall.Kill(-bg.cmd.Process.Pid, syscall.SIGKILL)
 		ts.Fatalf("%s did not end within 30s", args[0])
 	}

@@ -89,7 +89,7 @@ func TestInputBackpressure(t *testing.T) {
 	go func() { done <- Run(ctx, s, []string{"fr-stream", "repl", "--fuseraft", bin, "--format", "jsonl"}) }()
 	// Wait until reading stops (or everything has been read).
 	last := int64(-1)
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(300 * time.Millisecond) {
+	for deadline := time.Now().Add(testkit.Bound(20 * time.Second)); time.Now().Before(deadline); time.Sleep(300 * time.Millisecond) {
 		n := in.read.Load()
 		if n == last && n > 0 {
 			break

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/fuseraft/fr/internal/testkit"
 )
 
 func TestBackoff(t *testing.T) {
@@ -53,7 +55,7 @@ func TestHelloTimeoutEndsWithHello(t *testing.T) {
 		io.WriteString(c, `{"type":"agent_starting","agent":"coder"}`+"\n")
 		time.Sleep(time.Second)
 	}()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(5*time.Second))
 	defer cancel()
 	c, err := Dial(ctx, Daemon{Socket: sock, HelloTimeout: 100 * time.Millisecond})
 	if err != nil {
