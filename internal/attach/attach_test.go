@@ -79,6 +79,7 @@ func TestScripts(t *testing.T) {
 				return err
 			}
 			env.Setenv("FRSIM_SCENARIO", env.WorkDir+"/serve.yaml")
+			testkit.ScriptEnv(env)
 			return termsafetest.Setup(env)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

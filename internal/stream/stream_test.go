@@ -36,6 +36,7 @@ func TestScripts(t *testing.T) {
 		Dir: "testdata/script",
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("FUSERAFT_BIN", "")
+			testkit.ScriptEnv(e)
 			return termsafetest.Setup(e)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -140,7 +141,7 @@ var (
 
 // scriptEnv is the part of a script's environment the started command sees.
 var scriptEnv = []string{"PATH", "HOME", "TMPDIR", "WORK", "FUSERAFT_BIN", "FRSIM_PACE",
-	"FRSIM_FAULTS", "FRSIM_RECORD", "FRSIM_SCENARIO", "SLOW", "CODE"}
+	"FRSIM_FAULTS", "FRSIM_RECORD", "FRSIM_SCENARIO", "SLOW", "CODE", "GORACE"}
 
 // start OUT ERR CMD ARGS...: start CMD in the background with stdout and stderr in files, so
 // a script can watch them grow. It is killed when the script ends, passed or failed.

@@ -106,3 +106,11 @@ func WaitFile(path string, re *regexp.Regexp, neg bool, d time.Duration) ([]byte
 	}
 	return b, fmt.Errorf("%s %s %q within %s", path, verb, re, Bound(d))
 }
+
+// LongEnv is the environment variable `make chaos` sets to "full" for the long runs.
+const LongEnv = "FR_CHAOS"
+
+// Long reports whether the long runs are asked for (FR_CHAOS=full, as `make chaos` sets): the
+// fault, soak and randomised tests then run at full size (hundreds of MB, thousands of
+// cases, minutes). `make test` runs each of them small, checking the same things.
+func Long() bool { return os.Getenv(LongEnv) == "full" }
