@@ -33,6 +33,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"waitfor": testkit.WaitFor,
 		},
+		Condition: testkit.Condition,
 	})
 }
 
