@@ -22,8 +22,8 @@ test: ## go vet, then every test with the race detector (what CI runs), and the 
 test-under-load: ## make test while a busy loop per core keeps every core busy (.ci/under-load)
 	GO=$(GO) .ci/under-load
 
-chaos: ## the long fault suite: daemon kills, restarts, many clients, floods (internal/chaos)
-	FR_CHAOS=full $(GO) test -count=1 -timeout 60m -v -run . ./internal/chaos/
+chaos: ## the long runs (FR_CHAOS=full): the fault suite at full size, 200 MB lines, 400 random filters
+	FR_CHAOS=full GO=$(GO) $(GO) run ./internal/testkit/testsum -count=1 -timeout 60m ./...
 
 demo: build ## a whole pipeline against fr-sim: daemon, fr-attach, fr-approve, fr-filter
 	bash demo/run.sh
