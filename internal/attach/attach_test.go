@@ -283,10 +283,11 @@ func attachAnswer() int {
 
 // attach-head [-within DUR] N fr-attach ARGS...: run fr-attach with its stdout a real pipe, as
 // `fr-attach ARGS | head -N` does: copy the first N lines to stdout, close the pipe's read end,
-// and exit with fr-attach's status; 99 when fr-attach has not ended DUR (default 5s) later.
+// and exit with fr-attach's status; 99 when fr-attach has not ended DUR (default 20s, scaled)
+// later.
 func attachHead() int {
 	args := os.Args[1:]
-	within := 5 * time.Second
+	within := 20 * time.Second
 	if len(args) > 1 && args[0] == "-within" {
 		d, err := time.ParseDuration(args[1])
 		if err != nil {
@@ -324,8 +325,8 @@ func attachHead() int {
 	select {
 	case c := <-code:
 		return c
-	case <-time.After(within):
-		fmt.Fprintf(os.Stderr, "attach-head: fr-attach still running %s after its stdout was closed\n", within)
+	case <-testkit.After(within):
+		fmt.Fprintf(os.Stderr, "attach-head: fr-attach still running %s after its stdout was closed\n", testkit.Bound(within))
 		return 99
 	}
 }
@@ -395,8 +396,8 @@ func attachSlow() int {
 			<-read
 		}
 		return c
-	case <-time.After(within):
-		fmt.Fprintf(os.Stderr, "attach-slow: fr-attach still running after %s\n", within)
+	case <-testkit.After(within):
+		fmt.Fprintf(os.Stderr, "attach-slow: fr-attach still running after %s\n", testkit.Bound(within))
 		return 99
 	}
 }

@@ -38,8 +38,11 @@ func Condition(cond string) (bool, error) {
 // minutes for nothing.
 const QuickExit = "atexit_sleep_ms=0"
 
-// ScriptEnv prepares a script's environment for the commands it runs (QuickExit); a Setup
-// calls it.
+// ScriptEnv prepares a script's environment for the commands it runs (QuickExit, and the
+// scale of the bounds); a Setup calls it.
 func ScriptEnv(e *testscript.Env) {
 	e.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" "+QuickExit))
+	if v := os.Getenv(ScaleEnv); v != "" {
+		e.Setenv(ScaleEnv, v) // for the bounds of the helpers a script runs
+	}
 }
