@@ -336,7 +336,7 @@ func cmdNoProcs(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	mark := []byte("FR_RECIPES_MARK=" + ts.Getenv("FR_RECIPES_MARK") + "\x00")
 	self := os.Getpid()
-	deadline := time.Now().Add(testkit.Bound(5 * time.Second))
+	deadline := time.Now().Add(testkit.Bound(testkit.Hang))
 	for {
 		var left []string
 		procs, _ := filepath.Glob("/proc/[0-9]*")
@@ -420,15 +420,16 @@ func cmdPTYPerson(ts *testscript.TestScript, neg bool, args []string) {
 
 // ptyCmd is a command running on a pseudo-terminal and what the terminal has shown.
 type ptyCmd struct {
-	ts     *testscript.TestScript
-	log    string
-	name   string
-	cmd    *exec.Cmd
-	ptmx   *os.File
-	mu     sync.Mutex
-	screen bytes.Buffer
-	exited chan error
-	done   chan struct{}
+	ts      *testscript.TestScript
+	log     string
+	name    string
+	cmd     *exec.Cmd
+	ptmx    *os.File
+	mu      sync.Mutex
+	screen  bytes.Buffer
+	exited  chan error
+	done    chan struct{}
+	drained chan struct{} // closed once the terminal has nothing more to read
 }
 
 func startOnPTY(ts *testscript.TestScript, log string, argv []string) *ptyCmd {
@@ -440,8 +441,9 @@ func startOnPTY(ts *testscript.TestScript, log string, argv []string) *ptyCmd {
 		ts.Fatalf("no pseudo-terminal: %v", err)
 	}
 	t := &ptyCmd{ts: ts, log: ts.MkAbs(log), name: argv[0], cmd: cmd, ptmx: ptmx,
-		exited: make(chan error, 1), done: make(chan struct{})}
+		exited: make(chan error, 1), done: make(chan struct{}), drained: make(chan struct{})}
 	go func() {
+		defer close(t.drained)
 		b := make([]byte, 4096)
 		for {
 			n, err := ptmx.Read(b)
@@ -483,7 +485,11 @@ func (t *ptyCmd) end(neg bool) {
 		t.fail("%s did not end; the terminal shows:\n%s", t.name, t.show())
 	}
 	close(t.done)
-	time.Sleep(50 * time.Millisecond) // let the reader drain what is left
+	// What it wrote last is read once every end of the terminal it held is closed.
+	select {
+	case <-t.drained:
+	case <-testkit.After(5 * time.Second):
+	}
 	t.ptmx.Close()
 	t.ts.Check(os.WriteFile(t.log, []byte(t.show()), 0o644))
 	if neg && err == nil {
