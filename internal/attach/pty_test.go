@@ -345,12 +345,7 @@ func TestInteractiveFollowsTheWidth(t *testing.T) {
 	}
 	// The resize reaches fr-attach as a signal, at once but asynchronously.
 	var l string
-	for try := 0; try < 50; try++ {
-		if l = shown(); render.StringWidth(l) == 60 {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testkit.Until(10*time.Second, func() bool { l = shown(); return render.StringWidth(l) == 60 })
 	if render.StringWidth(l) != 60 || !strings.HasSuffix(l, "…") {
 		t.Errorf("after a resize to 60 columns the tool call is %d wide: %q", render.StringWidth(l), l)
 	}
