@@ -17,13 +17,15 @@ build: ## build every command into ./bin
 
 test: ## go vet, then every test with the race detector (what CI runs), and the ten slowest
 	$(GO) vet ./...
-	GO=$(GO) GORACE="$(GORACE) atexit_sleep_ms=0" $(GO) run ./internal/testkit/testsum -race -count=1 ./...
+	$(GO) build -o $(BIN)/testsum ./internal/testkit/testsum
+	GO=$(GO) GORACE="$(GORACE) atexit_sleep_ms=0" $(BIN)/testsum -race -count=1 ./...
 
 test-under-load: ## make test while a busy loop per core keeps every core busy (.ci/under-load)
 	GO=$(GO) .ci/under-load
 
 chaos: ## the long runs (FR_CHAOS=full): the fault suite at full size, 200 MB lines, 400 random filters
-	FR_CHAOS=full GO=$(GO) $(GO) run ./internal/testkit/testsum -count=1 -timeout 60m ./...
+	$(GO) build -o $(BIN)/testsum ./internal/testkit/testsum
+	FR_CHAOS=full GO=$(GO) $(BIN)/testsum -count=1 -timeout 60m ./...
 
 demo: build ## a whole pipeline against fr-sim: daemon, fr-attach, fr-approve, fr-filter
 	bash demo/run.sh

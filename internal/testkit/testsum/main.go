@@ -3,7 +3,7 @@
 // ten slowest tests and, last, "N passed, N failed, N skipped". It exits with go test's exit
 // status. `make test` runs it:
 //
-//	go run ./internal/testkit/testsum -race -count=1 ./...
+//	go build -o bin/testsum ./internal/testkit/testsum && bin/testsum -race -count=1 ./...
 //
 // Without arguments it reads go test -json from stdin instead (exit status 1 if anything
 // failed).
