@@ -273,7 +273,7 @@ func TestGiveUpAfter(t *testing.T) {
 	next(t, ctx, c)
 	_, err = next(t, ctx, c)
 	var gu *wire.GaveUpError
-	if !errors.As(err, &gu) || gu.After != 50*time.Millisecond || gu.Attempts < 1 {
+	if !errors.As(err, &gu) || gu.After != 50*time.Millisecond {
 		t.Fatalf("got %v", err)
 	}
 	if want := "no connection to " + sock + " for 50ms; gave up after "; !strings.HasPrefix(err.Error(), want) {
