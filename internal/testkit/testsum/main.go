@@ -110,6 +110,7 @@ type summary struct {
 	running                 map[key]bool
 	passed, failures, skips int
 	failedIn                map[string]bool // packages with a failed test
+	failedList              []key           // failed tests, and packages that failed outside one
 	times                   []result
 }
 
@@ -164,6 +165,7 @@ func (s *summary) take(e event) {
 		case "fail":
 			s.failures++
 			s.failedIn[e.Package] = true
+			s.failedList = append(s.failedList, k)
 			s.printFailed(k)
 		case "skip":
 			s.skips++
@@ -198,6 +200,7 @@ func (s *summary) leftOver(pkg string) {
 		k := key{pkg, n}
 		s.failures++
 		s.failedIn[pkg] = true
+		s.failedList = append(s.failedList, k)
 		fmt.Fprintf(s.w, "--- FAIL: %s (did not end)\n", n)
 		s.printFailed(k)
 		delete(s.out, k)
@@ -226,6 +229,7 @@ func (s *summary) printFailed(k key) {
 func (s *summary) pkgFailure(pkg string) {
 	if !s.failedIn[pkg] {
 		s.failedIn[pkg] = true
+		s.failedList = append(s.failedList, key{pkg: pkg})
 		s.failures++
 	}
 }
@@ -257,6 +261,15 @@ func (s *summary) finish() {
 		fmt.Fprintf(s.w, "\nThe %d slowest tests:\n", len(leaves))
 		for _, r := range leaves {
 			fmt.Fprintf(s.w, "%8.2fs  %s  %s\n", r.elapsed.Seconds(), r.test, r.pkg)
+		}
+	}
+	if len(s.failedList) > 0 {
+		fmt.Fprintf(s.w, "\nFailed:\n")
+		for _, k := range s.failedList {
+			if k.test == "" {
+				k.test = "(the package)"
+			}
+			fmt.Fprintf(s.w, "  %s  %s\n", k.test, k.pkg)
 		}
 	}
 	fmt.Fprintf(s.w, "\n%d passed, %d failed, %d skipped\n", s.passed, s.failures, s.skips)

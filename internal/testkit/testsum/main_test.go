@@ -46,12 +46,13 @@ func TestSummary(t *testing.T) {
 		"--- FAIL: TestHang (did not end)\npanic: test timed out after 10m0s\n",
 		"ok  \tr\t0.1s\n",
 		"    3.00s  TestBad/sub  p\n    0.50s  TestOK  p\n",
+		"\nFailed:\n  TestBad/sub  p\n  TestBad  p\n  TestHang  q\n\n",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the summary lacks %q; it is:\n%s", want, got)
 		}
 	}
-	for _, noise := range []string{"=== RUN", "PASS\n", "TestBad  p"} {
+	for _, noise := range []string{"=== RUN", "PASS\n", "3.00s  TestBad  p"} {
 		if strings.Contains(got, noise) {
 			t.Errorf("the summary shows %q; it is:\n%s", noise, got)
 		}
@@ -74,7 +75,7 @@ func TestSummaryBuildFailure(t *testing.T) {
 {"Action":"fail","Package":"p","Elapsed":0}
 `))
 	s.finish()
-	if got := out.String(); !strings.Contains(got, "undefined: y") || !strings.HasSuffix(got, "\n0 passed, 1 failed, 0 skipped\n") {
+	if got := out.String(); !strings.Contains(got, "undefined: y") || !strings.HasSuffix(got, "\nFailed:\n  (the package)  p\n\n0 passed, 1 failed, 0 skipped\n") {
 		t.Errorf("got:\n%s", got)
 	}
 }
