@@ -7,20 +7,25 @@ PREFIX   ?= /usr/local
 DESTDIR  ?=
 CMDS     := $(notdir $(wildcard cmd/fr-*))
 
-.PHONY: help build test chaos demo bench bench-quick fuzz man install clean
+.PHONY: help build test test-under-load chaos demo bench bench-quick fuzz man install clean
 
 help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
 
 build: ## build every command into ./bin
 	$(GO) build -o $(BIN)/ ./cmd/...
 
-test: ## go vet, then every test with the race detector (what CI runs)
+test: ## go vet, then every test with the race detector (what CI runs), and the ten slowest
 	$(GO) vet ./...
-	$(GO) test -race -count=1 ./...
+	$(GO) build -o $(BIN)/testsum ./internal/testkit/testsum
+	GO=$(GO) GORACE="$(GORACE) atexit_sleep_ms=0" $(BIN)/testsum -race -count=1 ./...
 
-chaos: ## the long fault suite: daemon kills, restarts, many clients, floods (internal/chaos)
-	FR_CHAOS=full $(GO) test -count=1 -timeout 60m -v -run . ./internal/chaos/
+test-under-load: ## make test while a busy loop per core keeps every core busy (.ci/under-load)
+	GO=$(GO) .ci/under-load
+
+chaos: ## the long runs (FR_CHAOS=full): the fault suite at full size, 200 MB lines, 400 random filters
+	$(GO) build -o $(BIN)/testsum ./internal/testkit/testsum
+	FR_CHAOS=full GO=$(GO) $(BIN)/testsum -count=1 -timeout 60m ./...
 
 demo: build ## a whole pipeline against fr-sim: daemon, fr-attach, fr-approve, fr-filter
 	bash demo/run.sh

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/testkit"
 )
 
 func run(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
@@ -94,7 +95,7 @@ func TestInterrupted(t *testing.T) {
 		if code != cmdutil.ExitInterrupted {
 			t.Fatalf("exit %d, want 130", code)
 		}
-	case <-time.After(10 * time.Second):
+	case <-testkit.After(10 * time.Second):
 		t.Fatal("fr-approve did not stop when interrupted")
 	}
 }
@@ -138,7 +139,7 @@ func readLine(t *testing.T, br *bufio.Reader) string {
 	select {
 	case l := <-c:
 		return l
-	case <-time.After(10 * time.Second):
+	case <-testkit.After(10 * time.Second):
 		t.Fatal("no response within 10s")
 	}
 	return ""
@@ -173,7 +174,7 @@ func TestFIFOs(t *testing.T) {
 	var w *os.File
 	select {
 	case w = <-opened:
-	case <-time.After(10 * time.Second):
+	case <-testkit.After(10 * time.Second):
 		t.Fatal("fr-approve did not open its input FIFO")
 	}
 	if w == nil {
@@ -192,7 +193,7 @@ func TestFIFOs(t *testing.T) {
 	var r *os.File
 	select {
 	case r = <-opened:
-	case <-time.After(10 * time.Second):
+	case <-testkit.After(10 * time.Second):
 		t.Fatal("fr-approve did not open its output FIFO")
 	}
 	if r == nil {
@@ -208,7 +209,7 @@ func TestFIFOs(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("exit %d", code)
 		}
-	case <-time.After(10 * time.Second):
+	case <-testkit.After(10 * time.Second):
 		t.Fatal("fr-approve did not end when its input FIFO closed")
 	}
 }

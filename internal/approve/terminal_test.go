@@ -15,6 +15,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/testkit"
 )
 
 // screen collects what fr-approve writes on the terminal.
@@ -32,7 +33,7 @@ func (s *screen) String() string {
 // waitFor waits until the screen shows want n times.
 func (s *screen) waitFor(t *testing.T, want string, n int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testkit.Bound(10 * time.Second))
 	for time.Now().Before(deadline) {
 		if strings.Count(s.String(), want) >= n {
 			return
@@ -108,7 +109,7 @@ func startSession(t *testing.T, policy string, env map[string]string, args ...st
 		inW.Close()
 		select {
 		case <-s.done:
-		case <-time.After(10 * time.Second):
+		case <-testkit.After(10 * time.Second):
 			t.Error("fr-approve did not end")
 		}
 		tty.Close()
@@ -141,7 +142,7 @@ func (s *session) response() string {
 			s.t.Fatalf("reading a response: %v (stderr: %s)", r.err, s.stderr.String())
 		}
 		return strings.TrimSpace(r.l)
-	case <-time.After(10 * time.Second):
+	case <-testkit.After(10 * time.Second):
 		s.t.Fatalf("no response; terminal shows:\n%s", s.screen.String())
 	}
 	return ""
@@ -161,7 +162,7 @@ func (s *session) end() int {
 	case code := <-s.done:
 		s.done <- code
 		return code
-	case <-time.After(10 * time.Second):
+	case <-testkit.After(10 * time.Second):
 		s.t.Fatal("fr-approve did not end after its input did")
 	}
 	return -1
@@ -353,7 +354,7 @@ func TestTerminalTypoThenTimeout(t *testing.T) {
 	if got := s.response(); got != `{"type":"approval_response","approved":false}` {
 		t.Fatalf("got %s", got)
 	}
-	if d := time.Since(start); d > 5*time.Second {
+	if d := time.Since(start); d > testkit.Bound(5*time.Second) {
 		t.Errorf("denied after %s: the timeout started again with the typo", d)
 	}
 	s.screen.waitFor(t, "no answer within 1s", 1)

@@ -21,6 +21,7 @@ import (
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/internal/sim"
 	"github.com/fuseraft/fr/internal/termsafe/termsafetest"
+	"github.com/fuseraft/fr/internal/testkit"
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
@@ -78,6 +79,7 @@ func TestScripts(t *testing.T) {
 				return err
 			}
 			env.Setenv("FRSIM_SCENARIO", env.WorkDir+"/serve.yaml")
+			testkit.ScriptEnv(env)
 			return termsafetest.Setup(env)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -101,7 +103,7 @@ func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
 		re = regexp.MustCompile(args[1])
 	}
 	path := ts.MkAbs(args[0])
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(testkit.Bound(30 * time.Second))
 	for {
 		b, err := os.ReadFile(path)
 		if err == nil && (re == nil || re.Match(b)) {
@@ -164,7 +166,7 @@ func cmdWriteFIFO(ts *testscript.TestScript, neg bool, args []string) {
 	select {
 	case err := <-done:
 		ts.Check(err)
-	case <-time.After(30 * time.Second):
+	case <-testkit.After(30 * time.Second):
 		ts.Fatalf("nobody opened %s for reading", args[0])
 	}
 }
@@ -253,7 +255,7 @@ func attachAnswer() int {
 	go func() {
 		for range prompts {
 			if hold != "" {
-				for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+				for deadline := time.Now().Add(testkit.Bound(30 * time.Second)); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 					if _, err := os.Stat(hold); err == nil {
 						break
 					}
@@ -281,10 +283,11 @@ func attachAnswer() int {
 
 // attach-head [-within DUR] N fr-attach ARGS...: run fr-attach with its stdout a real pipe, as
 // `fr-attach ARGS | head -N` does: copy the first N lines to stdout, close the pipe's read end,
-// and exit with fr-attach's status; 99 when fr-attach has not ended DUR (default 5s) later.
+// and exit with fr-attach's status; 99 when fr-attach has not ended DUR (default 20s, scaled)
+// later.
 func attachHead() int {
 	args := os.Args[1:]
-	within := 5 * time.Second
+	within := 20 * time.Second
 	if len(args) > 1 && args[0] == "-within" {
 		d, err := time.ParseDuration(args[1])
 		if err != nil {
@@ -322,8 +325,8 @@ func attachHead() int {
 	select {
 	case c := <-code:
 		return c
-	case <-time.After(within):
-		fmt.Fprintf(os.Stderr, "attach-head: fr-attach still running %s after its stdout was closed\n", within)
+	case <-testkit.After(within):
+		fmt.Fprintf(os.Stderr, "attach-head: fr-attach still running %s after its stdout was closed\n", testkit.Bound(within))
 		return 99
 	}
 }
@@ -393,8 +396,8 @@ func attachSlow() int {
 			<-read
 		}
 		return c
-	case <-time.After(within):
-		fmt.Fprintf(os.Stderr, "attach-slow: fr-attach still running after %s\n", within)
+	case <-testkit.After(within):
+		fmt.Fprintf(os.Stderr, "attach-slow: fr-attach still running after %s\n", testkit.Bound(within))
 		return 99
 	}
 }

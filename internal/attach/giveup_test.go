@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/testkit"
 )
 
 // A daemon that goes away and stays away: with --give-up-after fr-attach stops retrying once
@@ -54,10 +55,10 @@ func TestGiveUpAfterADaemonStaysAway(t *testing.T) {
 		if code != cmdutil.ExitUnavailable {
 			t.Errorf("exit %d, want 10; stderr:\n%s", code, errb.String())
 		}
-		if el < 2*time.Second || el > 6*time.Second {
+		if el < 2*time.Second || el > 2*time.Second+testkit.Bound(4*time.Second) {
 			t.Errorf("gave up after %v, want about 2s", el)
 		}
-	case <-time.After(20 * time.Second):
+	case <-testkit.After(20 * time.Second):
 		t.Fatalf("still retrying after 20s; stderr:\n%s", errb.String())
 	}
 	if !regexp.MustCompile(`(?m)^fr-attach: error: no connection to .*d\.sock for 2s \(--give-up-after\); gave up after \d+ reconnect attempts: `).MatchString(errb.String()) {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/testkit"
 )
 
 // taskLines is an input of n task lines, counting how much of it has been read.
@@ -68,7 +69,7 @@ func TestInputIsBounded(t *testing.T) {
 	done := make(chan int, 1)
 	go func() { done <- Run(ctx, s, []string{"fr-attach", "--socket", sock}) }()
 	last := int64(-1)
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(300 * time.Millisecond) {
+	for deadline := time.Now().Add(testkit.Bound(20 * time.Second)); time.Now().Before(deadline); time.Sleep(300 * time.Millisecond) {
 		n := in.read.Load()
 		if n == last && n > 0 {
 			break
@@ -79,7 +80,7 @@ func TestInputIsBounded(t *testing.T) {
 	cancel()
 	select {
 	case <-done:
-	case <-time.After(10 * time.Second):
+	case <-testkit.After(10 * time.Second):
 		t.Fatal("fr-attach did not end when cancelled")
 	}
 	t.Logf("read %d of %d bytes", read, 500_000*96)

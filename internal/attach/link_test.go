@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/testkit"
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
@@ -56,10 +57,10 @@ func TestSocketWithoutHelloTimesOut(t *testing.T) {
 		if code != cmdutil.ExitUnavailable {
 			t.Errorf("exit %d, want %d; stderr:\n%s", code, cmdutil.ExitUnavailable, errb.String())
 		}
-	case <-time.After(10 * time.Second):
+	case <-testkit.After(10 * time.Second):
 		t.Fatal("fr-attach still waits for hello after 10s")
 	}
-	if d := time.Since(start); d > 5*time.Second {
+	if d := time.Since(start); d > testkit.Bound(5*time.Second) {
 		t.Errorf("took %s", d)
 	}
 	want := "fr-attach: error: " + sock + " accepted the connection but sent no hello within 200ms\n"

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/fuseraft/fr/internal/testkit"
 )
 
 // blockingWriter never returns from Write until released.
@@ -43,10 +45,10 @@ func TestOutQueueStallsOnABlockedWriter(t *testing.T) {
 	}
 	select {
 	case <-q.stalled:
-		if el := time.Since(start); el < 200*time.Millisecond || el > 2*time.Second {
+		if el := time.Since(start); el < 200*time.Millisecond || el > testkit.Bound(2*time.Second) {
 			t.Errorf("stalled after %v, want about 200ms", el)
 		}
-	case <-time.After(5 * time.Second):
+	case <-testkit.After(5 * time.Second):
 		t.Fatal("a writer that never returns did not stall the queue")
 	}
 	if left := q.drain(); left == 0 {

@@ -14,6 +14,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/testkit"
 )
 
 // A daemon that stops answering (it never reads, so never answers a ping) is noticed by the
@@ -46,7 +47,7 @@ func TestPingNoticesADeadPeer(t *testing.T) {
 		if code != cmdutil.ExitUnavailable {
 			t.Errorf("exit %d, want 10; stderr:\n%s", code, errb.String())
 		}
-	case <-time.After(10 * time.Second):
+	case <-testkit.After(10 * time.Second):
 		t.Fatal("a frozen daemon was not noticed")
 	}
 	if !strings.Contains(out.String(), `"type":"hello"`) {
@@ -60,7 +61,7 @@ func TestPingNoticesADeadPeer(t *testing.T) {
 		strings.Contains(errb.String(), "closed network connection") {
 		t.Errorf("stderr does not say the daemon stopped answering pings: %s", errb.String())
 	}
-	if el := time.Since(start); el > 5*time.Second {
+	if el := time.Since(start); el > testkit.Bound(5*time.Second) {
 		t.Errorf("took %v to notice", el)
 	}
 }
@@ -88,7 +89,7 @@ func TestInterruptedExits130(t *testing.T) {
 	go func() {
 		done <- Run(ctx, s, []string{"fr-attach", "--url", "ws" + strings.TrimPrefix(srv.URL, "http") + "/attach"})
 	}()
-	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(out.String(), "hello"); time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(testkit.Bound(10 * time.Second)); !strings.Contains(out.String(), "hello"); time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("no hello")
 		}
@@ -99,7 +100,7 @@ func TestInterruptedExits130(t *testing.T) {
 		if code != cmdutil.ExitInterrupted || errb.Len() != 0 {
 			t.Errorf("exit %d, stderr %q; want 130 and nothing", code, errb.String())
 		}
-	case <-time.After(10 * time.Second):
+	case <-testkit.After(10 * time.Second):
 		t.Fatal("not interrupted")
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/fuseraft/fr/internal/console/consoletest"
 	"github.com/fuseraft/fr/internal/render"
+	"github.com/fuseraft/fr/internal/testkit"
 )
 
 // The interactive tests run fr-attach as a person would: as its own process on a
@@ -86,14 +87,14 @@ func startSim(t *testing.T, dir string) *simDaemon {
 			cmd.Process.Signal(syscall.SIGTERM)
 			select {
 			case <-done:
-			case <-time.After(10 * time.Second):
+			case <-testkit.After(10 * time.Second):
 				cmd.Process.Kill()
 				<-done
 			}
 		})
 	}
 	t.Cleanup(stop)
-	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(testkit.Bound(15 * time.Second)); ; time.Sleep(10 * time.Millisecond) {
 		b, err := os.ReadFile(ready)
 		var r struct {
 			URL string `json:"url"`
@@ -146,7 +147,7 @@ func (tm *term) text() string {
 // waitFor waits until the terminal has shown want n times in all.
 func (tm *term) waitFor(want string, n int) {
 	tm.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(testkit.Bound(15 * time.Second))
 	for time.Now().Before(deadline) {
 		if strings.Count(tm.text(), want) >= n {
 			return
@@ -160,7 +161,7 @@ func (tm *term) waitFor(want string, n int) {
 // allow? [y/N], so that what is typed next answers that prompt.
 func (tm *term) waitPrompt(want string, n int) {
 	tm.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(testkit.Bound(15 * time.Second))
 	for time.Now().Before(deadline) {
 		s := tm.text()
 		if strings.Count(s, want) >= n && strings.HasSuffix(s, "┃ allow? [y/N] ") {
@@ -344,12 +345,7 @@ func TestInteractiveFollowsTheWidth(t *testing.T) {
 	}
 	// The resize reaches fr-attach as a signal, at once but asynchronously.
 	var l string
-	for try := 0; try < 50; try++ {
-		if l = shown(); render.StringWidth(l) == 60 {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testkit.Until(10*time.Second, func() bool { l = shown(); return render.StringWidth(l) == 60 })
 	if render.StringWidth(l) != 60 || !strings.HasSuffix(l, "…") {
 		t.Errorf("after a resize to 60 columns the tool call is %d wide: %q", render.StringWidth(l), l)
 	}

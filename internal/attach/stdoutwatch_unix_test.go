@@ -7,6 +7,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/fuseraft/fr/internal/testkit"
 )
 
 // stdout that is a pipe is watched: its reader going away is noticed with nothing written, and
@@ -44,7 +46,7 @@ func TestWatchStdout(t *testing.T) {
 	pr.Close()
 	select {
 	case <-gone:
-	case <-time.After(2 * time.Second):
+	case <-testkit.After(2 * time.Second):
 		t.Fatal("the reader going away was not noticed")
 	}
 

@@ -16,6 +16,7 @@ import (
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/internal/sim"
 	"github.com/fuseraft/fr/internal/stream"
+	"github.com/fuseraft/fr/internal/testkit"
 )
 
 func TestMain(m *testing.M) {
@@ -34,6 +35,7 @@ func TestScripts(t *testing.T) {
 			e.Setenv("FUSERAFT_BIN", "fr-sim")
 			e.Setenv("FRSIM_RECORD", "")
 			e.Setenv("FRSIM_FAULTS", "")
+			testkit.ScriptEnv(e)
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"totals": cmdTotals},

@@ -111,8 +111,12 @@ func TestManyClients(t *testing.T) {
 // client does not exit 0 as if nothing was lost.
 func TestStoppedReader(t *testing.T) {
 	count := 200000
+	// The stuck client gives up --output-timeout after its stdout stopped taking anything:
+	// 10s here, the default 30s in make chaos.
+	stuckArgs := []string{"--socket", "", "--output-timeout", "10s"}
 	if full {
 		count = 1000000
+		stuckArgs = stuckArgs[:2]
 	}
 	h := newHarness(t)
 	scen := h.write("scenario.yaml", fmt.Sprintf(`version: 1
@@ -131,7 +135,8 @@ serve:
 	// the stuck client: nobody reads its stdout, and its stdin stays open
 	stuckOutR, stuckOutW, _ := os.Pipe()
 	stuckInR, stuckInW, _ := os.Pipe()
-	stuck := h.start("fr-attach", stuckInR, stuckOutW, "--socket", d.sock)
+	stuckArgs[1] = d.sock
+	stuck := h.start("fr-attach", stuckInR, stuckOutW, stuckArgs...)
 	stuckOutW.Close()
 	stuckInR.Close()
 	flooder := h.selfAnsweredClient("--socket", d.sock, "--task", "flood", "--exit-on-result")

@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/fuseraft/fr/internal/testkit"
 )
 
 // bin holds the commands under test, built once for the whole suite.
@@ -196,11 +198,11 @@ func (p *proc) wait(t *testing.T, within time.Duration) int {
 	t.Helper()
 	select {
 	case <-p.done:
-	case <-time.After(within):
+	case <-testkit.After(within):
 		p.cmd.Process.Signal(syscall.SIGQUIT) // a goroutine dump on its stderr
 		select {
 		case <-p.done:
-		case <-time.After(2 * time.Second):
+		case <-testkit.After(2 * time.Second):
 			p.cmd.Process.Kill()
 			<-p.done
 		}
@@ -304,7 +306,7 @@ func (d *daemon) launch() {
 	args = append(args, "serve", "--trace", d.h.path("trace.jsonl"), "--socket", d.sock, "--port", strconv.Itoa(d.port), "--state-dir", d.state, "--ready-file", ready)
 	args = append(args, d.args...)
 	d.p = d.h.start("fr-sim", nil, nil, args...)
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(testkit.Bound(20 * time.Second))
 	for {
 		b, err := os.ReadFile(ready)
 		var r readyFile

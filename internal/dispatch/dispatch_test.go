@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/testkit"
 )
 
 // fakeDaemon serves the three MCP tools as fuseraft serve documents them, over the SDK's own
@@ -242,7 +243,7 @@ func TestTimeout(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stderr, "did not finish within --timeout") {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}
-	if time.Since(start) > 5*time.Second {
+	if time.Since(start) > testkit.Bound(5*time.Second) {
 		t.Errorf("--timeout 200ms took %s", time.Since(start))
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/testkit"
 )
 
 // notifyWriter collects output and signals each write.
@@ -39,7 +40,7 @@ func (w *notifyWriter) String() string {
 // waitFor waits until the output holds want, or fails after a generous timeout.
 func (w *notifyWriter) waitFor(t *testing.T, want string) {
 	t.Helper()
-	deadline := time.After(20 * time.Second)
+	deadline := testkit.After(20 * time.Second)
 	for !strings.Contains(w.String(), want) {
 		select {
 		case <-w.wrote:
@@ -82,7 +83,7 @@ func TestOutputIsLive(t *testing.T) {
 				if code != 0 {
 					t.Fatalf("exit %d", code)
 				}
-			case <-time.After(20 * time.Second):
+			case <-testkit.After(20 * time.Second):
 				t.Fatal("fr-filter did not end at the end of its input")
 			}
 		})

@@ -10,13 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fuseraft/fr/internal/testkit"
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
 func collect(t *testing.T, s Source) []string {
 	t.Helper()
 	var got []string
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(10*time.Second))
 	defer cancel()
 	if err := s.Read(ctx, func(b []byte) error { got = append(got, string(b)); return nil }); err != nil {
 		t.Fatal(err)
@@ -79,7 +80,7 @@ func TestSourceFIFOReopens(t *testing.T) {
 		if err != stop {
 			t.Fatalf("Read = %v", err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-testkit.After(10 * time.Second):
 		t.Fatal("Read did not return")
 	}
 	if strings.Join(got, "|") != "one|two|three|end" {
@@ -103,7 +104,7 @@ func TestSourceFIFOOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-testkit.After(10 * time.Second):
 		t.Fatal("Read did not return at the first end of file")
 	}
 	if strings.Join(got, "|") != "only" {
@@ -129,7 +130,7 @@ func TestSourceFIFOCancel(t *testing.T) {
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("Read = %v, want context.Canceled", err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-testkit.After(10 * time.Second):
 		t.Fatal("Read was not unblocked by cancel")
 	}
 }
@@ -166,7 +167,7 @@ func (r *recorder) pump() *Pump {
 
 func (r *recorder) waitSent(t *testing.T, n int) []string {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(testkit.Bound(5 * time.Second))
 	for {
 		r.mu.Lock()
 		got := append([]string(nil), r.sent...)
@@ -217,7 +218,7 @@ func TestPumpHoldsInputDuringPrompt(t *testing.T) {
 		t.Fatalf("sent\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	p.Push([]byte(`{"type":"question_response","answer":null}`))
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(testkit.Bound(5 * time.Second)); ; time.Sleep(time.Millisecond) {
 		r.mu.Lock()
 		n := len(r.dropped)
 		r.mu.Unlock()
@@ -234,7 +235,7 @@ func TestPumpHoldsInputDuringPrompt(t *testing.T) {
 		if res.err != nil || res.held != 1 {
 			t.Errorf("Run = %d, %v; want 1 held", res.held, res.err)
 		}
-	case <-time.After(5 * time.Second):
+	case <-testkit.After(5 * time.Second):
 		t.Fatal("Run did not return after EndInput")
 	}
 	if strings.Join(r.dropped, ",") != "question_response" {
@@ -336,7 +337,7 @@ func TestPumpAbort(t *testing.T) {
 		if h != 1 {
 			t.Errorf("Run = %d held, want 1", h)
 		}
-	case <-time.After(5 * time.Second):
+	case <-testkit.After(5 * time.Second):
 		t.Fatal("Run did not return after Abort")
 	}
 	if got := r.waitSent(t, 1); len(got) != 1 {
@@ -374,7 +375,7 @@ func TestPumpBackpressure(t *testing.T) {
 	p.Observe(ev("message_end", `{"type":"message_end","turnIndex":0,"toolCalls":[]}`))
 	select {
 	case <-pushed:
-	case <-time.After(5 * time.Second):
+	case <-testkit.After(5 * time.Second):
 		t.Fatal("Push still blocked after an input was sent")
 	}
 	if got := r.waitSent(t, 2); strings.Join(got, "|") != `{"type":"user_input","text":"first"}|{"type":"user_input","text":"b"}` {
@@ -399,7 +400,7 @@ func TestPumpBackpressure(t *testing.T) {
 		if ok {
 			t.Error("Push queued an input after Run returned")
 		}
-	case <-time.After(5 * time.Second):
+	case <-testkit.After(5 * time.Second):
 		t.Fatal("Push still blocked after Run returned")
 	}
 	if full != 2 {

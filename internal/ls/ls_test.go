@@ -17,6 +17,7 @@ import (
 	"github.com/fuseraft/fr/internal/render"
 	"github.com/fuseraft/fr/internal/sim"
 	"github.com/fuseraft/fr/internal/termsafe/termsafetest"
+	"github.com/fuseraft/fr/internal/testkit"
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
@@ -456,7 +457,7 @@ func TestClosedStdout(t *testing.T) {
 	if code != 0 || errb.Len() != 0 {
 		t.Errorf("exit %d, stderr %q; want a quiet 0", code, errb.String())
 	}
-	if d := time.Since(start); d > 20*time.Second {
+	if d := time.Since(start); d > testkit.Bound(20*time.Second) {
 		t.Errorf("took %v to notice the closed stdout", d)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/fuseraft/fr/internal/golden"
+	"github.com/fuseraft/fr/internal/testkit"
 )
 
 // onTerminal runs fr-ls with args on a real terminal cols wide and returns what the terminal
@@ -43,7 +44,7 @@ func onTerminal(t *testing.T, cols uint16, color bool, args ...string) string {
 	var out []byte
 	select {
 	case out = <-done:
-	case <-time.After(30 * time.Second):
+	case <-testkit.After(30 * time.Second):
 		_ = cmd.Process.Kill()
 		t.Fatal("fr-ls on a terminal did not finish")
 	}

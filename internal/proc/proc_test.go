@@ -3,6 +3,7 @@
 package proc
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -11,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/fuseraft/fr/internal/testkit"
 )
 
 func TestChild(t *testing.T) {
@@ -33,11 +36,18 @@ func TestChild(t *testing.T) {
 		}
 	}
 	// A child that ignores the stop signal is killed after StopGrace.
-	c, err := Start(exec.Command("sh", "-c", "trap '' INT; sleep 30"))
+	ignoring := exec.Command("sh", "-c", "trap '' INT; echo set; sleep 30")
+	set, err := ignoring.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(100 * time.Millisecond) // let the trap be set
+	c, err := Start(ignoring)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bufio.NewReader(set).ReadString('\n'); err != nil { // the trap is set
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	stop := c.StopOnCancel(ctx, os.Interrupt)
 	start := time.Now()
@@ -83,7 +93,7 @@ func TestStopReachesTheGroup(t *testing.T) {
 	go func() { io.Copy(io.Discard, out); close(copied) }()
 	select {
 	case <-copied: // every holder of the pipe is gone: the grandchild too
-	case <-time.After(10 * time.Second):
+	case <-testkit.After(10 * time.Second):
 		t.Fatalf("the grandchild %d outlived Stop: it still holds the pipe", pid)
 	}
 	st := ExitOf(c.Wait())

@@ -29,6 +29,7 @@ import (
 	"github.com/fuseraft/fr/internal/report"
 	"github.com/fuseraft/fr/internal/sim"
 	"github.com/fuseraft/fr/internal/stream"
+	"github.com/fuseraft/fr/internal/testkit"
 )
 
 var commands = map[string]func(context.Context, cmdutil.Streams, []string) int{
@@ -211,7 +212,7 @@ func TestScripts(t *testing.T) {
 		Dir: "testdata/script",
 		// A command still running then is stopped, so a hang fails the script instead of the
 		// whole test binary.
-		Deadline: time.Now().Add(2 * time.Minute),
+		Deadline: time.Now().Add(testkit.Bound(2 * time.Minute)),
 		Setup: func(env *testscript.Env) error {
 			// AF_UNIX paths are short; $WORK can be long.
 			short, err := os.MkdirTemp("/tmp", "frr")
@@ -300,7 +301,7 @@ func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
 		re = regexp.MustCompile(args[1])
 	}
 	name := ts.MkAbs(args[0])
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(testkit.Bound(30 * time.Second))
 	for {
 		b, err := os.ReadFile(name)
 		if err == nil && len(b) > 0 && (re == nil || re.Match(b)) {
@@ -335,7 +336,7 @@ func cmdNoProcs(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	mark := []byte("FR_RECIPES_MARK=" + ts.Getenv("FR_RECIPES_MARK") + "\x00")
 	self := os.Getpid()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(testkit.Bound(testkit.Hang))
 	for {
 		var left []string
 		procs, _ := filepath.Glob("/proc/[0-9]*")
@@ -379,7 +380,7 @@ func cmdPTYRun(ts *testscript.TestScript, neg bool, args []string) {
 	if _, err := t.ptmx.Write([]byte(args[2] + "\n")); err != nil {
 		t.fail("typing: %v", err)
 	}
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(testkit.Bound(20 * time.Second))
 	for !until.MatchString(t.show()) {
 		if time.Now().After(deadline) {
 			t.fail("the terminal never showed %q; it shows:\n%s", args[1], t.show())
@@ -419,15 +420,16 @@ func cmdPTYPerson(ts *testscript.TestScript, neg bool, args []string) {
 
 // ptyCmd is a command running on a pseudo-terminal and what the terminal has shown.
 type ptyCmd struct {
-	ts     *testscript.TestScript
-	log    string
-	name   string
-	cmd    *exec.Cmd
-	ptmx   *os.File
-	mu     sync.Mutex
-	screen bytes.Buffer
-	exited chan error
-	done   chan struct{}
+	ts      *testscript.TestScript
+	log     string
+	name    string
+	cmd     *exec.Cmd
+	ptmx    *os.File
+	mu      sync.Mutex
+	screen  bytes.Buffer
+	exited  chan error
+	done    chan struct{}
+	drained chan struct{} // closed once the terminal has nothing more to read
 }
 
 func startOnPTY(ts *testscript.TestScript, log string, argv []string) *ptyCmd {
@@ -439,8 +441,9 @@ func startOnPTY(ts *testscript.TestScript, log string, argv []string) *ptyCmd {
 		ts.Fatalf("no pseudo-terminal: %v", err)
 	}
 	t := &ptyCmd{ts: ts, log: ts.MkAbs(log), name: argv[0], cmd: cmd, ptmx: ptmx,
-		exited: make(chan error, 1), done: make(chan struct{})}
+		exited: make(chan error, 1), done: make(chan struct{}), drained: make(chan struct{})}
 	go func() {
+		defer close(t.drained)
 		b := make([]byte, 4096)
 		for {
 			n, err := ptmx.Read(b)
@@ -478,11 +481,15 @@ func (t *ptyCmd) end(neg bool) {
 	var err error
 	select {
 	case err = <-t.exited:
-	case <-time.After(20 * time.Second):
+	case <-testkit.After(20 * time.Second):
 		t.fail("%s did not end; the terminal shows:\n%s", t.name, t.show())
 	}
 	close(t.done)
-	time.Sleep(50 * time.Millisecond) // let the reader drain what is left
+	// What it wrote last is read once every end of the terminal it held is closed.
+	select {
+	case <-t.drained:
+	case <-testkit.After(5 * time.Second):
+	}
 	t.ptmx.Close()
 	t.ts.Check(os.WriteFile(t.log, []byte(t.show()), 0o644))
 	if neg && err == nil {
@@ -536,7 +543,7 @@ func cmdPGWait(ts *testscript.TestScript, neg bool, args []string) {
 	var err error
 	select {
 	case err = <-bg.exited:
-	case <-time.After(30 * time.Second):
+	case <-testkit.After(30 * time.Second):
 		syscall.Kill(-bg.cmd.Process.Pid, syscall.SIGKILL)
 		ts.Fatalf("%s did not end within 30s", args[0])
 	}

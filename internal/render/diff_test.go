@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fuseraft/fr/internal/termsafe"
+	"github.com/fuseraft/fr/internal/testkit"
 )
 
 func TestUnifiedDiff(t *testing.T) {
@@ -290,7 +291,7 @@ func TestUnifiedDiffHuge(t *testing.T) {
 	start := time.Now()
 	d := UnifiedDiff("big.txt", old.String(), new.String(), DiffOptions{MaxLines: 40})
 	elapsed := time.Since(start)
-	if elapsed > time.Minute { // quadratic work on 200,000 lines would take hours
+	if elapsed > testkit.Bound(time.Minute) { // quadratic work on 200,000 lines would take hours
 		t.Errorf("diff of 200,000 lines took %v", elapsed)
 	}
 	lines := strings.Split(strings.TrimSuffix(d, "\n"), "\n")
@@ -320,7 +321,7 @@ func TestUnifiedDiffHuge(t *testing.T) {
 	}
 	start = time.Now()
 	d = UnifiedDiff("abc.txt", oa.String(), na.String(), DiffOptions{})
-	if elapsed := time.Since(start); elapsed > time.Minute {
+	if elapsed := time.Since(start); elapsed > testkit.Bound(time.Minute) {
 		t.Errorf("diff of 20,000 lines from three took %v", elapsed)
 	}
 	if got := applyUnified(t, oa.String(), d); got != na.String() {

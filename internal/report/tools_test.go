@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fuseraft/fr/internal/testkit"
 )
 
 // need returns the path of a tool a test runs, or skips the test naming the Debian package that
@@ -94,7 +96,7 @@ func TestHTMLInChromium(t *testing.T) {
 		dir := t.TempDir()
 		file := filepath.Join(dir, "report.html")
 		writeFile2(t, file, page)
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(60*time.Second))
 		cmd := exec.CommandContext(ctx, chromium, "--headless", "--no-sandbox", "--disable-gpu",
 			"--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
 			"--user-data-dir="+filepath.Join(dir, "profile"), "--enable-logging=stderr", "--v=1",

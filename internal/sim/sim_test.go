@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/testkit"
 )
 
 func TestMain(m *testing.M) {
@@ -32,28 +31,10 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"waitfor": cmdWaitFor,
+			"waitfor": testkit.WaitFor,
 		},
+		Condition: testkit.Condition,
 	})
-}
-
-// waitfor FILE REGEXP: wait (at most 20s) until FILE matches REGEXP.
-func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 2 {
-		ts.Fatalf("usage: waitfor FILE REGEXP")
-	}
-	re := regexp.MustCompile(args[1])
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		b, _ := os.ReadFile(ts.MkAbs(args[0]))
-		if re.Match(b) != neg {
-			return
-		}
-		if time.Now().After(deadline) {
-			ts.Fatalf("waitfor: %s did not match %q in 20s; it holds:\n%s", args[0], args[1], b)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }
 
 func TestReorder(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/testkit"
 )
 
 // lines is an input of n lines of about 100 bytes, counting how much of it has been read.
@@ -88,7 +89,7 @@ func TestInputBackpressure(t *testing.T) {
 	go func() { done <- Run(ctx, s, []string{"fr-stream", "repl", "--fuseraft", bin, "--format", "jsonl"}) }()
 	// Wait until reading stops (or everything has been read).
 	last := int64(-1)
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(300 * time.Millisecond) {
+	for deadline := time.Now().Add(testkit.Bound(20 * time.Second)); time.Now().Before(deadline); time.Sleep(300 * time.Millisecond) {
 		n := in.read.Load()
 		if n == last && n > 0 {
 			break
@@ -99,7 +100,7 @@ func TestInputBackpressure(t *testing.T) {
 	cancel()
 	select {
 	case <-done:
-	case <-time.After(10 * time.Second):
+	case <-testkit.After(testkit.Hang):
 		t.Fatal("fr-stream did not end when cancelled")
 	}
 	t.Logf("read %d of %d bytes of input; heap grew by %d KiB", read, 500_000*96, grown>>10)

@@ -72,7 +72,7 @@ func TestScreenChatQuestion(t *testing.T) {
 		tm.Type("first\r")
 		tm.WaitLast("", 0, "┃ allow? [y/N]")
 		tm.Type("n\r")
-		tm.WaitLast("Not run.", 1, "›")
+		tm.WaitLast("— turn 0", 1, "›") // the turn has ended: what is typed now starts the next
 		tm.Type("release it\r")
 		s := tm.WaitLast("dev", 1, "┃ answer 1-2 or your own (empty skips):")
 		for _, want := range []string{"Which branch should the release go to?", "main", "dev"} {
@@ -98,7 +98,7 @@ func TestScreenChatInterrupt(t *testing.T) {
 		tm.Type("first\r")
 		tm.WaitLast("", 0, "┃ allow? [y/N]")
 		tm.Type("\r")
-		tm.WaitLast("Not run.", 1, "›")
+		tm.WaitLast("— turn 0", 1, "›")
 		tm.Type("second\r")
 		tm.WaitLast("— turn", 2, "›")
 		tm.Type("third\r")

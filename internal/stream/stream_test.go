@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,6 +21,7 @@ import (
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/internal/sim"
 	"github.com/fuseraft/fr/internal/termsafe/termsafetest"
+	"github.com/fuseraft/fr/internal/testkit"
 )
 
 func TestMain(m *testing.M) {
@@ -36,12 +36,13 @@ func TestScripts(t *testing.T) {
 		Dir: "testdata/script",
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("FUSERAFT_BIN", "")
+			testkit.ScriptEnv(e)
 			return termsafetest.Setup(e)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"termsafe": termsafetest.Cmds()["termsafe"],
 			"unescape": termsafetest.Cmds()["unescape"],
-			"waitfor":  cmdWaitFor,
+			"waitfor":  testkit.WaitFor,
 			"signal":   cmdSignal,
 			"gone":     cmdGone,
 			"mkfifo":   cmdMkfifo,
@@ -50,25 +51,6 @@ func TestScripts(t *testing.T) {
 			"waitexit": cmdWaitExit,
 		},
 	})
-}
-
-// waitfor FILE REGEXP: wait (at most 20s) until FILE matches REGEXP.
-func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 2 {
-		ts.Fatalf("usage: waitfor FILE REGEXP")
-	}
-	re := regexp.MustCompile(args[1])
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		b, _ := os.ReadFile(ts.MkAbs(args[0]))
-		if re.Match(b) != neg {
-			return
-		}
-		if time.Now().After(deadline) {
-			ts.Fatalf("waitfor: %s did not match %q in 20s; it holds:\n%s", args[0], args[1], b)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }
 
 func readPid(ts *testscript.TestScript, file string) int {
@@ -91,10 +73,10 @@ func cmdSignal(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(syscall.Kill(readPid(ts, args[1]), sig))
 }
 
-// gone PIDFILE: the process whose pid is in PIDFILE ends within 10s.
+// gone PIDFILE: the process whose pid is in PIDFILE ends (a hang after 10s, scaled).
 func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
 	pid := readPid(ts, args[0])
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testkit.Bound(10 * time.Second))
 	for {
 		alive := syscall.Kill(pid, 0) == nil
 		if alive {
@@ -113,7 +95,7 @@ func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
 				ts.Fatalf("process %d is gone", pid)
 			}
 			syscall.Kill(pid, syscall.SIGKILL)
-			ts.Fatalf("process %d still runs after 10s", pid)
+			ts.Fatalf("process %d still runs after %s", pid, testkit.Bound(10*time.Second))
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -159,7 +141,7 @@ var (
 
 // scriptEnv is the part of a script's environment the started command sees.
 var scriptEnv = []string{"PATH", "HOME", "TMPDIR", "WORK", "FUSERAFT_BIN", "FRSIM_PACE",
-	"FRSIM_FAULTS", "FRSIM_RECORD", "FRSIM_SCENARIO", "SLOW", "CODE"}
+	"FRSIM_FAULTS", "FRSIM_RECORD", "FRSIM_SCENARIO", "SLOW", "CODE", "GORACE"}
 
 // start OUT ERR CMD ARGS...: start CMD in the background with stdout and stderr in files, so
 // a script can watch them grow. It is killed when the script ends, passed or failed.
@@ -207,7 +189,8 @@ func fileExists(p string) bool {
 	return err == nil && !fi.IsDir()
 }
 
-// waitexit CODE: wait (at most 30s) for the started command and check its exit status.
+// waitexit CODE: wait for the started command (a hang after 30s, scaled) and check its exit
+// status.
 func cmdWaitExit(ts *testscript.TestScript, neg bool, args []string) {
 	startedMu.Lock()
 	st := startedBy[ts]
@@ -218,10 +201,10 @@ func cmdWaitExit(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	select {
 	case <-st.done:
-	case <-time.After(30 * time.Second):
+	case <-testkit.After(30 * time.Second):
 		st.cmd.Process.Kill()
 		<-st.done
-		ts.Fatalf("the started command did not exit within 30s")
+		ts.Fatalf("the started command did not exit within %s", testkit.Bound(30*time.Second))
 	}
 	code := 0
 	var ee *exec.ExitError

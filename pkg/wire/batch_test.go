@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/fuseraft/fr/internal/testkit"
 )
 
 // floodLines is n lines of various lengths, some past the size copied into shared blocks,
@@ -78,7 +80,7 @@ func TestBatchIsNotHeldForMore(t *testing.T) {
 	defer pw.Close()
 	take := func(n int) []string {
 		var got []string
-		timeout := time.After(10 * time.Second)
+		timeout := testkit.After(10 * time.Second)
 		for len(got) < n {
 			select {
 			case b := <-c.Batches():

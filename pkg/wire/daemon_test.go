@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/fuseraft/fr/internal/testkit"
 )
 
 func TestBackoff(t *testing.T) {
@@ -49,13 +51,14 @@ func TestHelloTimeoutEndsWithHello(t *testing.T) {
 		}
 		defer c.Close()
 		io.WriteString(c, `{"type":"hello","protocolVersion":1,"clientId":null,"readOnly":false,"inFlight":null,"pendingResults":[]}`+"\n")
-		time.Sleep(300 * time.Millisecond)
+		time.Sleep(3 * time.Second) // past HelloTimeout
 		io.WriteString(c, `{"type":"agent_starting","agent":"coder"}`+"\n")
 		time.Sleep(time.Second)
 	}()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(testkit.Hang))
 	defer cancel()
-	c, err := Dial(ctx, Daemon{Socket: sock, HelloTimeout: 100 * time.Millisecond})
+	// HelloTimeout is long enough for a busy machine to read hello in time.
+	c, err := Dial(ctx, Daemon{Socket: sock, HelloTimeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,13 +14,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fuseraft/fr/internal/testkit"
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
 // readAll takes every line of conn until it ends, and returns the event types and the end.
 func readAll(t *testing.T, conn *wire.Conn) ([]string, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(20*time.Second))
 	defer cancel()
 	var types []string
 	for {
@@ -42,7 +43,7 @@ func TestSpawnReplEndsWithItsSession(t *testing.T) {
 	in, _ := wire.ParseInput([]byte("hello"))
 	conn.Send(in)
 	// The message waits for ready, goes, and its turn ends; the REPL then waits for more.
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(20*time.Second))
 	defer cancel()
 	var types []string
 	for len(types) == 0 || types[len(types)-1] != wire.TypeMessageEnd {
@@ -62,7 +63,7 @@ func TestSpawnReplEndsWithItsSession(t *testing.T) {
 	if err := conn.Close(); err != nil {
 		t.Errorf("Close: %v, want nil (exit status 0)", err)
 	}
-	if d := time.Since(start); d > 5*time.Second {
+	if d := time.Since(start); d > testkit.Bound(5*time.Second) {
 		t.Errorf("Close took %v: it waited out its grace instead of for the exit", d)
 	}
 }
@@ -73,7 +74,7 @@ func TestSpawnRunReadsToTheEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Deny everything: the run fails at the route, and says so in its result.
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(20*time.Second))
 	defer cancel()
 	var types []string
 	for {
@@ -127,7 +128,7 @@ func TestSpawnCloseStopsAFuseraftThatWillNotEnd(t *testing.T) {
 	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
 		t.Errorf("Close: %v, want killed by SIGKILL", err)
 	}
-	if d := time.Since(start); d > 10*time.Second {
+	if d := time.Since(start); d > testkit.Bound(10*time.Second) {
 		t.Errorf("Close took %v", d)
 	}
 }

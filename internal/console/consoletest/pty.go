@@ -17,6 +17,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/fuseraft/fr/internal/golden"
+	"github.com/fuseraft/fr/internal/testkit"
 )
 
 // Term is a command running on a pseudo-terminal.
@@ -100,7 +101,7 @@ func (tm *Term) Raw() string {
 // WaitFor waits until ok says the screen (without colour) is as wanted, and returns it.
 func (tm *Term) WaitFor(what string, ok func(screen string) bool) string {
 	tm.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(testkit.Bound(20 * time.Second))
 	for {
 		s := tm.Screen(false)
 		if ok(s) {
@@ -155,10 +156,10 @@ func (tm *Term) Exit() int {
 		// What it wrote last may still wait in the terminal.
 		select {
 		case <-tm.read:
-		case <-time.After(5 * time.Second):
+		case <-testkit.After(5 * time.Second):
 		}
 		return tm.code
-	case <-time.After(20 * time.Second):
+	case <-testkit.After(20 * time.Second):
 		tm.t.Fatalf("the command did not end; the terminal shows:\n%s", tm.Screen(false))
 		return -1
 	}

@@ -17,10 +17,12 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/testkit"
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
-const testTimeout = 10 * time.Second
+// testTimeout bounds every wait of these tests: only a hang reaches it.
+var testTimeout = testkit.Bound(testkit.Hang)
 
 type daemonT struct {
 	dir, socket, url string

@@ -122,7 +122,7 @@ func TestStuckReaderIsDisconnected(t *testing.T) {
 	p := watchConns(t)
 	const bound = 256 << 10
 	d := startDaemon(t, "", map[string]string{"FRSIM_SCENARIO": floodScenario(t, 4000, 500)},
-		"--send-queue", fmt.Sprint(bound), "--write-timeout", "20s")
+		"--send-queue", fmt.Sprint(bound), "--write-timeout", "10m") // a wedge would be a hang
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("stderr: %s", d.stderr)
@@ -131,7 +131,7 @@ func TestStuckReaderIsDisconnected(t *testing.T) {
 	stuck := stuckSocket(t, d.socket)
 	a := dialSocket(t, d.socket)
 	a.next("hello")
-	within(t, 8*time.Second, "the flood task, with a client that does not read", func() {
+	within(t, testTimeout, "the flood task, with a client that does not read", func() {
 		a.send("flood now")
 		a.next("result")
 	})
@@ -200,28 +200,29 @@ func TestWriteTimeoutClosesAStuckClient(t *testing.T) {
 // connection with id X gets hello at once and the old one is closed; fresh clients get hello;
 // and the daemon stops promptly.
 func TestStuckClientDoesNotWedgeTheDaemon(t *testing.T) {
-	d := startDaemon(t, "", map[string]string{"FRSIM_SCENARIO": floodScenario(t, 10000, 1000)})
+	// No write times out during the test: a client wedged behind a stuck one would hang.
+	d := startDaemon(t, "", map[string]string{"FRSIM_SCENARIO": floodScenario(t, 10000, 1000)}, "--write-timeout", "10m")
 	h := http.Header{"Fuseraft-Client-Id": {"x"}}
 	old := stuckWS(t, d.url, h)
 	stuckSocket(t, d.socket)
 	a := dialSocket(t, d.socket)
 	a.next("hello")
-	within(t, 8*time.Second, "the flood task", func() {
+	within(t, testTimeout, "the flood task", func() {
 		a.send("flood")
 		a.next("result")
 	})
 	var newer *testClient
-	within(t, 2*time.Second, "hello for the connection replacing a stuck one", func() {
+	within(t, testTimeout, "hello for the connection replacing a stuck one", func() {
 		newer = dialWS(t, d.url, h)
 		newer.next("hello")
 	})
-	within(t, 2*time.Second, "hello for a fresh WebSocket client", func() {
+	within(t, testTimeout, "hello for a fresh WebSocket client", func() {
 		dialWS(t, d.url, nil).next("hello")
 	})
-	within(t, 2*time.Second, "hello for a fresh socket client", func() {
+	within(t, testTimeout, "hello for a fresh socket client", func() {
 		dialSocket(t, d.socket).next("hello")
 	})
-	within(t, 2*time.Second, "a task of the replacing connection", func() {
+	within(t, testTimeout, "a task of the replacing connection", func() {
 		newer.send("quick")
 		newer.next("result")
 	})
@@ -240,7 +241,7 @@ func TestStuckClientDoesNotWedgeTheDaemon(t *testing.T) {
 	stuckWS(t, d.url, nil) // and one more that never reads, for the shutdown
 	a.send("flood")
 	a.next("token")
-	within(t, 4*time.Second, "stopping the daemon with stuck clients", func() {
+	within(t, testTimeout, "stopping the daemon with stuck clients", func() {
 		if code := d.stop(); code != 0 {
 			t.Errorf("exit %d", code)
 		}

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// A run as go test -json reports it: a passed test, a failed subtest, a skipped test, and a
+// package whose test never ended (a panic), each with its output.
+const records = `{"Action":"run","Package":"p","Test":"TestOK"}
+{"Action":"output","Package":"p","Test":"TestOK","Output":"=== RUN   TestOK\n"}
+{"Action":"pass","Package":"p","Test":"TestOK","Elapsed":0.5}
+{"Action":"run","Package":"p","Test":"TestBad"}
+{"Action":"run","Package":"p","Test":"TestBad/sub"}
+{"Action":"output","Package":"p","Test":"TestBad/sub","Output":"    a_test.go:4: wanted 1, got 2\n"}
+{"Action":"output","Package":"p","Test":"TestBad/sub","Output":"    --- FAIL: TestBad/sub (3.00s)\n"}
+{"Action":"fail","Package":"p","Test":"TestBad/sub","Elapsed":3}
+{"Action":"output","Package":"p","Test":"TestBad","Output":"--- FAIL: TestBad (3.00s)\n"}
+{"Action":"fail","Package":"p","Test":"TestBad","Elapsed":3}
+{"Action":"run","Package":"p","Test":"TestSkip"}
+{"Action":"skip","Package":"p","Test":"TestSkip","Elapsed":0}
+{"Action":"output","Package":"p","Output":"FAIL\n"}
+{"Action":"output","Package":"p","Output":"FAIL\tp\t3.5s\n"}
+{"Action":"fail","Package":"p","Elapsed":3.5}
+{"Action":"run","Package":"q","Test":"TestHang"}
+{"Action":"output","Package":"q","Test":"TestHang","Output":"panic: test timed out after 10m0s\n"}
+{"Action":"output","Package":"q","Output":"FAIL\tq\t600.0s\n"}
+{"Action":"fail","Package":"q","Elapsed":600}
+{"Action":"output","Package":"r","Output":"PASS\n"}
+{"Action":"output","Package":"r","Output":"ok  \tr\t0.1s\n"}
+{"Action":"pass","Package":"r","Elapsed":0.1}
+`
+
+func TestSummary(t *testing.T) {
+	var out strings.Builder
+	s := newSummary(&out)
+	if err := s.read(strings.NewReader(records)); err != nil {
+		t.Fatal(err)
+	}
+	s.finish()
+	got := out.String()
+	for _, want := range []string{
+		"    --- FAIL: TestBad/sub (3.00s)\n    a_test.go:4: wanted 1, got 2\n",
+		"--- FAIL: TestBad (3.00s)\n",
+		"FAIL\tp\t3.5s\n",
+		"--- FAIL: TestHang (did not end)\npanic: test timed out after 10m0s\n",
+		"ok  \tr\t0.1s\n",
+		"    3.00s  TestBad/sub  p\n    0.50s  TestOK  p\n",
+		"\nFailed:\n  TestBad/sub  p\n  TestBad  p\n  TestHang  q\n\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the summary lacks %q; it is:\n%s", want, got)
+		}
+	}
+	for _, noise := range []string{"=== RUN", "PASS\n", "3.00s  TestBad  p"} {
+		if strings.Contains(got, noise) {
+			t.Errorf("the summary shows %q; it is:\n%s", noise, got)
+		}
+	}
+	if !strings.HasSuffix(got, "\n1 passed, 3 failed, 1 skipped\n") {
+		t.Errorf("the summary does not end with the counts:\n%s", got)
+	}
+	if !s.failed() {
+		t.Error("a run with failures is not failed")
+	}
+}
+
+// A package that fails without a failed test (it did not build) still counts as a failure.
+func TestSummaryBuildFailure(t *testing.T) {
+	var out strings.Builder
+	s := newSummary(&out)
+	s.read(strings.NewReader(`{"ImportPath":"p [p.test]","Action":"build-output","Output":"./a_test.go:6:12: undefined: y\n"}
+{"ImportPath":"p [p.test]","Action":"build-fail"}
+{"Action":"output","Package":"p","Output":"FAIL\tp [build failed]\n"}
+{"Action":"fail","Package":"p","Elapsed":0}
+`))
+	s.finish()
+	if got := out.String(); !strings.Contains(got, "undefined: y") || !strings.HasSuffix(got, "\nFailed:\n  (the package)  p\n\n0 passed, 1 failed, 0 skipped\n") {
+		t.Errorf("got:\n%s", got)
+	}
+}
