@@ -838,8 +838,7 @@ func (d *Decider) pathsInside(p *Part, protect []string) (bool, string) {
 		if p.dyn(i) {
 			return false, "has a word computed at run time, which may name any file"
 		}
-		w := p.Words[i]
-		for _, c := range pathCandidates(w) {
+		for _, c := range p.PathCandidates(i) {
 			if ok, why := d.pathOK(c, p.Chdir, protect); !ok {
 				return false, why
 			}
@@ -976,6 +975,9 @@ func riskyUnnamed(sm *ShellMatcher, p *Part) string {
 		}
 	}
 	if len(sm.Commands) == 0 {
+		if spec == nil {
+			return "" // a rule that names no program: the options of one the table does not know are its own
+		}
 		if u := unnamedUse(spec, uses, 0, sm.Options); u != nil {
 			return riskyWhy(p, u)
 		}
@@ -1005,7 +1007,7 @@ func riskyWhy(p *Part, u *riskyUse) string {
 		what = "sets the variable " + strings.TrimSuffix(u.spell, "=")
 	case u.opt == nil && u.spell == "@":
 		what = "reads more arguments from " + p.Words[u.at]
-	case u.opt == nil:
+	case u.opt == nil && u.kind == riskWrites:
 		what = "has the operand " + u.spell
 	}
 	return fmt.Sprintf("%s (%q), which %s; only a pattern naming that word or allow_options allows it", what, p.Words[u.at], u.kind)

@@ -218,11 +218,10 @@ func acceptedOptions(c *CmdPattern, options []string) []riskyUse {
 			out = append(out, u)
 		}
 	}
-	for k := range spec.opts {
-		o := &spec.opts[k]
-		for _, sp := range o.spells {
-			if spec.optionAllowed(riskyUse{opt: o, spell: goSpell(spec, sp)}, options) {
-				out = append(out, riskyUse{opt: o, spell: sp, kind: o.kind})
+	for _, d := range spec.riskyDefs() {
+		for _, sp := range d.names {
+			if spec.optionAllowed(riskyUse{opt: d, spell: goSpell(spec, sp)}, options) {
+				out = append(out, riskyUse{opt: d, spell: sp, kind: d.risk})
 				if spec.style != styleGo {
 					break // one spelling of the option is enough
 				}
