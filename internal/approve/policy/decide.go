@@ -457,7 +457,15 @@ func (d *Decider) matchOne(r *Rule, req *wire.ApprovalRequest, fw *fileFacts) (b
 		if r.Tool == nil {
 			return true, ""
 		}
-		return r.Tool.Plugin.Match(req.Plugin) && r.Tool.Action.Match(req.Action) && r.Tool.Detail.Match(req.Detail), ""
+		if !r.Tool.Plugin.Match(req.Plugin) || !r.Tool.Action.Match(req.Action) || !r.Tool.Detail.Match(req.Detail) {
+			return false, ""
+		}
+		if r.Decision == Allow {
+			if why := detailBar(r.Tool.Detail, req.Detail); why != "" {
+				return false, why
+			}
+		}
+		return true, ""
 	case wire.KindRouteApproval:
 		if r.Route == nil {
 			return true, ""
