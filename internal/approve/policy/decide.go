@@ -865,27 +865,6 @@ func (d *Decider) pathsInside(p *Part, protect []string) (bool, string) {
 	return true, ""
 }
 
-// pathCandidates lists what a word may name as a file: the word itself, the value of
-// --opt=VALUE, or what follows a short option (-fFILE).
-func pathCandidates(w string) []string {
-	switch {
-	case w == "" || w == "-" || w == "--":
-		return nil
-	case strings.HasPrefix(w, "--"):
-		if _, v, ok := strings.Cut(w, "="); ok {
-			return []string{v}
-		}
-		return nil
-	case strings.HasPrefix(w, "-"):
-		out := []string{w[2:]}
-		if _, v, ok := strings.Cut(w, "="); ok {
-			out = append(out, v)
-		}
-		return out
-	}
-	return []string{w}
-}
-
 // pathOK judges one path as file_write paths are judged: against the root, after .., / and
 // symlinks; ~ is a home directory, outside. /dev/null is always fine.
 func (d *Decider) pathOK(s string, chdir bool, protect []string) (bool, string) {

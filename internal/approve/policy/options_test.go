@@ -1,6 +1,10 @@
 package policy
 
 import (
+	"encoding/json"
+	"reflect"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -124,4 +128,144 @@ func TestRiskyUses(t *testing.T) {
 			t.Errorf("%s: uses %q, want %q", cmd, g, want)
 		}
 	}
+}
+
+// TestGluedValueEveryProgram: for every program of the table and every short option that takes
+// a value, that option glued at the end of a cluster (after a harmless letter, when the program
+// has one) names the file that follows its letter, and an allow rule that keeps paths inside
+// the root does not allow reading /etc/shadow through it.
+func TestGluedValueEveryProgram(t *testing.T) {
+	root := t.TempDir()
+	names := make([]string, 0, len(programOptions))
+	for n := range programOptions {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	seen := map[*optTable]bool{}
+	tried := 0
+	for _, name := range names {
+		s := programOptions[name]
+		if s.style != styleGetopt {
+			continue
+		}
+		type table struct {
+			sub      string
+			t, extra *optTable
+		}
+		tables := []table{{"", s.opts, nil}}
+		subs := make([]string, 0, len(s.subs))
+		for k := range s.subs {
+			subs = append(subs, k)
+		}
+		sort.Strings(subs)
+		for _, k := range subs {
+			tb := table{sub: k, t: s.subs[k]}
+			if s.globalAfter {
+				tb.extra = s.opts
+			}
+			tables = append(tables, tb)
+		}
+		for _, tb := range tables {
+			if seen[tb.t] && tb.sub == "" {
+				continue
+			}
+			seen[tb.t] = true
+			prefix := strings.TrimSpace(name + " " + tb.sub)
+			first := ""
+			for c := byte('a'); c <= 'z' && first == ""; c++ {
+				if d := tb.t.shortOpt(c); d != nil && d.arg == noArg && d.risk == 0 {
+					first = string(c)
+				}
+			}
+			p := mustLoad(t, "version: 1\ndefault: ask\nrules:\n  - {name: r, decision: allow, shell: {commands: ["+strconv.Quote(prefix)+"], paths: inside_root}}\n")
+			for c := 0; c < 128; c++ {
+				d := tb.t.short[c]
+				if d == nil || d.arg == noArg || s.subcmd && tb.sub == "" {
+					continue
+				}
+				tried++
+				cmd := prefix + " -" + first + string(rune(c)) + "/etc/shadow go.mod"
+				parts := Analyze(cmd)
+				if len(parts) != 1 {
+					t.Fatalf("%s: %d parts", cmd, len(parts))
+				}
+				at := len(strings.Fields(prefix))
+				if got := parts[0].PathCandidates(at); !reflect.DeepEqual(got, []string{"/etc/shadow"}) {
+					t.Errorf("%s: the word %q names %q, want /etc/shadow", cmd, parts[0].Words[at], got)
+				}
+				dd, err := NewDecider(p, root)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ev, _ := json.Marshal(map[string]string{"type": "approval_request", "kind": "shell_command", "command": cmd})
+				if got := dd.Decide(ev); got.Verdict == Allow {
+					t.Errorf("%s: allowed (%s)", cmd, got.Reason)
+				}
+			}
+		}
+	}
+	if tried < 60 {
+		t.Errorf("only %d options tried", tried)
+	}
+}
+
+// TestPathCandidates: where a word may name a file, as its program reads it.
+func TestPathCandidates(t *testing.T) {
+	for _, tc := range []struct {
+		cmd  string
+		at   int
+		want []string
+	}{
+		{"git blame -wS/etc/shadow go.mod", 2, []string{"/etc/shadow"}},
+		{"grep -Ff/proc/self/environ -c go.mod", 1, []string{"/proc/self/environ"}},
+		{"file -bm/run/secrets/token go.mod", 1, []string{"/run/secrets/token"}},
+		{"rg -if/etc/shadow x .", 1, []string{"/etc/shadow"}},
+		{"grep --file=/etc/shadow x", 1, []string{"/etc/shadow"}},
+		{"grep --file /etc/shadow x", 2, []string{"/etc/shadow"}},
+		{"grep -f -/x y", 2, []string{"-/x", "x"}}, // a value that looks like an option is judged too
+		{"grep -la go.mod", 1, nil},
+		{"grep -iQf/etc/x y", 1, []string{"f/etc/x", "/etc/x", "etc/x", "tc/x", "c/x", "/x", "x"}},
+		{"go test -o=/tmp/x ./...", 2, []string{"/tmp/x"}},
+		{"go test -coverprofile /tmp/x ./...", 3, []string{"/tmp/x"}},
+		{"go test -v ./...", 2, nil},
+		{"tar tf/etc/x", 1, []string{"/etc/x"}},
+		{"mytool -x/etc/x", 1, []string{"/etc/x", "etc/x", "tc/x", "c/x", "/x", "x"}},
+		{"mytool --file=/etc/x", 1, []string{"/etc/x"}},
+		{"mytool --file /etc/x", 2, []string{"/etc/x"}},
+		{"cat -- -x", 2, []string{"-x"}},
+		{"ls", 0, []string{"ls"}},
+	} {
+		parts := Analyze(tc.cmd)
+		if got := parts[0].PathCandidates(tc.at); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: word %d names %q, want %q", tc.cmd, tc.at, got, tc.want)
+		}
+	}
+}
+
+// FuzzOptions reads random command lines' options: it never panics, each path candidate is
+// a tail of its word, and a word the reading says needs naming is in the line.
+func FuzzOptions(f *testing.F) {
+	for _, s := range []string{"git blame -wS/etc/shadow go.mod", "grep -iQf/x --file=y -- -z", "tar tzvf a", "go test ./... -args -test.v -o x",
+		"cargo test -p x -- --logfile y", "find . -name -delete -newermt x", "make -j -C src CC=x", "pytest @a -xpno:x", "git -c a=b log --no-ext-diff -5"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, cmd string) {
+		if len(cmd) > 4096 {
+			return
+		}
+		for _, p := range Analyze(cmd) {
+			for _, u := range p.riskyUses() {
+				if u.at <= 0 || u.at >= len(p.Words) || u.spell == "" {
+					t.Fatalf("%q: a use of %q at %d of %d words", cmd, u.spell, u.at, len(p.Words))
+				}
+			}
+			for i, w := range p.Words {
+				for _, c := range p.PathCandidates(i) {
+					if !strings.HasSuffix(w, c) || c == "" {
+						t.Fatalf("%q: word %q names %q", cmd, w, c)
+					}
+				}
+			}
+		}
+	})
 }
