@@ -564,7 +564,8 @@ const (
 // optRead is a part's words as its program reads its options, computed once.
 type optRead struct {
 	uses  []riskyUse
-	paths []int32 // per word, pathWord, pathNone, an offset or pathTails|offset; nil: all pathWord
+	paths []int32 // per word, pathIsWord, pathNone, an offset or pathTails|offset; nil: all pathIsWord
+	small [8]int32
 }
 
 // riskyUses lists the words of p an allow rule must name (computed once).
@@ -599,7 +600,11 @@ func (r *optRead) use(at int, spell string, d *optDef, kind riskKind) {
 
 func (r *optRead) setPath(p *Part, i int, v int32) {
 	if r.paths == nil {
-		r.paths = make([]int32, len(p.Words))
+		if len(p.Words) <= len(r.small) {
+			r.paths = r.small[:len(p.Words)] // most commands: no allocation
+		} else {
+			r.paths = make([]int32, len(p.Words))
+		}
 	}
 	old := r.paths[i]
 	switch {
