@@ -265,7 +265,6 @@ const (
 		--follow --no-follow -q`
 	goBuildOpts = `-a -n -p=N -race -msan -asan -cover -covermode=M -coverpkg=P -v -work -x
 		-buildvcs[=B] -mod=M -modcacherw -tags=T -trimpath -pgo=FILE -installsuffix=S -json
-		-buildmode=M -linkshared
 		-exec=FILE!run -toolexec=FILE!run -vettool=FILE!run -overlay=FILE!run -modfile=FILE!run
 		-ldflags=F!run -gcflags=F!run -asmflags=F!run -gccgoflags=F!run -compiler=C!run
 		-C=FILE!cd -o=FILE!write -pkgdir=FILE!write -debug-actiongraph=FILE!write
@@ -289,12 +288,13 @@ const (
 		--durations-min=N --no-header --no-summary --strict-markers --strict --disable-warnings
 		--disable-pytest-warnings --capture=METHOD --setup-show --setup-only --setup-plan
 		--import-mode=MODE --doctest-modules --color=W --code-highlight=W --full-trace
-		-W|--pythonwarnings=W --runxfail --deselect=ID --ignore=FILE --ignore-glob=GLOB
+		--runxfail --deselect=ID --ignore=FILE --ignore-glob=GLOB
 		--fixtures --fixtures-per-test --markers -h|--help --version -V --verbosity=N
 		--lfnf|--last-failed-no-failures=W --cache-show[=GLOB] --noconftest --keep-duplicates
-		--continue-on-collection-errors --trace --no-showlocals
+		--continue-on-collection-errors --no-showlocals
 		-p=MODULE!run -c|--config-file=FILE!run -o|--override-ini=KV!run --inifile=FILE!run
-		--rootdir=FILE!run --confcutdir=FILE!run --pdbcls=MODULE!run --pdb!run
+		--rootdir=FILE!run --confcutdir=FILE!run --pdbcls=MODULE!run --pdb!run --trace!run
+		-W|--pythonwarnings=W!run
 		--basetemp=FILE!write --junitxml|--junit-xml=FILE!write --result-log=FILE!write
 		--report-log=FILE!write --debug[=FILE]!write --log-file=FILE!write --pastebin=MODE!write
 		--cache-clear!write`
@@ -394,7 +394,7 @@ var programOptions = map[string]*progSpec{
 		--exclude-quiet=TEST --extension -F|--separator=SEP -h|--no-dereference
 		-i|--mime --mime-type --mime-encoding --apple -k|--keep-going -l|--list
 		-L|--dereference -m|--magic-file=FILE -N|--no-pad -n|--no-buffer -P|--parameter=NV
-		-r|--raw -s|--special-files -S|--no-sandbox -v|--version -0|--print0 --help
+		-r|--raw -s|--special-files -v|--version -0|--print0 --help
 		-C|--compile!write -f|--files-from=FILE!reads -z|--uncompress!run
 		-Z|--uncompress-noreport!run -p|--preserve-date!write`),
 	"stat": row(styleGetopt, `-L|--dereference -f|--file-system -c|--format=FMT --printf=FMT
@@ -430,7 +430,7 @@ var programOptions = map[string]*progSpec{
 		-E|--eval=TEXT!run -t|--touch!write`), assigns: true},
 	"git": {subcmd: true, opts: opts(styleGetopt, `--no-pager -P --no-replace-objects
 		--literal-pathspecs --glob-pathspecs --noglob-pathspecs --icase-pathspecs
-		--no-optional-locks --no-advice --version --help -C=FILE!cd -c=NAMEVALUE!run
+		--no-optional-locks --no-advice --version -C=FILE!cd -c=NAMEVALUE!run
 		--config-env=NAMEVAR!run --exec-path[=FILE]!run --git-dir=FILE!run --work-tree=FILE!run
 		--namespace=NAME!run --super-prefix=P!run --attr-source=T!run -p|--paginate!run
 		--bare!run`),
@@ -482,8 +482,6 @@ var programOptions = map[string]*progSpec{
 			"mod verify":   opts(styleGo, ``),
 			"mod graph":    opts(styleGo, `-go=V -x`),
 			"mod why":      opts(styleGo, `-m -vendor`),
-			"doc":          opts(styleGo, `-all -c -cmd -short -src -u`),
-			"fmt":          opts(styleGo, `-n -x`),
 		},
 		args: opts(styleGo, goTestOpts+` -v -json`)},
 	"gofmt": row(styleGo, `-l -d -e -s -w!write -r=RULE!write -cpuprofile=FILE!write`),
