@@ -556,8 +556,16 @@ const (
 	pathNone    int32 = 1 << 28 // an option without a value: no file
 	pathAlsoAll int32 = 1 << 29 // the whole word too (a value that looks like an option)
 	pathTails   int32 = 1 << 30 // with an offset k: every tail of the word from k
-	pathOffset  int32 = 1<<28 - 1
+	pathFile    int32 = 1 << 27 // the value is one the table says names a file
+	pathOffset  int32 = 1<<27 - 1
 )
+
+func fileBit(d *optDef) int32 {
+	if d != nil && d.file {
+		return pathFile
+	}
+	return 0
+}
 
 // optRead is a part's words as its program reads its options, computed once.
 type optRead struct {
@@ -611,7 +619,7 @@ func (r *optRead) setPath(p *Part, i int, v int32) {
 	case old&pathTails != 0:
 		// already every tail from an earlier byte
 	default:
-		r.paths[i] = v | old&pathAlsoAll
+		r.paths[i] = v | old&(pathAlsoAll|pathFile)
 	}
 }
 
@@ -628,7 +636,7 @@ func (p *Part) PathCandidates(i int) []string {
 	r := p.options()
 	v := pathIsWord
 	if r.paths != nil {
-		v = r.paths[i]
+		v = r.paths[i] &^ pathFile
 	}
 	if v == pathIsWord {
 		return []string{w}
@@ -643,10 +651,17 @@ func (p *Part) PathCandidates(i int) []string {
 		for k := off; k < len(w); k++ {
 			out = append(out, w[k:])
 		}
-	case v&pathNone == 0 && off < len(w):
+	case v&pathNone == 0 && off > 0 && off < len(w):
 		out = append(out, w[off:])
 	}
 	return out
+}
+
+// NamesFile reports whether word i of p is, or holds glued, the value of an option the table
+// says names a file (grep -f FILE, --file=FILE, -iFfFILE, go's -o=FILE, find -newer FILE).
+func (p *Part) NamesFile(i int) bool {
+	r := p.options()
+	return r.paths != nil && r.paths[i]&pathFile != 0 && r.paths[i]&pathTails == 0
 }
 
 // unknownProgram: every word that looks like an option needs naming; where a value may start
@@ -732,6 +747,7 @@ func valueWord(p *Part, i int, d *optDef, r *optRead) int {
 	if i+1 >= len(p.Words) {
 		return i
 	}
+	r.setPath(p, i+1, fileBit(d))
 	if n := p.Words[i+1]; p.dyn(i+1) || n == "" || n == "-" || n[0] != '-' {
 		return i + 1
 	}
@@ -746,7 +762,7 @@ func (s *progSpec) long(p *Part, t, fallback *optTable, i int, w string, r *optR
 		d = fallback.longOpt(name)
 	}
 	if hasEq {
-		r.setPath(p, i, int32(2+len(name)+1))
+		r.setPath(p, i, int32(2+len(name)+1)|fileBit(d))
 	} else {
 		r.setPath(p, i, pathNone)
 	}
@@ -792,7 +808,7 @@ func (s *progSpec) short(p *Part, t, fallback *optTable, i int, w string, shift 
 			continue
 		}
 		if j+1 < len(w) {
-			r.setPath(p, i, at(j+1))
+			r.setPath(p, i, at(j+1)|fileBit(d))
 			return i
 		}
 		if d.arg == reqArg {
@@ -850,12 +866,12 @@ func (s *progSpec) readGo(p *Part, start int, r *optRead) {
 			t = s.args
 			continue
 		}
+		d := t.longOpt(name)
 		if eq := strings.IndexByte(w, '='); eq >= 0 {
-			r.setPath(p, i, int32(eq+1))
+			r.setPath(p, i, int32(eq+1)|fileBit(d))
 		} else {
 			r.setPath(p, i, pathNone)
 		}
-		d := t.longOpt(name)
 		if d == nil {
 			r.use(i, "-"+name, nil, riskUnknown)
 			continue
@@ -895,6 +911,7 @@ func (s *progSpec) readWords(p *Part, start int, r *optRead) {
 		}
 		if d.arg == reqArg && i+1 < len(p.Words) {
 			i++ // its value, whatever it looks like
+			r.setPath(p, i, fileBit(d))
 		}
 	}
 }

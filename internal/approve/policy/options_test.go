@@ -240,6 +240,32 @@ func TestPathCandidates(t *testing.T) {
 			t.Errorf("%s: word %d names %q, want %q", tc.cmd, tc.at, got, tc.want)
 		}
 	}
+	// which values the table says name a file, for the path rules
+	for _, tc := range []struct {
+		cmd  string
+		at   int
+		file bool
+	}{
+		{"grep -Ff/etc/x y", 1, true},
+		{"grep -f /etc/x y", 2, true},
+		{"grep --file=/etc/x y", 1, true},
+		{"grep -e /etc/x y", 2, false},
+		{"grep -e/etc/x y", 1, false},
+		{"grep -A 3 x y", 2, false},
+		{"git blame -wS/etc/x go.mod", 2, true},
+		{"git blame --contents /etc/x go.mod", 3, true},
+		{"go test -coverprofile=/tmp/x ./...", 2, true},
+		{"go test -o /tmp/x ./...", 3, true},
+		{"go test -run /tmp/x ./...", 3, false},
+		{"find . -newer /etc/x", 3, true},
+		{"find . -name /etc/x", 3, false},
+		{"grep -iQf/etc/x y", 1, false}, // unsure: every tail is judged
+		{"cat /etc/x", 1, false},        // an operand, not an option's value
+	} {
+		if got := Analyze(tc.cmd)[0].NamesFile(tc.at); got != tc.file {
+			t.Errorf("%s: word %d names a file: %v, want %v", tc.cmd, tc.at, got, tc.file)
+		}
+	}
 }
 
 // FuzzOptions reads random command lines' options: it never panics, each path candidate is
