@@ -316,7 +316,7 @@ var programOptions = map[string]*progSpec{
 	// printf -v NAME assigns a variable, which the shell analysis judges
 	"printf": row(styleGetopt, `-v=NAME`),
 	"ls": row(styleGetopt, `-a|--all -A|--almost-all --author -b|--escape --block-size=SIZE
-		-B|--ignore-backups -c -C --color[=W] -d|--directory -D|--dired -f -F|--classify[=W]
+		-B|--ignore-backups -c -C --color[=W] -d|--directory -D|--dired -f -F --classify[=W]
 		--file-type --format=WORD --full-time -g --group-directories-first -G|--no-group
 		-h|--human-readable --si -H|--dereference-command-line
 		--dereference-command-line-symlink-to-dir --hide=PAT --hyperlink[=W]
@@ -366,7 +366,7 @@ var programOptions = map[string]*progSpec{
 	"sort": row(styleGetopt, `-b|--ignore-leading-blanks -d|--dictionary-order -f|--ignore-case
 		-g|--general-numeric-sort -i|--ignore-nonprinting -M|--month-sort
 		-h|--human-numeric-sort -n|--numeric-sort -R|--random-sort --random-source=FILE
-		-r|--reverse --sort=WORD -V|--version-sort -c|--check[=WHEN] -C -k|--key=KEYDEF
+		-r|--reverse --sort=WORD -V|--version-sort -c --check[=WHEN] -C -k|--key=KEYDEF
 		-m|--merge -s|--stable -S|--buffer-size=SIZE -t|--field-separator=SEP -u|--unique
 		-z|--zero-terminated --parallel=N --batch-size=N --debug --help --version
 		-o|--output=FILE!write -T|--temporary-directory=FILE!write --compress-program=PROG!run

@@ -113,6 +113,10 @@ func TestRiskyUses(t *testing.T) {
 		"mytool -x --y=z -- -w":                   "-x --y -w",
 		"./run.sh --fast":                         "--fast",
 		"head -20 go.mod":                         "",
+		"sort -co/etc/x f":                        "-o", // sort -c takes no value: -o does
+		"sort --check=quiet f":                    "",
+		"ls -FL src":                              "-L", // ls -F takes no value (--classify=WHEN does)
+		"ls --classify=auto src":                  "",
 		"tail -n5 -f x":                           "",
 		"cat -A -- -x":                            "",
 	} {
