@@ -447,7 +447,7 @@ var programOptions = map[string]*progSpec{
 				--reverse --first-parent -p|--porcelain --line-porcelain --incremental
 				--encoding=E --contents=FILE --date=F --progress -M[=N] -C[=N]
 				--ignore-rev=REV --ignore-revs-file=FILE -c --score-debug -f|--show-name
-				-n|--show-number -s -e|--show-email -w --abbrev=N --color-lines
+				-n|--show-number -s -e|--show-email -w --abbrev[=N] --color-lines
 				--color-by-age --minimal --since=D`),
 			"rev-parse": opts(styleGetopt, `--abbrev-ref[=M] --short[=N] --verify -q|--quiet
 				--show-toplevel --show-prefix --show-cdup --git-dir --git-common-dir
@@ -464,10 +464,10 @@ var programOptions = map[string]*progSpec{
 				-X|--exclude-from=FILE --exclude-per-directory=NAME --exclude-standard
 				--error-unmatch --with-tree=TREE --full-name --recurse-submodules --abbrev[=N]
 				--debug --format=F --sparse --resolve-undo`),
-			"branch": opts(styleGetopt, `-l|--list -a|--all -r|--remotes -v|-vv|--verbose
+			"branch": opts(styleGetopt, `-l|--list -a|--all -r|--remotes -v|--verbose
 				--contains=C --no-contains=C --merged=C --no-merged=C --points-at=O --sort=KEY
 				--format=F --color[=W] --no-color --column[=O] --no-column --show-current
-				-i|--ignore-case --abbrev=N --no-abbrev -q|--quiet --omit-empty`),
+				-i|--ignore-case --abbrev[=N] --no-abbrev -q|--quiet --omit-empty`),
 		}},
 	"go": {style: styleGo, subcmd: true, opts: opts(styleGo, ``),
 		subs: map[string]*optTable{
