@@ -299,3 +299,84 @@ func FuzzOptions(f *testing.F) {
 		}
 	})
 }
+
+// TestEveryRow: each row of programOptions has a command its options allow (no word needs
+// naming) and one with an option it does not (the words that need naming); a row added
+// without a line here fails.
+func TestEveryRow(t *testing.T) {
+	rows := map[string][2]string{
+		"echo":              {"echo -n -e --pre=x", ""},
+		"true":              {"true --anything", ""},
+		"false":             {"false -x", ""},
+		":":                 {": -x", ""},
+		"pwd":               {"pwd -P", "pwd -Z => -Z"},
+		"which":             {"which -a go", "which --exec=x go => --exec"},
+		"test":              {"test -f go.mod -a -d src", "test -q x => -q"},
+		"[":                 {"[ -n x -o -z y ]", "[ --x ] => --x"},
+		"read":              {"read -r -p x line", "read -z line => -z"},
+		"printf":            {"printf -v out %s x", "printf -z x => -z"},
+		"ls":                {"ls -lahtr --color=auto src", "ls -laL src => -L"},
+		"cat":               {"cat -nA go.mod", "cat --pre=x f => --pre"},
+		"head":              {"head -n 5 -q go.mod", "head --foo f => --foo"},
+		"tail":              {"tail -f -n +5 go.mod", "tail -zx f => -x"},
+		"wc":                {"wc -lwc go.mod", "wc --files0-from=x => --files0-from"},
+		"grep":              {"grep -rnIi -C3 --include=*.go x .", "grep -rR x . => -R"},
+		"egrep":             {"egrep -c 'a|b' f", "egrep -Rc x . => -R"},
+		"fgrep":             {"fgrep -x y f", "fgrep --dereference-recursive y . => --dereference-recursive"},
+		"rg":                {"rg -n -g '*.go' --hidden x src", "rg -L x src => -L"},
+		"sort":              {"sort -rnk2 -t: f", "sort -uo x f => -o"},
+		"uniq":              {"uniq -c -f 1 f", "uniq -c f out => out"},
+		"diff":              {"diff -u --label a go.mod go.sum", "diff -rN a b => -r"},
+		"tree":              {"tree -a -L 2 -I vendor", "tree -al src => -l"},
+		"file":              {"file -b --mime-type go.mod", "file -z x.gz => -z"},
+		"stat":              {"stat -c %s go.mod", "stat --printf=%s -Z f => -Z"},
+		"du":                {"du -sh --max-depth=1 .", "du -shL . => -L"},
+		"df":                {"df -hT --output=source .", "df --foo => --foo"},
+		"find":              {"find . -type f -name '*.go' -not -path './vendor/*' -print0", "find . -name x -delete => -delete"},
+		"make":              {"make -j4 -k --no-print-directory test", "make -C src test => -C"},
+		"git":               {"git --no-pager log --oneline --graph -20", "git log --ext-diff => --ext-diff"},
+		"go":                {"go test -race -count=1 -run 'TestA' ./...", "go test -toolexec=./x ./... => -toolexec"},
+		"gofmt":             {"gofmt -l -s .", "gofmt -l -w x.go => -w"},
+		"staticcheck":       {"staticcheck -checks=all -tests=false ./...", "staticcheck -debug.cpuprofile=x ./... => -debug.cpuprofile"},
+		"tar":               {"tar -tzv", "tar -tzvf a.tar => -f"},
+		"cargo":             {"cargo test --release -p core -- --nocapture", "cargo test -- --logfile x => --logfile"},
+		"npm":               {"npm test --silent", "npm test --prefix /x => --prefix"},
+		"pytest":            {"pytest -x -q -k 'not slow' --tb=short", "pytest --html=x => --html"},
+		"py.test":           {"py.test -q", "py.test -p x => -p"},
+		"python -m pytest":  {"python -m pytest -q tests", "python -m pytest --cov=x => --cov"},
+		"python3 -m pytest": {"python3 -m pytest -x", "python3 -m pytest -n 4 => -n"},
+	}
+	for name := range programOptions {
+		if _, ok := rows[name]; !ok {
+			t.Errorf("row %s has no test here", name)
+		}
+	}
+	for name, tc := range rows {
+		for i, c := range tc {
+			if c == "" {
+				continue
+			}
+			cmd, want, _ := strings.Cut(c, " => ")
+			if i == 1 && want == "" {
+				t.Fatalf("%s: %q says no option to name", name, c)
+			}
+			parts := Analyze(cmd)
+			if len(parts) == 0 && name == ":" {
+				continue // the analysis drops the null command
+			}
+			if len(parts) != 1 {
+				t.Fatalf("%s: %d parts", cmd, len(parts))
+			}
+			if s, _ := specFor(&parts[0]); s != programOptions[name] {
+				t.Errorf("%s: not read with the row %s", cmd, name)
+			}
+			var got []string
+			for _, u := range parts[0].riskyUses() {
+				got = append(got, u.spell)
+			}
+			if g := strings.Join(got, " "); g != want {
+				t.Errorf("%s: %q needs naming, want %q", cmd, g, want)
+			}
+		}
+	}
+}
