@@ -380,3 +380,34 @@ func TestEveryRow(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownOptionsDenyAndAsk: options are an allow-list for allow rules only; an option the
+// table does not know never keeps a deny or ask rule from matching.
+func TestUnknownOptionsDenyAndAsk(t *testing.T) {
+	p := mustLoad(t, `version: 1
+default: ask
+rules:
+  - {name: no-grep, decision: deny, shell: [grep]}
+  - {name: log-asks, decision: ask, shell: ["git log"]}
+  - {name: no-tool, decision: deny, shell: [mytool]}
+  - {name: all, decision: allow, shell: [grep, git, mytool]}
+`)
+	d, err := NewDecider(p, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for cmd, want := range map[string]string{
+		"grep --no-such-option x f":  "deny:no-grep",
+		"grep -QZR x f":              "deny:no-grep",
+		"grep --fil=/etc/shadow x f": "deny:no-grep",
+		"git log --exec=id":          "ask:log-asks",
+		"git log --outp=/tmp/x":      "ask:log-asks",
+		"mytool --anything -xyz":     "deny:no-tool",
+	} {
+		ev, _ := json.Marshal(map[string]string{"type": "approval_request", "kind": "shell_command", "command": cmd})
+		got := d.Decide(ev)
+		if g := got.Verdict.String() + ":" + got.Rule; g != want {
+			t.Errorf("%s: %s (%s), want %s", cmd, g, got.Reason, want)
+		}
+	}
+}
