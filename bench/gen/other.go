@@ -140,7 +140,9 @@ func (g *gen) policy() error {
 	k := 0
 	for i := 0; i < nShell; i++ {
 		k++
-		fmt.Fprintf(w, "  - name: shell-%03d\n    decision: %s\n    shell: [%q, %q]\n", k, decision(), shellWord(2*i), shellWord(2*i+1))
+		// the prompts' --flagN options are named: options are an allow-list
+		fmt.Fprintf(w, "  - name: shell-%03d\n    decision: %s\n    shell: {commands: [%q, %q], allow_options: [--flag0, --flag1, --flag2, --flag3, --flag4]}\n",
+			k, decision(), shellWord(2*i), shellWord(2*i+1))
 	}
 	for i := 0; i < nFile; i++ {
 		k++

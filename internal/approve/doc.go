@@ -101,23 +101,30 @@ that does not parse, judged by its words, and only when it has none of ; & | < >
 a newline). Deny and ask rules see a computed word as matching anything, and see every command
 inside every construct.
 
-An allow rule also never matches a command that uses an option of the program it runs that
-runs other programs, changes directory or writes files, unless a literal word of the pattern
-that matched names it (go build -o bin/x, make -C src test) or the rule lists it in
-allow_options (shell: {commands: [go build], allow_options: [-o, -coverprofile]}); judge where
-such options point with a paths: inside_root deny or ask rule. One table says how each program
-reads its options (getopt clusters and abbreviations for make and git; go's -flag, --flag and
--flag=v anywhere on the line, -test.flag after -args; git's global options before the
-subcommand) and which it means: make -C -f -I -E and every NAME=VALUE; git -C -c --config-env
---exec-path --git-dir --work-tree --namespace -p before the subcommand, --ext-diff --textconv
---output --upload-pack --exec after it; go -exec -toolexec -vettool -overlay -modfile -ldflags
--gcflags -C -o the profiles -outputdir -fuzzcachedir -debug-*; gofmt -w -r -cpuprofile;
-staticcheck -debug.*; find, sort, uniq, tree, tar, rg, file, cargo, npm, pytest likewise (the
-README lists them). fr-approve lint reads the same table.
+Options are an allow-list. For each program it knows, one table lists the options known to be
+harmless (they read, print or choose what is shown: no program run, no other directory, no
+write, no symbolic link followed out of the tree) and which of them take a value. An allow rule
+never matches a command using any other option (a cluster letter, a long name, an abbreviation
+of one, a plugin's option such as pytest --cov-report or --html), unless a literal word of the
+pattern that matched names it (go build -o bin/x) or the rule lists it in allow_options
+(shell: {commands: [go build], allow_options: [-o, -coverprofile]}, spelled as the command
+writes it); judge where such options point with a paths: inside_root rule. For a program the
+table does not know, every word that looks like an option needs naming so. Each program's
+options are read as it reads them: getopt clusters (-iFf FILE; the value glued to the letter
+that takes it starts after that letter), --name=v and --name v, -- ending the options (cargo
+test -- and go test -args hand the rest to the test binary, read with its own table); go's
+-flag, --flag and -flag=v anywhere on the line; git's global options before the subcommand and
+each subcommand's own after it. Known: ls, cat, head, tail, wc, grep, rg, sort, uniq, diff, tree,
+file, stat, du, df, find, test, [, echo, printf, read, pwd, which, make, tar, git (status, diff,
+log, show, blame, rev-parse, ls-files, branch), go (build, test, vet, list, env, version, mod
+tidy/download/verify/graph/why), gofmt, staticcheck, cargo (build, check, test), npm (test,
+run), pytest and python -m pytest; a subcommand not listed knows no option. fr-approve lint
+reads the same table, and points at allow patterns of programs it does not know. Deny and ask
+rules never look at it: an option they do not know never stops them from matching.
 
 paths: inside_root and protect: [globs] on a shell rule judge every word that may name a file
-(each argument, the value of --opt=VALUE, what follows a short option as in -fFILE, and every
-redirected file) as file_write paths are judged: against --root, after .., / and symlinks; ~
+(each argument, the value of --opt=VALUE, a value glued to the short option that takes it as in
+-iFfFILE, every tail of an option word where the table cannot tell, and every redirected file) as file_write paths are judged: against --root, after .., / and symlinks; ~
 is a home directory; / (also // and /.) is outside; /dev/null is fine; a computed word, or a
 relative path after cd, is outside; protect lists globs no path may match (**/.git/**,
 **/.env). An allow rule with paths matches only commands whose paths are all inside; a deny or
@@ -129,7 +136,10 @@ never allowed. An allow rule's max_size (bytes, KB, MiB...) and max_changed_line
 allows; a deny or ask rule with bounds matches writes beyond them.
 
 tool (kind tool_action): plugin, action, detail. route (kind route_approval): source,
-target, keyword. Each is a glob or /regex/, or a list of them; a field left out matches all.
+target, keyword. Each is a glob or /regex/, or a list of them; a field left out matches all. A
+detail holding a line break or another control character never matches an allow rule's detail
+pattern, and one holding more than one URL, or a URL and other words, never matches an allow
+pattern written for a URL (one that spells ://).
 
 kind: names the approval kind; a rule with no kind and no matcher applies to every known
 kind. An approval kind this build does not know is never allowed by such a wildcard: only a

@@ -85,8 +85,8 @@ func attackRoot(t *testing.T) string {
 	return root
 }
 
-func loadAttacks(t *testing.T) (*attackFile, map[string]*Policy) {
-	data, err := os.ReadFile(attacksFile)
+func loadAttacks(t *testing.T, file string) (*attackFile, map[string]*Policy) {
+	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,30 +123,48 @@ func loadAttacks(t *testing.T) (*attackFile, map[string]*Policy) {
 	return &af, pols
 }
 
+// countAttacks counts the attempts that are not ok- ones.
+func countAttacks(af *attackFile) int {
+	n := 0
+	for _, a := range af.Attempts {
+		if !strings.HasPrefix(a.ID, "ok-") {
+			n++
+		}
+	}
+	return n
+}
+
 // TestAttacks decides every attempt of testdata/attacks.yaml: each is an assertion.
-func TestAttacks(t *testing.T) {
-	af, pols := loadAttacks(t)
-	if len(af.Attempts) < 450 {
-		t.Errorf("only %d attempts", len(af.Attempts))
+func TestAttacks(t *testing.T) { runAttacks(t, attacksFile, 450) }
+
+// TestOptionAttacks decides every attempt of testdata/attacks-options.yaml: options read as
+// each program reads them, and tool actions.
+func TestOptionAttacks(t *testing.T) { runAttacks(t, "testdata/attacks-options.yaml", 200) }
+
+func runAttacks(t *testing.T, file string, least int) {
+	af, pols := loadAttacks(t, file)
+	name := filepath.Base(file)
+	if n := countAttacks(af); n < least {
+		t.Errorf("%s: only %d attempts", file, n)
 	}
 	root := attackRoot(t)
 	seen := map[string]int{}
 	for i := range af.Attempts {
 		a := &af.Attempts[i]
 		if !attemptID.MatchString(a.ID) {
-			t.Errorf("attacks.yaml:%d: id %q is not c<class>-words or ok-words", a.line, a.ID)
+			t.Errorf("%s:%d: id %q is not c<class>-words or ok-words", name, a.line, a.ID)
 		}
 		if l, dup := seen[a.ID]; dup {
-			t.Errorf("attacks.yaml:%d: id %s already used on line %d", a.line, a.ID, l)
+			t.Errorf("%s:%d: id %s already used on line %d", name, a.line, a.ID, l)
 		}
 		seen[a.ID] = a.line
 		t.Run(fmt.Sprintf("line%d_%s", a.line, a.ID), func(t *testing.T) {
 			if a.Does == "" {
-				t.Errorf("attacks.yaml:%d: %s says nothing in does:", a.line, a.ID)
+				t.Errorf("%s:%d: %s says nothing in does:", name, a.line, a.ID)
 			}
 			p := pols[a.Policy]
 			if p == nil {
-				t.Fatalf("attacks.yaml:%d: no policy %q", a.line, a.Policy)
+				t.Fatalf("%s:%d: no policy %q", name, a.line, a.Policy)
 			}
 			d, err := NewDecider(p, root)
 			if err != nil {
@@ -162,7 +180,7 @@ func TestAttacks(t *testing.T) {
 			case "allow", "deny", "ask":
 				ok = got.Verdict.String() == a.Expect
 			default:
-				t.Fatalf("attacks.yaml:%d: expect %q: allow, not-allow, deny or ask", a.line, a.Expect)
+				t.Fatalf("%s:%d: expect %q: allow, not-allow, deny or ask", name, a.line, a.Expect)
 			}
 			if ok {
 				return
@@ -171,8 +189,8 @@ func TestAttacks(t *testing.T) {
 			if len(shown) > 300 {
 				shown = append(append([]byte{}, shown[:300]...), "..."...)
 			}
-			msg := fmt.Sprintf("attacks.yaml:%d %s (%s: %s)\n%s\n got %s by %s %s (part %q, %s), want %s",
-				a.line, a.ID, a.Policy, a.Does, shown, got.Verdict, got.Decider, got.Rule, got.Part, got.Reason, a.Expect)
+			msg := fmt.Sprintf("%s:%d %s (%s: %s)\n%s\n got %s by %s %s (part %q, %s), want %s",
+				name, a.line, a.ID, a.Policy, a.Does, shown, got.Verdict, got.Decider, got.Rule, got.Part, got.Reason, a.Expect)
 			t.Error(msg)
 		})
 	}

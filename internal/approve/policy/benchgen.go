@@ -25,7 +25,8 @@ func BenchPolicySized(n, conds int) string {
 	nShell := n - nFile - nTool - nRoute - conds
 	k := 0
 	for i := 0; i < nShell; i++ {
-		fmt.Fprintf(&b, "  - name: shell-%d\n    decision: %s\n    shell: [\"tool%d sub%d\", \"tool%d check $\", \"cmd%d ** --force\"]\n",
+		// the stream's --flag is named: options are an allow-list
+		fmt.Fprintf(&b, "  - name: shell-%d\n    decision: %s\n    shell: {commands: [\"tool%d sub%d\", \"tool%d check $\", \"cmd%d ** --force\"], allow_options: [--flag]}\n",
 			i, decisions[i%len(decisions)], i, i%7, i, i)
 		k++
 	}

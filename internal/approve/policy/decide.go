@@ -457,7 +457,15 @@ func (d *Decider) matchOne(r *Rule, req *wire.ApprovalRequest, fw *fileFacts) (b
 		if r.Tool == nil {
 			return true, ""
 		}
-		return r.Tool.Plugin.Match(req.Plugin) && r.Tool.Action.Match(req.Action) && r.Tool.Detail.Match(req.Detail), ""
+		if !r.Tool.Plugin.Match(req.Plugin) || !r.Tool.Action.Match(req.Action) || !r.Tool.Detail.Match(req.Detail) {
+			return false, ""
+		}
+		if r.Decision == Allow {
+			if why := detailBar(r.Tool.Detail, req.Detail); why != "" {
+				return false, why
+			}
+		}
+		return true, ""
 	case wire.KindRouteApproval:
 		if r.Route == nil {
 			return true, ""
@@ -838,8 +846,7 @@ func (d *Decider) pathsInside(p *Part, protect []string) (bool, string) {
 		if p.dyn(i) {
 			return false, "has a word computed at run time, which may name any file"
 		}
-		w := p.Words[i]
-		for _, c := range pathCandidates(w) {
+		for _, c := range p.PathCandidates(i) {
 			if ok, why := d.pathOK(c, p.Chdir, protect); !ok {
 				return false, why
 			}
@@ -856,27 +863,6 @@ func (d *Decider) pathsInside(p *Part, protect []string) (bool, string) {
 		}
 	}
 	return true, ""
-}
-
-// pathCandidates lists what a word may name as a file: the word itself, the value of
-// --opt=VALUE, or what follows a short option (-fFILE).
-func pathCandidates(w string) []string {
-	switch {
-	case w == "" || w == "-" || w == "--":
-		return nil
-	case strings.HasPrefix(w, "--"):
-		if _, v, ok := strings.Cut(w, "="); ok {
-			return []string{v}
-		}
-		return nil
-	case strings.HasPrefix(w, "-"):
-		out := []string{w[2:]}
-		if _, v, ok := strings.Cut(w, "="); ok {
-			out = append(out, v)
-		}
-		return out
-	}
-	return []string{w}
 }
 
 // pathOK judges one path as file_write paths are judged: against the root, after .., / and
@@ -976,6 +962,9 @@ func riskyUnnamed(sm *ShellMatcher, p *Part) string {
 		}
 	}
 	if len(sm.Commands) == 0 {
+		if spec == nil {
+			return "" // a rule that names no program: the options of one the table does not know are its own
+		}
 		if u := unnamedUse(spec, uses, 0, sm.Options); u != nil {
 			return riskyWhy(p, u)
 		}
@@ -1005,7 +994,7 @@ func riskyWhy(p *Part, u *riskyUse) string {
 		what = "sets the variable " + strings.TrimSuffix(u.spell, "=")
 	case u.opt == nil && u.spell == "@":
 		what = "reads more arguments from " + p.Words[u.at]
-	case u.opt == nil:
+	case u.opt == nil && u.kind == riskWrites:
 		what = "has the operand " + u.spell
 	}
 	return fmt.Sprintf("%s (%q), which %s; only a pattern naming that word or allow_options allows it", what, p.Words[u.at], u.kind)

@@ -53,6 +53,7 @@ func Lint(p *Policy) []Finding {
 	}
 	lintProbes(p, add)
 	lintAcceptedOptions(p, add)
+	lintUnknownOptions(p, add)
 	if len(p.Tests) == 0 {
 		add(0, "", "the policy has no tests: add a few under tests: and run 'fr-approve test'")
 	}
@@ -191,6 +192,63 @@ func lintAcceptedOptions(p *Policy, add func(int, string, string, ...any)) {
 	}
 }
 
+// lintUnknownOptions points at allow patterns of programs (or subcommands) whose options the
+// table does not know: since options are an allow-list, such a pattern allows the program only
+// with the options a word of a pattern or allow_options names, where it used to allow any. A
+// pattern that spells out every word ($ at its end) is left alone.
+func lintUnknownOptions(p *Policy, add func(int, string, string, ...any)) {
+	for _, r := range p.Rules {
+		if r.Decision != Allow || r.Shell == nil {
+			continue
+		}
+		seen := map[string]bool{}
+		for _, c := range r.Shell.Commands {
+			prog, ok := unknownOptionsOf(c)
+			if !ok || seen[prog] {
+				continue
+			}
+			seen[prog] = true
+			line := c.Line
+			if line == 0 {
+				line = r.Line
+			}
+			add(line, r.Name, "allow pattern %q: fr-approve does not know the options of %s, so it is allowed only with the options a word of the pattern or allow_options names (options are an allow-list; any used to pass)", c.Src, prog)
+		}
+	}
+}
+
+// unknownOptionsOf returns the program (with its subcommand) of a pattern whose options the
+// table does not know, ok=false when it knows them or the pattern spells out every word.
+func unknownOptionsOf(c *CmdPattern) (string, bool) {
+	w0 := c.Words[0]
+	if w0 == nil || !w0.literal {
+		return "", false
+	}
+	spelled := c.Anchored
+	var words []string
+	for _, w := range c.Words[1:] {
+		if w == nil || !w.literal {
+			spelled = false
+			break
+		}
+		words = append(words, w.Src)
+	}
+	if spelled {
+		return "", false
+	}
+	probe := &Part{Name: w0.Src, Words: append([]string{w0.Src}, words...)}
+	spec, start := specFor(probe)
+	if spec == nil {
+		return w0.Src, true
+	}
+	if sub, known := spec.knowsSub(probe.Words[start:]); !known {
+		return w0.Src + " " + sub, true
+	} else if sub == "" && spec.subcmd {
+		return "", false // the pattern names no subcommand: the others are refused by the table
+	}
+	return "", false
+}
+
 // acceptedOptions lists the options of programOptions a pattern names with a word whose
 // value is not spelled out, and those allow_options lists that the pattern's program has.
 func acceptedOptions(c *CmdPattern, options []string) []riskyUse {
@@ -218,11 +276,10 @@ func acceptedOptions(c *CmdPattern, options []string) []riskyUse {
 			out = append(out, u)
 		}
 	}
-	for k := range spec.opts {
-		o := &spec.opts[k]
-		for _, sp := range o.spells {
-			if spec.optionAllowed(riskyUse{opt: o, spell: goSpell(spec, sp)}, options) {
-				out = append(out, riskyUse{opt: o, spell: sp, kind: o.kind})
+	for _, d := range spec.riskyDefs() {
+		for _, sp := range d.names {
+			if spec.optionAllowed(riskyUse{opt: d, spell: goSpell(spec, sp)}, options) {
+				out = append(out, riskyUse{opt: d, spell: sp, kind: d.risk})
 				if spec.style != styleGo {
 					break // one spelling of the option is enough
 				}

@@ -54,7 +54,7 @@ type Part struct {
 	// -execdir), so its relative paths are not known.
 	Chdir bool
 
-	risky     []riskyUse // the words using an option of programOptions
+	opt       optRead // the words as the program reads its options (Part.options)
 	riskyDone bool
 }
 
