@@ -83,6 +83,7 @@ func App(s cmdutil.Streams) *cli.App {
 		policyFlag(),
 		&cli.StringFlag{Name: "audit", Usage: "append one hash-chained JSON line per decision to `FILE` (limits are rebuilt from it on start)"},
 		&cli.DurationFlag{Name: "ask-timeout", Value: 5 * time.Minute, Usage: "deny a prompt nobody answered on the terminal within `DUR`"},
+		&cli.DurationFlag{Name: "decision-timeout", Value: policy.DefaultTimeout, Usage: "deny a prompt the policy takes longer than `DUR` to decide (a backstop: deciding takes microseconds)"},
 		&cli.StringFlag{Name: "input", Aliases: []string{"i"}, Usage: "read events from `PATH` (a file or named FIFO) instead of stdin"},
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write responses to `PATH` instead of stdout; a named FIFO may get its reader before or after fr-approve starts"},
 		rootFlag(),
@@ -152,8 +153,15 @@ func newDecider(c *cli.Context, s cmdutil.Streams, name string) (*policy.Policy,
 		return nil, nil, cmdutil.Usagef("--root: %v", err)
 	}
 	d.Warn = func(format string, args ...any) { cmdutil.Warnf(s.Err, prog, format, args...) }
+	d.Timeout = policy.DefaultTimeout
+	if deciderHook != nil {
+		deciderHook(d)
+	}
 	return p, d, nil
 }
+
+// deciderHook, when set, is given each Decider made: tests make decisions panic or run long.
+var deciderHook func(*policy.Decider)
 
 // versionCheck checks the protocolVersion of ready and hello events.
 type versionCheck struct {
@@ -213,10 +221,14 @@ type server struct {
 }
 
 func serve(c *cli.Context, s cmdutil.Streams) error {
+	if t := c.Duration("decision-timeout"); t <= 0 {
+		return cmdutil.Usagef("--decision-timeout %s is not a positive duration", t)
+	}
 	p, dec, err := newDecider(c, s, lookup(c, "policy"))
 	if err != nil {
 		return err
 	}
+	dec.Timeout = c.Duration("decision-timeout")
 	warn := func(format string, args ...any) { cmdutil.Warnf(s.Err, prog, format, args...) }
 	color := c.String("color")
 	asker := &ttyAsker{path: c.String("tty"), timeout: c.Duration("ask-timeout"), color: color, getenv: s.Env, warn: warn}

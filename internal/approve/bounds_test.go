@@ -1,9 +1,15 @@
 package approve
 
 import (
+	"encoding/json"
 	"fmt"
+	"github.com/fuseraft/fr/internal/approve/policy"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 func manyWords(prog string, n int) string {
@@ -32,5 +38,130 @@ func TestLongCommandsAnswered(t *testing.T) {
 	want := strings.Join([]string{yes, yes, yes, no, yes}, "\n") + "\n"
 	if out != want {
 		t.Errorf("answers\n%s\nwant\n%s", out, want)
+	}
+}
+
+// withDeciderHook sets deciderHook for the test.
+func withDeciderHook(t *testing.T, hook func(*policy.Decider)) {
+	t.Cleanup(func() { deciderHook = nil })
+	deciderHook = hook
+}
+
+func auditLines(t *testing.T, name string) []map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]any
+	for _, l := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("audit line %q: %v", l, err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// A panic while deciding one prompt denies that prompt, with an audit line that says so, and
+// fr-approve goes on answering the prompts after it.
+func TestPanicDeniesThatPromptOnly(t *testing.T) {
+	withDeciderHook(t, func(d *policy.Decider) {
+		d.Probe = func(raw []byte) {
+			if strings.Contains(string(raw), "boom") {
+				panic("injected failure")
+			}
+		}
+	})
+	dir := t.TempDir()
+	pol := writeFile(t, dir, "p.yaml", "version: 1\nrules:\n  - {name: all, decision: allow}\n"+
+		"questions:\n  - {name: yes, question: '*', text: 'yes'}\n")
+	const sh = `{"type":"approval_request","kind":"shell_command","command":`
+	in := sh + `"ls"}` + "\n" + sh + `"echo boom"}` + "\n" + sh + `"ls"}` + "\n" +
+		`{"type":"question","question":"boom?"}` + "\n" + `{"type":"question","question":"go on?"}` + "\n" + sh + `"ls"}` + "\n"
+	audit := filepath.Join(dir, "audit.log")
+	code, out, errs := run(t, in, "--policy", pol, "--root", dir, "--audit", audit)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	const yes, no = `{"type":"approval_response","approved":true}`, `{"type":"approval_response","approved":false}`
+	want := strings.Join([]string{yes, no, yes, `{"type":"question_response","answer":null}`,
+		`{"type":"question_response","answer":"yes"}`, yes}, "\n") + "\n"
+	if out != want {
+		t.Errorf("answers\n%s\nwant\n%s", out, want)
+	}
+	if !strings.Contains(errs, "injected failure") {
+		t.Errorf("stderr does not report the panic:\n%s", errs)
+	}
+	recs := auditLines(t, audit)
+	if len(recs) != 6 {
+		t.Fatalf("%d audit lines for 6 prompts", len(recs))
+	}
+	for _, i := range []int{1, 3} {
+		r := recs[i]
+		if r["decider"] != policy.ByError || !strings.Contains(fmt.Sprint(r["reason"]), "internal error while deciding it: injected failure") {
+			t.Errorf("audit line %d: %v", i+1, r)
+		}
+	}
+	if recs[1]["decision"] != "deny" || recs[1]["summary"] != "shell: echo boom" || recs[3]["decision"] != "skip" {
+		t.Errorf("audit lines: %v, %v", recs[1], recs[3])
+	}
+	// check reports it too, and goes on
+	code, out, _ = run(t, in, "check", "--policy", pol, "--root", dir)
+	if code != 0 || strings.Count(out, `"decider":"error"`) != 2 || strings.Count(out, "\n") != 6 {
+		t.Errorf("check: exit %d\n%s", code, out)
+	}
+}
+
+// A decision that runs past --decision-timeout is denied with that reason, and answered once
+// even though it goes on to finish (with an allow) afterwards. The decision's clock is
+// injected: the slow one moves it past the bound.
+func TestDecisionTimeout(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	withDeciderHook(t, func(d *policy.Decider) {
+		d.Now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+		d.Probe = func(raw []byte) {
+			if strings.Contains(string(raw), "slow") {
+				mu.Lock()
+				now = now.Add(11 * time.Second)
+				mu.Unlock()
+			}
+		}
+	})
+	dir := t.TempDir()
+	pol := writeFile(t, dir, "p.yaml", "version: 1\nrules:\n  - {name: all, decision: allow}\n")
+	const sh = `{"type":"approval_request","kind":"shell_command","command":`
+	in := sh + `"echo slow"}` + "\n" + sh + `"ls"}` + "\n"
+	for _, c := range []struct {
+		flag []string
+		want string
+	}{
+		{nil, "no"},
+		{[]string{"--decision-timeout", "10s"}, "no"},
+		{[]string{"--decision-timeout", "12s"}, "yes"},
+	} {
+		audit := filepath.Join(t.TempDir(), "audit.log")
+		code, out, errs := run(t, in, append([]string{"--policy", pol, "--root", dir, "--audit", audit}, c.flag...)...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		first := map[string]string{"yes": `{"type":"approval_response","approved":true}`, "no": `{"type":"approval_response","approved":false}`}[c.want]
+		want := first + "\n" + `{"type":"approval_response","approved":true}` + "\n"
+		if out != want {
+			t.Errorf("%v: answers\n%s\nwant\n%s", c.flag, out, want)
+		}
+		recs := auditLines(t, audit)
+		if len(recs) != 2 {
+			t.Fatalf("%v: %d audit lines for 2 prompts", c.flag, len(recs))
+		}
+		if c.want == "no" && (recs[0]["decider"] != policy.ByError || !strings.Contains(fmt.Sprint(recs[0]["reason"]), "longer than the decision timeout (10s)")) {
+			t.Errorf("%v: audit line %v", c.flag, recs[0])
+		}
+	}
+	code, _, errs := run(t, in, "--policy", pol, "--decision-timeout", "0s")
+	if code != 2 || !strings.Contains(errs, "--decision-timeout") {
+		t.Errorf("--decision-timeout 0s: exit %d: %s", code, errs)
 	}
 }

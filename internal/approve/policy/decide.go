@@ -55,7 +55,16 @@ type Decider struct {
 	Now func() time.Time
 	// Session is the fuseraft session the prompts belong to, for per-session limits.
 	Session string
-	counts  map[string]*ruleCount
+	// Timeout bounds the wall-clock time of one decision (0: no bound): a decision that runs
+	// past it is denied by ByError, and so is one that panics.
+	Timeout time.Duration
+	// Probe, when set, is called with each prompt once its decision has begun: tests make a
+	// decision panic or run long with it.
+	Probe  func(raw []byte)
+	counts map[string]*ruleCount
+
+	started time.Time // when the decision under way began (with a Timeout)
+	steps   int       // steps of work since the clock was last read (step)
 
 	// the conditions run for the prompt being decided: whenSeen[id] == gen when condition id
 	// has run, with result whenVal[id] (and error whenErr[id])
@@ -287,11 +296,31 @@ func (d *Decider) begin(raw []byte) *event {
 	}
 	clear(d.whenErr)
 	d.evBuf = event{raw: raw}
+	d.ev = nil
+	d.startBound()
 	return &d.evBuf
 }
 
-// end finishes a prompt begun with begin.
-func (d *Decider) end() { d.clock.stop() }
+// end finishes a prompt begun with begin. Deferred by decide, it turns a panic while deciding,
+// or a decision that ran past the Timeout, into a denial of that prompt alone.
+func (d *Decider) end(dec *Decision) {
+	d.clock.stop()
+	r := recover()
+	if r == nil && !d.overdue() {
+		return
+	}
+	var req *wire.ApprovalRequest
+	if d.ev != nil {
+		req = d.ev.req
+	}
+	*dec = Decision{Verdict: Deny, Decider: ByError, Reason: d.failure(r) + "; denied", Kind: dec.Kind, Summary: dec.Summary, Request: req}
+	if req != nil {
+		dec.Kind, dec.Summary = req.Kind, req.Summary()
+	}
+	if dec.Summary == "" {
+		dec.Summary = "approval_request"
+	}
+}
 
 // Decide decides an approval_request (raw is the whole event).
 func (d *Decider) Decide(raw []byte) Decision { return d.decide(raw, false) }
@@ -300,9 +329,9 @@ func (d *Decider) Decide(raw []byte) Decision { return d.decide(raw, false) }
 // EventLine), which is then not validated again.
 func (d *Decider) DecideValid(raw []byte) Decision { return d.decide(raw, true) }
 
-func (d *Decider) decide(raw []byte, valid bool) Decision {
+func (d *Decider) decide(raw []byte, valid bool) (dec Decision) {
 	ev := d.begin(raw)
-	defer d.end()
+	defer d.end(&dec)
 	req, haveFields, pend, err := decodeRequestFields(raw, valid, &d.fl, lazyContents)
 	if err != nil {
 		kind, _ := wire.TopLevelString(raw, "kind")
@@ -314,6 +343,9 @@ func (d *Decider) decide(raw []byte, valid bool) Decision {
 		ev.fl = &d.fl
 	}
 	d.ev = ev
+	if d.Probe != nil {
+		d.Probe(raw)
+	}
 	if _, ok := d.P.byKind[req.Kind]; !ok {
 		ev.kind = ""
 	}
@@ -321,7 +353,6 @@ func (d *Decider) decide(raw []byte, valid bool) Decision {
 		return Decision{Verdict: Deny, Decider: ByMalformed, Reason: "file_write with an empty path", Kind: req.Kind,
 			Summary: req.Summary(), Request: req}
 	}
-	var dec Decision
 	if req.Kind == wire.KindShellCommand {
 		dec = d.decideShell(req, ev)
 	} else {
@@ -690,6 +721,7 @@ func (d *Decider) decideShell(req *wire.ApprovalRequest, ev *event) Decision {
 	seen := false
 	for i := range parts {
 		p := &parts[i]
+		d.step(1)
 		pd := d.decidePart(p, ev)
 		if pd == nil {
 			continue
@@ -720,6 +752,7 @@ func (d *Decider) decidePart(p *Part, ev *event) *Decision {
 	var best *Rule
 	blocked := ""
 	try := func(r *Rule) {
+		d.step(1)
 		if best != nil && !better(r, best) {
 			return
 		}
@@ -1249,7 +1282,12 @@ type QuestionDecision struct {
 }
 
 // AnswerQuestion decides a question event: the first question rule that applies answers it.
-func (d *Decider) AnswerQuestion(raw []byte) QuestionDecision {
+func (d *Decider) AnswerQuestion(raw []byte) (qd QuestionDecision) {
+	d.startBound()
+	defer d.endQuestion(&qd)
+	if d.Probe != nil {
+		d.Probe(raw)
+	}
 	var q wire.Question
 	if err := json.Unmarshal(raw, &q); err != nil {
 		return QuestionDecision{Action: "skip", Decider: ByMalformed, Reason: "malformed question: " + err.Error()}
@@ -1258,7 +1296,6 @@ func (d *Decider) AnswerQuestion(raw []byte) QuestionDecision {
 		return QuestionDecision{Action: "skip", Decider: ByMalformed, Reason: "malformed question: no question text", Q: &q}
 	}
 	ev := &event{raw: raw}
-	defer d.end()
 	for _, r := range d.P.Questions {
 		if !r.Question.Match(q.Question) {
 			continue
@@ -1287,6 +1324,17 @@ func (d *Decider) AnswerQuestion(raw []byte) QuestionDecision {
 		}
 	}
 	return QuestionDecision{Action: d.P.QuestionDefault, Decider: ByDefault, Reason: "no question rule answers it", Q: &q}
+}
+
+// endQuestion is end for AnswerQuestion: a question whose decision panicked or ran past the
+// Timeout is skipped (answered null).
+func (d *Decider) endQuestion(qd *QuestionDecision) {
+	d.clock.stop()
+	r := recover()
+	if r == nil && !d.overdue() {
+		return
+	}
+	*qd = QuestionDecision{Action: "skip", Decider: ByError, Reason: d.failure(r) + "; skipped", Q: qd.Q}
 }
 
 func contains(s []string, v string) bool {
