@@ -966,26 +966,9 @@ func (c *CmdPattern) match(p *Part, allow bool) bool {
 }
 
 func (c *CmdPattern) matchFrom(p *Part, allow bool, pi, wi int) bool {
-	for pi < len(c.Words) {
-		pw := c.Words[pi]
-		if pw == nil { // **
-			for k := wi; k <= len(p.Words); k++ {
-				if c.matchFrom(p, allow, pi+1, k) {
-					return true
-				}
-			}
-			return false
-		}
-		if wi >= len(p.Words) {
-			return false
-		}
-		if !wordMatch(pw, p, wi, allow) {
-			return false
-		}
-		pi++
-		wi++
-	}
-	return !c.Anchored || wi == len(p.Words)
+	m := argvMatch{c: c, p: p, allow: allow}
+	ok, _ := m.from(pi, wi, 0)
+	return ok
 }
 
 // riskyUnnamed says which option of programOptions p uses that no pattern of sm matching p
@@ -1048,26 +1031,8 @@ func riskyWhy(p *Part, u *riskyUse) string {
 // first 64) it matched with a word that names them: a literal, or a glob beginning with two
 // literal characters (-o*, --output=*).
 func (c *CmdPattern) matchNamed(p *Part, pi, wi int, named uint64) (bool, uint64) {
-	for pi < len(c.Words) {
-		pw := c.Words[pi]
-		if pw == nil { // **
-			for k := wi; k <= len(p.Words); k++ {
-				if ok, n := c.matchNamed(p, pi+1, k, named); ok {
-					return true, n
-				}
-			}
-			return false, 0
-		}
-		if wi >= len(p.Words) || !wordMatch(pw, p, wi, true) {
-			return false, 0
-		}
-		if pw.names() && wi < 64 {
-			named |= 1 << wi
-		}
-		pi++
-		wi++
-	}
-	return !c.Anchored || wi == len(p.Words), named
+	m := argvMatch{c: c, p: p, allow: true, named: true}
+	return m.from(pi, wi, named)
 }
 
 func wordMatch(pw *Pattern, p *Part, i int, allow bool) bool {
