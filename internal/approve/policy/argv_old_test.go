@@ -52,4 +52,3 @@ func (c *CmdPattern) oldMatchNamed(p *Part, pi, wi int, named uint64) (bool, uin
 	}
 	return !c.Anchored || wi == len(p.Words), named
 }
-
