@@ -49,7 +49,8 @@ type Decider struct {
 	P        *Policy
 	root     string
 	rootReal string
-	// Warn reports a `when` that failed at run time (the rule then does not match).
+	// Warn reports a `when` that failed at run time: the rule then matches if it denies or
+	// asks, and does not if it allows.
 	Warn func(format string, args ...any)
 	// Now is the clock for limits; nil means time.Now.
 	Now func() time.Time
@@ -205,25 +206,50 @@ func (e *event) input(p *Policy, c *condition) (any, error) {
 // when it is reached does not match (with a warning).
 var whenTimeout = 2 * time.Second
 
-// whenTrue evaluates a rule's condition over the event; a run-time error is a warning and no
-// match. Each distinct condition runs once per prompt (Decider.whenSeen).
+// whenTrue evaluates a rule's condition over the event. A condition that fails (a run-time
+// error, or past its time) fails closed: a deny or ask rule matches, an allow rule does not,
+// with a warning (and whenFailed says why, for the decision's reason). Each distinct
+// condition runs once per prompt (Decider.whenSeen).
 func (d *Decider) whenTrue(ev *event, r *Rule) bool {
 	if r.When == nil {
 		return true
 	}
 	c := r.cond
-	if d.whenSeen[c.id] == d.gen {
-		if d.whenErr[c.id] != nil {
-			d.warnWhen(ev, r, d.whenErr[c.id])
-		}
-		return d.whenVal[c.id]
+	if d.whenSeen[c.id] != d.gen {
+		res, err := d.runCond(ev, c)
+		d.whenSeen[c.id], d.whenVal[c.id], d.whenErr[c.id] = d.gen, res, err
 	}
-	res, err := d.runCond(ev, c)
-	d.whenSeen[c.id], d.whenVal[c.id], d.whenErr[c.id] = d.gen, res, err
-	if err != nil {
+	if err := d.whenErr[c.id]; err != nil {
 		d.warnWhen(ev, r, err)
+		return r.Decision != Allow
 	}
-	return res
+	return d.whenVal[c.id]
+}
+
+// whenFailed is the error of rule r's condition on the prompt being decided (nil when it
+// has none, or it did not fail).
+func (d *Decider) whenFailed(r *Rule) error {
+	if r.cond == nil || d.whenSeen[r.cond.id] != d.gen {
+		return nil
+	}
+	return d.whenErr[r.cond.id]
+}
+
+// whenReason is the reason of a decision by rule r, or of its default when r is an allow rule
+// held back: what its failed condition did ("" when it did not fail).
+func (d *Decider) whenReason(r *Rule) string {
+	err := d.whenFailed(r)
+	if err == nil {
+		return ""
+	}
+	if r.Decision == Allow {
+		return fmt.Sprintf("rule %s would allow it, but its when condition failed (%v), which an allow rule takes as no match", r.Name, err)
+	}
+	what := "a deny rule"
+	if r.Decision == Ask {
+		what = "an ask rule"
+	}
+	return fmt.Sprintf("its when condition failed (%v), which %s takes as a match", err, what)
 }
 
 func (d *Decider) warnWhen(ev *event, r *Rule, err error) {
@@ -233,7 +259,11 @@ func (d *Decider) warnWhen(ev *event, r *Rule, err error) {
 		}
 	}
 	ev.warned = append(ev.warned, r)
-	d.warn("rule %s: when %q: %v; the rule does not match", r.Name, r.WhenSrc, err)
+	what := "matches (a failed condition counts as a match for deny and ask rules)"
+	if r.Decision == Allow {
+		what = "does not allow (a failed condition counts as no match for allow rules)"
+	}
+	d.warn("rule %s: when %q: %v; the rule %s", r.Name, r.WhenSrc, err, what)
 }
 
 // runCond runs a condition; err is the error it gave (it then does not match).
@@ -254,7 +284,7 @@ func (d *Decider) runCond(ev *event, c *condition) (bool, error) {
 	}
 	v, err := ev.input(d.P, c)
 	if err != nil {
-		return false, nil
+		return false, err
 	}
 	if c.fast != nil {
 		if res, ok := c.fast.eval(v); ok {
@@ -418,6 +448,9 @@ func (d *Decider) decideOne(req *wire.ApprovalRequest, ev *event) Decision {
 			continue
 		}
 		if !d.whenTrue(ev, r) {
+			if blocked == "" {
+				blocked = d.whenReason(r)
+			}
 			continue
 		}
 		if r.Decision == Allow && !d.limitOK(r) {
@@ -438,7 +471,7 @@ func (d *Decider) decideOne(req *wire.ApprovalRequest, ev *event) Decision {
 		}
 		return Decision{Verdict: d.P.Default, Decider: ByDefault, Reason: reason}
 	}
-	dec := Decision{Verdict: best.Decision, Decider: ByRule, Rule: best.Name}
+	dec := Decision{Verdict: best.Decision, Decider: ByRule, Rule: best.Name, Reason: d.whenReason(best)}
 	if best.Decision == Allow && best.Limit != nil {
 		dec.Charge = []string{best.Name}
 	}
@@ -767,6 +800,9 @@ func (d *Decider) decidePart(p *Part, ev *event) *Decision {
 			return
 		}
 		if !d.whenTrue(ev, r) {
+			if blocked == "" {
+				blocked = d.whenReason(r)
+			}
 			return
 		}
 		if r.Decision == Allow && !d.limitOK(r) {
@@ -799,7 +835,7 @@ func (d *Decider) decidePart(p *Part, ev *event) *Decision {
 		}
 		return &Decision{Verdict: d.P.Default, Decider: ByDefault, Part: p.Text, Reason: reason}
 	}
-	dec := &Decision{Verdict: best.Decision, Decider: ByRule, Rule: best.Name, Part: p.Text}
+	dec := &Decision{Verdict: best.Decision, Decider: ByRule, Rule: best.Name, Part: p.Text, Reason: d.whenReason(best)}
 	if best.Decision == Allow && best.Limit != nil {
 		dec.Charge = []string{best.Name}
 	}
