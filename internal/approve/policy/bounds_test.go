@@ -88,3 +88,55 @@ func TestTimeoutCutsShort(t *testing.T) {
 		t.Errorf("question: %+v", q)
 	}
 }
+
+// Lint warns about conditions that fail on ordinary prompts (a field left out or null, a
+// command of one word or with two blanks), which then count as a match for deny and ask
+// rules and as none for allow rules; guarded ones are quiet.
+func TestLintFailingConditions(t *testing.T) {
+	const head = "version: 1\nrules:\n"
+	for _, c := range []struct{ kind, when, want string }{
+		{"shell_command", `.command | split(" ")[1] | test("x")`, `{"command":"x","kind":"shell_command"} (test("x"; null) cannot be applied to: null)`},
+		{"shell_command", `.command | split(" ")[1] | tonumber > 60`, `{"command":"x","kind":"shell_command"} (tonumber cannot be applied to: null)`},
+		{"shell_command", `(.command | split(" ")[1] // "") | test("x")`, ``},
+		{"shell_command", `.command | test("rm")`, ``},
+		{"shell_command", `.command | keys | length > 1`, `{"command":"x","kind":"shell_command"} (keys cannot be applied to: string ("x"))`},
+		{"tool_action", `.detail | fromjson | .size > 100`, `{"action":"x","kind":"tool_action","plugin":"x"} (fromjson cannot be applied to: null)`},
+		{"tool_action", `(.detail // "{}") | fromjson | .size > 100`, `{"action":"x","detail":"","kind":"tool_action","plugin":"x"} (`},
+		{"tool_action", `try (.detail | fromjson | .size > 100) catch true`, ``},
+		{"route_approval", `.keyword | ascii_downcase == "deploy"`, `{"kind":"route_approval","sourceAgent":"x","targetAgent":"x"} (`},
+		{"file_write", `.newContent | test("KEY")`, ``},
+		{"file_write", `(.oldContent // "") | length > 10`, ``},
+		{"file_write", `.oldContent | length > 10`, ``}, // the length of null is 0
+		{"file_write", `.a.b.c == 1`, ``},
+		{"file_write", `.a[1] == 1`, ``},
+		{"file_write", `.path | .[1:] == "x"`, ``},
+		// a rule with no kind applies to every kind: a field of one kind is missing in the others
+		{"", `.command | test("rm")`, `{"kind":"file_write","newContent":"x","path":"x"} (test("rm"; null) cannot be applied to: null)`},
+		{"", `(.command // "") | test("rm")`, ``},
+	} {
+		for _, decision := range []string{"deny", "allow"} {
+			kind := ""
+			if c.kind != "" {
+				kind = ", kind: " + c.kind
+			}
+			src := head + "  - {name: r, decision: " + decision + kind + ", when: '" + strings.ReplaceAll(c.when, "'", "''") + "'}\ntests: [{command: ls, expect: deny}]\n"
+			p, err := Load([]byte(src), "x.yaml")
+			if err != nil {
+				t.Fatalf("%s: %v", c.when, err)
+			}
+			got := ""
+			for _, f := range Lint(p) {
+				if strings.Contains(f.Msg, "fails on") {
+					got = f.Msg
+				}
+			}
+			if c.want == "" && got != "" || !strings.Contains(got, c.want) {
+				t.Errorf("%s %s: lint says %q, want %q", c.kind, c.when, got, c.want)
+			}
+			effect := map[string]string{"deny": "a match for this deny rule", "allow": "no match for this allow rule"}[decision]
+			if c.want != "" && !strings.Contains(got, effect) {
+				t.Errorf("%s: lint says %q, want %q", c.when, got, effect)
+			}
+		}
+	}
+}

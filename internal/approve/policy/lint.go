@@ -52,6 +52,7 @@ func Lint(p *Policy) []Finding {
 		}
 	}
 	lintProbes(p, add)
+	lintConditions(p, add)
 	lintAcceptedOptions(p, add)
 	if len(p.Tests) == 0 {
 		add(0, "", "the policy has no tests: add a few under tests: and run 'fr-approve test'")
