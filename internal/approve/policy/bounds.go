@@ -29,7 +29,7 @@ func (e errTimeout) Error() string {
 
 // startBound starts the wall-clock bound of one decision.
 func (d *Decider) startBound() {
-	d.steps = 0
+	d.steps, d.work = 0, 0
 	if d.Timeout > 0 {
 		d.started = d.now()
 	}
@@ -40,6 +40,7 @@ func (d *Decider) startBound() {
 // turns into a denial. Steps bound the work between two readings, so a long decision is cut
 // short at most stepsPerClock steps after its deadline.
 func (d *Decider) step(n int) {
+	d.work += n
 	d.steps += n
 	if d.steps < stepsPerClock {
 		return

@@ -66,6 +66,7 @@ type Decider struct {
 
 	started time.Time // when the decision under way began (with a Timeout)
 	steps   int       // steps of work since the clock was last read (step)
+	work    int       // steps of work of the decision under way (for tests)
 
 	// the conditions run for the prompt being decided: whenSeen[id] == gen when condition id
 	// has run, with result whenVal[id] (and error whenErr[id])
@@ -859,7 +860,9 @@ func (d *Decider) matchPart(r *Rule, p *Part) (bool, string) {
 		}
 		matched := false
 		for _, c := range sm.Commands {
-			if c.match(p, allow) {
+			ok, steps := c.matchSteps(p, allow)
+			d.step(steps)
+			if ok {
 				matched = true
 				break
 			}
@@ -995,16 +998,18 @@ func withinOrSelf(root, p string) (string, bool) {
 }
 
 func (c *CmdPattern) match(p *Part, allow bool) bool {
-	if len(p.Words) == 0 {
-		return false
-	}
-	return c.matchFrom(p, allow, 0, 0)
+	ok, _ := c.matchSteps(p, allow)
+	return ok
 }
 
-func (c *CmdPattern) matchFrom(p *Part, allow bool, pi, wi int) bool {
+// matchSteps is match, and the steps it took (argvMatch.steps).
+func (c *CmdPattern) matchSteps(p *Part, allow bool) (bool, int) {
+	if len(p.Words) == 0 {
+		return false, 0
+	}
 	m := argvMatch{c: c, p: p, allow: allow}
-	ok, _ := m.from(pi, wi, 0)
-	return ok
+	ok, _ := m.from(0, 0, 0)
+	return ok, m.steps
 }
 
 // riskyUnnamed says which option of programOptions p uses that no pattern of sm matching p
@@ -1063,7 +1068,7 @@ func riskyWhy(p *Part, u *riskyUse) string {
 	return fmt.Sprintf("%s (%q), which %s; only a pattern naming that word or allow_options allows it", what, p.Words[u.at], u.kind)
 }
 
-// matchNamed matches an allow pattern like matchFrom, and also returns the words (bits, the
+// matchNamed matches an allow pattern like match, and also returns the words (bits, the
 // first 64) it matched with a word that names them: a literal, or a glob beginning with two
 // literal characters (-o*, --output=*).
 func (c *CmdPattern) matchNamed(p *Part, pi, wi int, named uint64) (bool, uint64) {
