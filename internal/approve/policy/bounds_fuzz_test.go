@@ -166,7 +166,7 @@ var (
 	boundWhens = []string{"", "", `.command | test("x")`, `.command | split(" ")[1] | test("x")`, `def f: f; f`,
 		`error("no")`, `.command | length > 100`, `(.command | split(" ") | length) > 3`, `.nope.deeper[3]`,
 		`[limit(100000; repeat(1))] | length > 5`, `.command | tonumber`}
-	boundPaths = []string{"**", strings.Repeat("**/", 12) + "x", strings.Repeat("*/", 20) + "*", "{a,b,c}/**/[a-z]*.go", "/etc/**"}
+	boundPaths    = []string{"**", strings.Repeat("**/", 12) + "x", strings.Repeat("*/", 20) + "*", "{a,b,c}/**/[a-z]*.go", "/etc/**"}
 	boundCmdWords = []string{"x", "xx", "y", "-o", "-ofile", "--out=x", "a b", "z", "ls", "git", "rm", "-rf", "/etc/x", "../x"}
 )
 
