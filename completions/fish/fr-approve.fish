@@ -7,6 +7,7 @@ complete -c fr-approve -f -n 'not __fish_seen_subcommand_from check test lint ve
 complete -c fr-approve -n 'not __fish_seen_subcommand_from check test lint verify-audit completion' -l policy -s p -r -d 'the policy FILE (YAML, version 1)'
 complete -c fr-approve -n 'not __fish_seen_subcommand_from check test lint verify-audit completion' -l audit -r -d 'append one hash-chained JSON line per decision to FILE (limits are rebuilt from it on start)'
 complete -c fr-approve -n 'not __fish_seen_subcommand_from check test lint verify-audit completion' -l ask-timeout -r -d 'deny a prompt nobody answered on the terminal within DUR'
+complete -c fr-approve -n 'not __fish_seen_subcommand_from check test lint verify-audit completion' -l decision-timeout -r -d 'deny a prompt the policy takes longer than DUR to decide (a backstop: deciding takes microseconds)'
 complete -c fr-approve -n 'not __fish_seen_subcommand_from check test lint verify-audit completion' -l input -s i -r -d 'read events from PATH (a file or named FIFO) instead of stdin'
 complete -c fr-approve -n 'not __fish_seen_subcommand_from check test lint verify-audit completion' -l output -s o -r -d 'write responses to PATH instead of stdout; a named FIFO may get its reader before or after fr-approve starts'
 complete -c fr-approve -n 'not __fish_seen_subcommand_from check test lint verify-audit completion' -l root -r -d 'file_write paths are normalised against DIR; paths outside it are never allowed (default: the working directory)'

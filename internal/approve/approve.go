@@ -73,7 +73,7 @@ func anyVersionFlag() *cli.BoolFlag {
 // App is fr-approve's complete command line.
 func App(s cmdutil.Streams) *cli.App {
 	app := cmdutil.NewApp(s, prog, "answer fuseraft's approval prompts and questions by policy, or by asking a person")
-	app.UsageText = "fr-approve --policy FILE [--audit FILE] [--ask-timeout DUR] [--input PATH] [--output PATH] [--root DIR]\n" +
+	app.UsageText = "fr-approve --policy FILE [--audit FILE] [--ask-timeout DUR] [--decision-timeout DUR] [--input PATH] [--output PATH] [--root DIR]\n" +
 		"fr-approve check --policy FILE [--format jsonl|table] [EVENTS...]\n" +
 		"fr-approve test --policy FILE [POLICY...]\n" +
 		"fr-approve lint --policy FILE [POLICY...]\n" +
