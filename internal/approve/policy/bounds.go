@@ -3,6 +3,8 @@ package policy
 import (
 	"fmt"
 	"runtime"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -31,7 +33,67 @@ func (e errTimeout) Error() string {
 func (d *Decider) startBound() {
 	d.steps, d.work = 0, 0
 	if d.Timeout > 0 {
-		d.started = d.now()
+		d.started = d.boundNow()
+	}
+}
+
+// boundNow is the time the bound of a decision is measured with, in nanoseconds: the
+// Decider's clock when it has one (tests), else coarseNow, which costs no system call.
+func (d *Decider) boundNow() int64 {
+	if d.Now != nil {
+		return d.Now().UnixNano()
+	}
+	return coarseNow()
+}
+
+// coarseTick is how often the coarse clock is set; a decision is cut off at most that long
+// after its Timeout (plus stepsPerClock steps).
+const coarseTick = 20 * time.Millisecond
+
+// coarse is a clock for the bound of decisions, which are measured in microseconds and
+// bounded in seconds: one goroutine for the whole process sets it every coarseTick while
+// decisions read it, and stops when a second has passed without one. Reading it is an atomic
+// load, where reading the system's clock twice a prompt would cost a few percent of deciding.
+var coarse struct {
+	mu      sync.Mutex
+	running bool
+	used    atomic.Bool
+	now     atomic.Int64 // UnixNano
+}
+
+func coarseNow() int64 {
+	if !coarse.used.Load() {
+		coarse.used.Store(true)
+		coarse.mu.Lock()
+		if !coarse.running {
+			coarse.running = true
+			coarse.now.Store(time.Now().UnixNano())
+			go coarseLoop()
+		}
+		coarse.mu.Unlock()
+	}
+	return coarse.now.Load()
+}
+
+func coarseLoop() {
+	idle := 0
+	for {
+		time.Sleep(coarseTick)
+		coarse.now.Store(time.Now().UnixNano())
+		if coarse.used.Swap(false) {
+			idle = 0
+			continue
+		}
+		if idle++; idle*int(coarseTick) < int(time.Second) {
+			continue
+		}
+		coarse.mu.Lock()
+		if !coarse.used.Load() {
+			coarse.running = false
+			coarse.mu.Unlock()
+			return
+		}
+		coarse.mu.Unlock()
 	}
 }
 
@@ -50,14 +112,14 @@ func (d *Decider) step(n int) {
 }
 
 func (d *Decider) checkClock() {
-	if d.Timeout > 0 && d.now().Sub(d.started) > d.Timeout {
+	if d.overdue() {
 		panic(errTimeout{d.Timeout})
 	}
 }
 
 // overdue reports whether the decision under way has run past the Timeout.
 func (d *Decider) overdue() bool {
-	return d.Timeout > 0 && d.now().Sub(d.started) > d.Timeout
+	return d.Timeout > 0 && time.Duration(d.boundNow()-d.started) > d.Timeout
 }
 
 // failure is the reason for denying a prompt whose decision panicked with r (recover's value)

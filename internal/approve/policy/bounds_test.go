@@ -79,8 +79,8 @@ func TestTimeoutCutsShort(t *testing.T) {
 	if got := d.Decide(shellEvent(cmd)); got.Verdict != Allow {
 		t.Fatalf("got %s by %s (%s)", got.Verdict, got.Decider, got.Reason)
 	}
-	if reads > 2+4000*2/stepsPerClock+1 {
-		t.Errorf("the clock was read %d times for 4000 parts", reads)
+	if reads > 3+d.work/stepsPerClock || d.work < 4000 {
+		t.Errorf("the clock was read %d times for 4000 parts, %d steps", reads, d.work)
 	}
 	// a question past the bound is skipped
 	d.Now = func() time.Time { clock = clock.Add(time.Hour); return clock }
@@ -138,5 +138,35 @@ func TestLintFailingConditions(t *testing.T) {
 				t.Errorf("%s: lint says %q, want %q", c.when, got, effect)
 			}
 		}
+	}
+}
+
+// Without a clock of its own a Decider bounds its decisions with the coarse clock: a decision
+// that outlasts its Timeout (here the wait until the clock moves on) is denied.
+func TestTimeoutCoarseClock(t *testing.T) {
+	p := mustLoad(t, "version: 1\nrules:\n  - {name: all, decision: allow}\n")
+	d, err := NewDecider(p, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Timeout = time.Nanosecond
+	d.Probe = func(raw []byte) {
+		if !strings.Contains(string(raw), "slow") {
+			return
+		}
+		start := coarseNow()
+		for deadline := time.Now().Add(30 * time.Second); coarseNow() == start; {
+			if time.Now().After(deadline) {
+				t.Fatal("the coarse clock did not move in 30s")
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	if got := d.Decide(shellEvent("echo slow")); got.Verdict != Deny || got.Decider != ByError {
+		t.Errorf("slow: %s by %s (%s)", got.Verdict, got.Decider, got.Reason)
+	}
+	d.Timeout = DefaultTimeout
+	if got := d.Decide(shellEvent("echo slow")); got.Verdict != Allow {
+		t.Errorf("slow within 10s: %s by %s (%s)", got.Verdict, got.Decider, got.Reason)
 	}
 }

@@ -64,9 +64,9 @@ type Decider struct {
 	Probe  func(raw []byte)
 	counts map[string]*ruleCount
 
-	started time.Time // when the decision under way began (with a Timeout)
-	steps   int       // steps of work since the clock was last read (step)
-	work    int       // steps of work of the decision under way (for tests)
+	started int64 // when the decision under way began (boundNow, with a Timeout)
+	steps   int   // steps of work since the clock was last read (step)
+	work    int   // steps of work of the decision under way (for tests)
 
 	// the conditions run for the prompt being decided: whenSeen[id] == gen when condition id
 	// has run, with result whenVal[id] (and error whenErr[id])
