@@ -165,3 +165,45 @@ func TestDecisionTimeout(t *testing.T) {
 		t.Errorf("--decision-timeout 0s: exit %d: %s", code, errs)
 	}
 }
+
+// A when condition that fails denies under a deny rule and does not allow under an allow
+// rule; the audit line and stderr say it failed.
+func TestFailedConditionAudited(t *testing.T) {
+	dir := t.TempDir()
+	pol := writeFile(t, dir, "p.yaml", `version: 1
+default: deny
+rules:
+  - {name: sleeps, decision: allow, shell: [sleep]}
+  - {name: no-long-sleep, decision: deny, shell: [sleep], when: '.command | split(" ")[1] | tonumber > 600'}
+  - {name: words, decision: allow, shell: [echo], when: '.command | split(" ")[1] | test("^[a-z]+$")'}
+`)
+	const sh = `{"type":"approval_request","kind":"shell_command","command":`
+	var in strings.Builder
+	for _, cmd := range []string{"sleep 5", "sleep  5", "sleep 900", "echo hi", "echo"} {
+		in.WriteString(sh + `"` + cmd + `"}` + "\n")
+	}
+	audit := filepath.Join(dir, "audit.log")
+	code, out, errs := run(t, in.String(), "--policy", pol, "--root", dir, "--audit", audit)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	const yes, no = `{"type":"approval_response","approved":true}`, `{"type":"approval_response","approved":false}`
+	if want := strings.Join([]string{yes, no, no, yes, no}, "\n") + "\n"; out != want {
+		t.Errorf("answers\n%s\nwant\n%s", out, want)
+	}
+	recs := auditLines(t, audit)
+	if len(recs) != 5 {
+		t.Fatalf("%d audit lines for 5 prompts", len(recs))
+	}
+	if recs[1]["rule"] != "no-long-sleep" || !strings.Contains(fmt.Sprint(recs[1]["reason"]),
+		`its when condition failed (tonumber cannot be applied to "": invalid number), which a deny rule takes as a match`) {
+		t.Errorf("audit line 2: %v", recs[1])
+	}
+	if recs[4]["decider"] != "default" || !strings.Contains(fmt.Sprint(recs[4]["reason"]),
+		"rule words would allow it, but its when condition failed (test") {
+		t.Errorf("audit line 5: %v", recs[4])
+	}
+	if !strings.Contains(errs, "rule no-long-sleep: when") || !strings.Contains(errs, "rule words: when") {
+		t.Errorf("stderr:\n%s", errs)
+	}
+}
