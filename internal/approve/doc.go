@@ -148,11 +148,11 @@ readers could take such a prompt two ways. An undecodable question is skipped.
 when: a jq expression (gojq) over the whole event; the rule matches only when it yields a
 value other than false or null. Conditions fail closed: one that errors (a field the prompt
 lacks, .detail | fromjson on text that is not JSON, split(" ")[1] of a one-word command) or
-runs past its time (2s for all the conditions of a prompt) counts as a match for a deny or ask
-rule and as no match for an allow rule, with a warning and the error in the decision's reason.
-Give a field that may be missing a default, (.detail // ""), or catch the error, try ... catch
-false; fr-approve lint tries each condition on prompts with fields left out, null, empty or of
-one word, and warns about those that fail.
+runs past its bound (10 million jq steps, or 2s, for all the conditions of a prompt together)
+counts as a match for a deny or ask rule and as no match for an allow rule, with a warning and
+the error in the decision's reason. Give a field that may be missing a default (.detail // "")
+or catch the error (try ... catch false); fr-approve lint tries each condition on prompts with
+fields left out, null, empty or of one word, and warns about those that fail.
 
 limit: {max: N, per: session | DURATION} on an allow rule: after N allows (per fuseraft
 session, or within the sliding window) the rule no longer matches and the other rules or the

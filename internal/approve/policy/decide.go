@@ -203,9 +203,15 @@ func (e *event) input(p *Policy, c *condition) (any, error) {
 	return e.fields, nil
 }
 
-// whenTimeout bounds the when conditions of one prompt together: a condition still running
-// when it is reached does not match (with a warning).
-var whenTimeout = 2 * time.Second
+// whenTimeout and whenSteps bound the when conditions of one prompt together, in time and in
+// steps of the jq interpreter: a condition still running when either is reached fails (which
+// counts as a match for deny and ask rules, as none for allow rules, with a warning). The
+// steps make the bound the same on a fast machine and a loaded one; the time is a backstop
+// for a step that takes long (a regular expression over a large file).
+var (
+	whenTimeout = 2 * time.Second
+	whenSteps   = 10_000_000
+)
 
 // whenTrue evaluates a rule's condition over the event. A condition that fails (a run-time
 // error, or past its time) fails closed: a deny or ask rule matches, an allow rule does not,

@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 
@@ -106,11 +105,12 @@ func copyMap(m map[string]any) map[string]any {
 	return out
 }
 
-// runProbe runs r's condition on ev within whenTimeout; the error it gave, if any.
+// runProbe runs r's condition on ev within the bounds of a prompt's conditions; the error it
+// gave, if any.
 func runProbe(r *Rule, ev map[string]any) error {
-	ctx, cancel := context.WithTimeout(context.Background(), whenTimeout)
-	defer cancel()
-	it := r.When.RunWithContext(ctx, ev)
+	var clock whenClock
+	defer clock.stop()
+	it := r.When.RunWithContext(clock.start(), ev)
 	out, ok := it.Next()
 	if !ok {
 		return nil

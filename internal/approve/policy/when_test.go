@@ -183,13 +183,13 @@ rules:
 	ev := func(detail string) []byte {
 		return []byte(`{"type":"approval_request","kind":"tool_action","plugin":"p","action":"a","detail":"` + detail + `"}`)
 	}
-	if dec := d.Decide(ev("slow")); dec.Verdict != Deny || dec.Rule != "guard" || !strings.Contains(dec.Reason, "when condition failed (context deadline exceeded)") {
+	if dec := d.Decide(ev("slow")); dec.Verdict != Deny || dec.Rule != "guard" || !strings.Contains(dec.Reason, "when condition failed (the conditions of the prompt ran past 200000 steps)") {
 		t.Errorf("slow: %+v", dec)
 	}
 	// the bound is for all conditions of a prompt together: fast's and guard's are cut off too
 	if len(warns) != 4 || !strings.Contains(warns[0], "rule slow1") || !strings.Contains(warns[1], "rule slow2") ||
 		!strings.Contains(warns[2], "rule fast") || !strings.Contains(warns[3], "rule guard") ||
-		!strings.Contains(warns[0], "context deadline exceeded") || !strings.Contains(warns[3], "the rule matches") {
+		!strings.Contains(warns[0], "ran past 200000 steps") || !strings.Contains(warns[3], "the rule matches") {
 		t.Errorf("warnings: %q", warns)
 	}
 	for i := 0; i < 3; i++ {
