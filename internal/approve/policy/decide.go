@@ -273,7 +273,7 @@ func (d *Decider) warnWhen(ev *event, r *Rule, err error) {
 	d.warn("rule %s: when %q: %v; the rule %s", r.Name, r.WhenSrc, err, what)
 }
 
-// runCond runs a condition; err is the error it gave (it then does not match).
+// runCond runs a condition; err is the error it gave (whenTrue then fails closed).
 func (d *Decider) runCond(ev *event, c *condition) (bool, error) {
 	if c.fast != nil && ev.fields == nil && ev.fl != nil {
 		// the one field it reads, without building the map jq needs
