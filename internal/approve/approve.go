@@ -218,6 +218,7 @@ type server struct {
 	session *string
 	// flushErr is the first failed flush of responses (a closed stdout).
 	flushErr error
+	watch    *watchdog // answers a decision that does not come back (watchdog.go)
 }
 
 func serve(c *cli.Context, s cmdutil.Streams) error {
@@ -263,6 +264,8 @@ func serve(c *cli.Context, s cmdutil.Streams) error {
 		out = o
 	}
 	srv.out = wire.NewWriter(out)
+	srv.startWatchdog(dec)
+	defer close(srv.watch.stop)
 	var in io.Reader = s.In
 	inName := c.String("input")
 	done := make(chan error, 1)
@@ -411,10 +414,14 @@ func (srv *server) flush() error {
 
 func (srv *server) approval(ctx context.Context, l wire.Line, start time.Time) error {
 	var d policy.Decision
+	srv.watch.begin(l.Raw, false, srv.session)
 	if l.Kind == wire.EventLine {
 		d = srv.dec.DecideValid(l.Raw) // the reader has validated it
 	} else {
 		d = srv.dec.Decide(l.Raw)
+	}
+	if !srv.watch.end() {
+		return srv.watch.err // answered by the watchdog meanwhile
 	}
 	allow := d.Verdict == policy.Allow
 	decider := d.Decider
@@ -472,7 +479,11 @@ func (srv *server) approval(ctx context.Context, l wire.Line, start time.Time) e
 }
 
 func (srv *server) question(ctx context.Context, raw []byte, start time.Time) error {
+	srv.watch.begin(raw, true, srv.session)
 	qd := srv.dec.AnswerQuestion(raw)
+	if !srv.watch.end() {
+		return srv.watch.err // answered by the watchdog meanwhile
+	}
 	answer, decider := qd.Answer, qd.Decider
 	var typed []string
 	if qd.Action == "ask" && qd.Q != nil {

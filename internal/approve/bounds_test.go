@@ -1,9 +1,13 @@
 package approve
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"github.com/fuseraft/fr/internal/approve/policy"
+	"github.com/fuseraft/fr/internal/cmdutil"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -205,5 +209,76 @@ rules:
 	}
 	if !strings.Contains(errs, "rule no-long-sleep: when") || !strings.Contains(errs, "rule words: when") {
 		t.Errorf("stderr:\n%s", errs)
+	}
+}
+
+// A decision that never comes back to a check of its time (a file system that hangs) is
+// answered by the watchdog: a denial, with its audit line, while the decision is still
+// running; when the decision comes back its answer is dropped, and the next prompt is
+// answered. The clock and the watchdog's ticks are the test's.
+func TestWatchdogAnswersStuckDecision(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	entered, release := make(chan struct{}), make(chan struct{})
+	withDeciderHook(t, func(d *policy.Decider) {
+		d.Now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+		d.Probe = func(raw []byte) {
+			if strings.Contains(string(raw), "stuck") {
+				mu.Lock()
+				now = now.Add(20 * time.Second)
+				mu.Unlock()
+				entered <- struct{}{}
+				<-release
+			}
+		}
+	})
+	ticks := make(chan time.Time)
+	watchTicks = func() <-chan time.Time { return ticks }
+	t.Cleanup(func() { watchTicks = nil })
+
+	dir := t.TempDir()
+	pol := writeFile(t, dir, "p.yaml", "version: 1\nrules:\n  - {name: all, decision: allow}\n")
+	audit := filepath.Join(dir, "audit.log")
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		done <- Run(context.Background(), cmdutil.Streams{In: inR, Out: outW, Err: io.Discard},
+			[]string{"fr-approve", "--policy", pol, "--root", dir, "--audit", audit})
+		outW.Close()
+	}()
+	br := bufio.NewReader(outR)
+	const sh = `{"type":"approval_request","kind":"shell_command","command":`
+	for _, c := range []struct{ stuck, want, next string }{
+		{sh + `"echo stuck"}`, `{"type":"approval_response","approved":false}`, sh + `"ls"}`},
+		{`{"type":"question","question":"stuck?"}`, `{"type":"question_response","answer":null}`, sh + `"ls"}`},
+	} {
+		io.WriteString(inW, c.stuck+"\n")
+		select {
+		case <-entered:
+		case <-time.After(30 * time.Second):
+			t.Fatal("the decision did not begin")
+		}
+		ticks <- time.Time{} // the watchdog looks: the decision has run 20s of a 10s timeout
+		if got := readLine(t, br); got != c.want {
+			t.Fatalf("while stuck: %q", got)
+		}
+		release <- struct{}{} // the decision comes back, late: its answer is dropped
+		io.WriteString(inW, c.next+"\n")
+		if got := readLine(t, br); got != `{"type":"approval_response","approved":true}` {
+			t.Fatalf("the next prompt: %q", got)
+		}
+	}
+	inW.Close()
+	rest, _ := io.ReadAll(br)
+	if code := <-done; code != 0 || len(rest) != 0 {
+		t.Fatalf("exit %d, more answers %q", code, rest)
+	}
+	recs := auditLines(t, audit)
+	if len(recs) != 4 || recs[0]["decider"] != policy.ByError || recs[0]["summary"] != "shell: echo stuck" ||
+		!strings.Contains(fmt.Sprint(recs[0]["reason"]), "longer than the decision timeout (10s) and did not stop") ||
+		recs[1]["decision"] != "allow" || recs[2]["decider"] != policy.ByError || recs[2]["summary"] != "question: stuck?" ||
+		recs[2]["decision"] != "skip" || recs[3]["decision"] != "allow" {
+		t.Errorf("audit lines: %v", recs)
 	}
 }

@@ -19,7 +19,9 @@ person's answer.
 Every decision is bounded. Patterns are matched in time linear in the command, whatever their
 number of **; a decision that runs past --decision-timeout (10s; deciding takes microseconds),
 or fails with an internal error, denies that prompt (a question is skipped), recorded with
-decider error and the reason, and fr-approve goes on with the next prompt.
+decider error and the reason, and fr-approve goes on with the next prompt. A decision that does
+not come back (a file system that hangs) is denied a quarter of the timeout later all the same,
+and its own answer dropped if it ever comes.
 
 POLICY FORMAT
   version: 1                 # required

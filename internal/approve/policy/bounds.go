@@ -61,6 +61,10 @@ var coarse struct {
 	now     atomic.Int64 // UnixNano
 }
 
+// CoarseNow is the clock decisions are bounded with when the Decider has no Now: the time
+// (UnixNano) to within coarseTick, read without a system call.
+func CoarseNow() int64 { return coarseNow() }
+
 func coarseNow() int64 {
 	if !coarse.used.Load() {
 		coarse.used.Store(true)
