@@ -73,7 +73,7 @@ func anyVersionFlag() *cli.BoolFlag {
 // App is fr-approve's complete command line.
 func App(s cmdutil.Streams) *cli.App {
 	app := cmdutil.NewApp(s, prog, "answer fuseraft's approval prompts and questions by policy, or by asking a person")
-	app.UsageText = "fr-approve --policy FILE [--audit FILE [--audit-fsync]] [--ask-timeout DUR] [--input PATH] [--output PATH] [--root DIR]\n" +
+	app.UsageText = "fr-approve --policy FILE [--audit FILE [--audit-fsync]] [--ask-timeout DUR] [--decision-timeout DUR] [--input PATH] [--output PATH] [--root DIR]\n" +
 		"fr-approve check --policy FILE [--format jsonl|table] [EVENTS...]\n" +
 		"fr-approve test --policy FILE [POLICY...]\n" +
 		"fr-approve lint --policy FILE [POLICY...]\n" +
@@ -85,6 +85,7 @@ func App(s cmdutil.Streams) *cli.App {
 		&cli.StringFlag{Name: "audit", Usage: "append one hash-chained JSON line per decision to `FILE` (limits are rebuilt from it on start)"},
 		&cli.BoolFlag{Name: "audit-fsync", Usage: "flush each audit line to the disk (fsync) before its answer is sent: no answer is lost with the machine, at a disk wait per prompt"},
 		&cli.DurationFlag{Name: "ask-timeout", Value: 5 * time.Minute, Usage: "deny a prompt nobody answered on the terminal within `DUR`"},
+		&cli.DurationFlag{Name: "decision-timeout", Value: policy.DefaultTimeout, Usage: "deny a prompt the policy takes longer than `DUR` to decide (a backstop: deciding takes microseconds)"},
 		&cli.StringFlag{Name: "input", Aliases: []string{"i"}, Usage: "read events from `PATH` (a file or named FIFO) instead of stdin"},
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write responses to `PATH` instead of stdout; a named FIFO may get its reader before or after fr-approve starts"},
 		rootFlag(),
@@ -154,8 +155,15 @@ func newDecider(c *cli.Context, s cmdutil.Streams, name string) (*policy.Policy,
 		return nil, nil, cmdutil.Usagef("--root: %v", err)
 	}
 	d.Warn = func(format string, args ...any) { cmdutil.Warnf(s.Err, prog, format, args...) }
+	d.Timeout = policy.DefaultTimeout
+	if deciderHook != nil {
+		deciderHook(d)
+	}
 	return p, d, nil
 }
+
+// deciderHook, when set, is given each Decider made: tests make decisions panic or run long.
+var deciderHook func(*policy.Decider)
 
 // versionCheck checks the protocolVersion of ready and hello events.
 type versionCheck struct {
@@ -212,13 +220,18 @@ type server struct {
 	session *string
 	// flushErr is the first failed flush of responses (a closed stdout).
 	flushErr error
+	watch    *watchdog // answers a decision that does not come back (watchdog.go)
 }
 
 func serve(c *cli.Context, s cmdutil.Streams) error {
+	if t := c.Duration("decision-timeout"); t <= 0 {
+		return cmdutil.Usagef("--decision-timeout %s is not a positive duration", t)
+	}
 	p, dec, err := newDecider(c, s, lookup(c, "policy"))
 	if err != nil {
 		return err
 	}
+	dec.Timeout = c.Duration("decision-timeout")
 	warn := func(format string, args ...any) { cmdutil.Warnf(s.Err, prog, format, args...) }
 	color := c.String("color")
 	asker := &ttyAsker{path: c.String("tty"), timeout: c.Duration("ask-timeout"), color: color, getenv: s.Env, warn: warn}
@@ -256,6 +269,8 @@ func serve(c *cli.Context, s cmdutil.Streams) error {
 		out = o
 	}
 	srv.out = wire.NewWriter(out)
+	srv.startWatchdog(dec)
+	defer close(srv.watch.stop)
 	var in io.Reader = s.In
 	inName := c.String("input")
 	done := make(chan error, 1)
@@ -404,10 +419,14 @@ func (srv *server) flush() error {
 
 func (srv *server) approval(ctx context.Context, l wire.Line, start time.Time) error {
 	var d policy.Decision
+	srv.watch.begin(l.Raw, false, srv.session)
 	if l.Kind == wire.EventLine {
 		d = srv.dec.DecideValid(l.Raw) // the reader has validated it
 	} else {
 		d = srv.dec.Decide(l.Raw)
+	}
+	if !srv.watch.end() {
+		return srv.watch.err // answered by the watchdog meanwhile
 	}
 	allow := d.Verdict == policy.Allow
 	decider := d.Decider
@@ -463,7 +482,11 @@ func (srv *server) approval(ctx context.Context, l wire.Line, start time.Time) e
 }
 
 func (srv *server) question(ctx context.Context, raw []byte, start time.Time) error {
+	srv.watch.begin(raw, true, srv.session)
 	qd := srv.dec.AnswerQuestion(raw)
+	if !srv.watch.end() {
+		return srv.watch.err // answered by the watchdog meanwhile
+	}
 	answer, decider := qd.Answer, qd.Decider
 	var typed []string
 	if qd.Action == "ask" && qd.Q != nil {

@@ -341,7 +341,9 @@ func lintCommand(s cmdutil.Streams) *cli.Command {
 			"run anything with the right arguments (git, go, make, python, ...), allowed commands whose\n" +
 			"options run another program or write anywhere (go test -toolexec, git diff --output, sort -o,\n" +
 			"find -fprint, ...: each is tried against the policy), allow paths matching the whole tree,\n" +
-			"unanchored regular expressions, and policies without tests.\n\n" +
+			"unanchored regular expressions, when conditions that fail on ordinary prompts (a field left\n" +
+			"out or null, a one-word command: a failed condition counts as a match for deny and ask rules\n" +
+			"and as no match for allow rules), and policies without tests.\n\n" +
 			"EXIT STATUS\n  0 no findings; 1 findings; 2 invalid policy\n\n" +
 			"EXAMPLES\n  fr-approve lint --policy examples/ci-go.yaml\n  fr-approve lint examples/*.yaml || echo 'review the policy'",
 		Flags: []cli.Flag{policyFlag()},

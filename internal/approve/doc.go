@@ -16,6 +16,13 @@ an empty line denies; anything else answers nothing and is asked again; the answ
 the prompt was first shown), the prompt is denied and recorded as no-tty or timeout, never as a
 person's answer.
 
+Every decision is bounded. Patterns are matched in time linear in the command, whatever their
+number of **; a decision that runs past --decision-timeout (10s; deciding takes microseconds),
+or fails with an internal error, denies that prompt (a question is skipped), recorded with
+decider error and the reason, and fr-approve goes on with the next prompt. A decision that does
+not come back (a file system that hangs) is denied a quarter of the timeout later all the same,
+and its own answer dropped if it ever comes.
+
 POLICY FORMAT
   version: 1                 # required
   default: deny              # deny (the default) or ask: for prompts no rule matches
@@ -151,7 +158,13 @@ given twice with different values or under a key in another case ("command" and 
 readers could take such a prompt two ways. An undecodable question is skipped.
 
 when: a jq expression (gojq) over the whole event; the rule matches only when it yields a
-value other than false or null. A run-time error is a warning and no match.
+value other than false or null. Conditions fail closed: one that errors (a field the prompt
+lacks, .detail | fromjson on text that is not JSON, split(" ")[1] of a one-word command) or
+runs past its bound (10 million jq steps, or 2s, for all the conditions of a prompt together)
+counts as a match for a deny or ask rule and as no match for an allow rule, with a warning and
+the error in the decision's reason. Give a field that may be missing a default (.detail // "")
+or catch the error (try ... catch false); fr-approve lint tries each condition on prompts with
+fields left out, null, empty or of one word, and warns about those that fail.
 
 limit: {max: N, per: session | DURATION} on an allow rule: after N allows (per fuseraft
 session, or within the sliding window) the rule no longer matches and the other rules or the
@@ -159,7 +172,7 @@ default decide. With --audit the counts survive a restart: they are rebuilt from
 
 AUDIT LOG
 --audit FILE appends one JSON line per decision: time, session, type, kind, summary, decision,
-answer (questions), decider (rule, person, timeout, no-tty, default, malformed), typed (every
+answer (questions), decider (rule, person, timeout, no-tty, default, malformed, error), typed (every
 line the person typed at that prompt, in order, when one was asked), rule, part,
 reason, charged (limited rules), policy (sha256 of the policy file), latencyMs, prev (the hash
 of the previous line, null on the first) and hash (the sha256 of the line without this field).

@@ -49,13 +49,24 @@ type Decider struct {
 	P        *Policy
 	root     string
 	rootReal string
-	// Warn reports a `when` that failed at run time (the rule then does not match).
+	// Warn reports a `when` that failed at run time: the rule then matches if it denies or
+	// asks, and does not if it allows.
 	Warn func(format string, args ...any)
 	// Now is the clock for limits; nil means time.Now.
 	Now func() time.Time
 	// Session is the fuseraft session the prompts belong to, for per-session limits.
 	Session string
-	counts  map[string]*ruleCount
+	// Timeout bounds the wall-clock time of one decision (0: no bound): a decision that runs
+	// past it is denied by ByError, and so is one that panics.
+	Timeout time.Duration
+	// Probe, when set, is called with each prompt once its decision has begun: tests make a
+	// decision panic or run long with it.
+	Probe  func(raw []byte)
+	counts map[string]*ruleCount
+
+	started int64 // when the decision under way began (boundNow, with a Timeout)
+	steps   int   // steps of work since the clock was last read (step)
+	work    int   // steps of work of the decision under way (for tests)
 
 	// the conditions run for the prompt being decided: whenSeen[id] == gen when condition id
 	// has run, with result whenVal[id] (and error whenErr[id])
@@ -192,29 +203,60 @@ func (e *event) input(p *Policy, c *condition) (any, error) {
 	return e.fields, nil
 }
 
-// whenTimeout bounds the when conditions of one prompt together: a condition still running
-// when it is reached does not match (with a warning).
-var whenTimeout = 2 * time.Second
+// whenTimeout and whenSteps bound the when conditions of one prompt together, in time and in
+// steps of the jq interpreter: a condition still running when either is reached fails (which
+// counts as a match for deny and ask rules, as none for allow rules, with a warning). The
+// steps make the bound the same on a fast machine and a loaded one; the time is a backstop
+// for a step that takes long (a regular expression over a large file).
+var (
+	whenTimeout = 2 * time.Second
+	whenSteps   = 10_000_000
+)
 
-// whenTrue evaluates a rule's condition over the event; a run-time error is a warning and no
-// match. Each distinct condition runs once per prompt (Decider.whenSeen).
+// whenTrue evaluates a rule's condition over the event. A condition that fails (a run-time
+// error, or past its time) fails closed: a deny or ask rule matches, an allow rule does not,
+// with a warning (and whenFailed says why, for the decision's reason). Each distinct
+// condition runs once per prompt (Decider.whenSeen).
 func (d *Decider) whenTrue(ev *event, r *Rule) bool {
 	if r.When == nil {
 		return true
 	}
 	c := r.cond
-	if d.whenSeen[c.id] == d.gen {
-		if d.whenErr[c.id] != nil {
-			d.warnWhen(ev, r, d.whenErr[c.id])
-		}
-		return d.whenVal[c.id]
+	if d.whenSeen[c.id] != d.gen {
+		res, err := d.runCond(ev, c)
+		d.whenSeen[c.id], d.whenVal[c.id], d.whenErr[c.id] = d.gen, res, err
 	}
-	res, err := d.runCond(ev, c)
-	d.whenSeen[c.id], d.whenVal[c.id], d.whenErr[c.id] = d.gen, res, err
-	if err != nil {
+	if err := d.whenErr[c.id]; err != nil {
 		d.warnWhen(ev, r, err)
+		return r.Decision != Allow
 	}
-	return res
+	return d.whenVal[c.id]
+}
+
+// whenFailed is the error of rule r's condition on the prompt being decided (nil when it
+// has none, or it did not fail).
+func (d *Decider) whenFailed(r *Rule) error {
+	if r.cond == nil || d.whenSeen[r.cond.id] != d.gen {
+		return nil
+	}
+	return d.whenErr[r.cond.id]
+}
+
+// whenReason is the reason of a decision by rule r, or of its default when r is an allow rule
+// held back: what its failed condition did ("" when it did not fail).
+func (d *Decider) whenReason(r *Rule) string {
+	err := d.whenFailed(r)
+	if err == nil {
+		return ""
+	}
+	if r.Decision == Allow {
+		return fmt.Sprintf("rule %s would allow it, but its when condition failed (%v), which an allow rule takes as no match", r.Name, err)
+	}
+	what := "a deny rule"
+	if r.Decision == Ask {
+		what = "an ask rule"
+	}
+	return fmt.Sprintf("its when condition failed (%v), which %s takes as a match", err, what)
 }
 
 func (d *Decider) warnWhen(ev *event, r *Rule, err error) {
@@ -224,10 +266,14 @@ func (d *Decider) warnWhen(ev *event, r *Rule, err error) {
 		}
 	}
 	ev.warned = append(ev.warned, r)
-	d.warn("rule %s: when %q: %v; the rule does not match", r.Name, r.WhenSrc, err)
+	what := "matches (a failed condition counts as a match for deny and ask rules)"
+	if r.Decision == Allow {
+		what = "does not allow (a failed condition counts as no match for allow rules)"
+	}
+	d.warn("rule %s: when %q: %v; the rule %s", r.Name, r.WhenSrc, err, what)
 }
 
-// runCond runs a condition; err is the error it gave (it then does not match).
+// runCond runs a condition; err is the error it gave (whenTrue then fails closed).
 func (d *Decider) runCond(ev *event, c *condition) (bool, error) {
 	if c.fast != nil && ev.fields == nil && ev.fl != nil {
 		// the one field it reads, without building the map jq needs
@@ -245,7 +291,7 @@ func (d *Decider) runCond(ev *event, c *condition) (bool, error) {
 	}
 	v, err := ev.input(d.P, c)
 	if err != nil {
-		return false, nil
+		return false, err
 	}
 	if c.fast != nil {
 		if res, ok := c.fast.eval(v); ok {
@@ -287,11 +333,31 @@ func (d *Decider) begin(raw []byte) *event {
 	}
 	clear(d.whenErr)
 	d.evBuf = event{raw: raw}
+	d.ev = nil
+	d.startBound()
 	return &d.evBuf
 }
 
-// end finishes a prompt begun with begin.
-func (d *Decider) end() { d.clock.stop() }
+// end finishes a prompt begun with begin. Deferred by decide, it turns a panic while deciding,
+// or a decision that ran past the Timeout, into a denial of that prompt alone.
+func (d *Decider) end(dec *Decision) {
+	d.clock.stop()
+	r := recover()
+	if r == nil && !d.overdue() {
+		return
+	}
+	var req *wire.ApprovalRequest
+	if d.ev != nil {
+		req = d.ev.req
+	}
+	*dec = Decision{Verdict: Deny, Decider: ByError, Reason: d.failure(r) + "; denied", Kind: dec.Kind, Summary: dec.Summary, Request: req}
+	if req != nil {
+		dec.Kind, dec.Summary = req.Kind, req.Summary()
+	}
+	if dec.Summary == "" {
+		dec.Summary = "approval_request"
+	}
+}
 
 // Decide decides an approval_request (raw is the whole event).
 func (d *Decider) Decide(raw []byte) Decision { return d.decide(raw, false) }
@@ -300,9 +366,9 @@ func (d *Decider) Decide(raw []byte) Decision { return d.decide(raw, false) }
 // EventLine), which is then not validated again.
 func (d *Decider) DecideValid(raw []byte) Decision { return d.decide(raw, true) }
 
-func (d *Decider) decide(raw []byte, valid bool) Decision {
+func (d *Decider) decide(raw []byte, valid bool) (dec Decision) {
 	ev := d.begin(raw)
-	defer d.end()
+	defer d.end(&dec)
 	req, haveFields, pend, err := decodeRequestFields(raw, valid, &d.fl, lazyContents)
 	if err != nil {
 		kind, _ := wire.TopLevelString(raw, "kind")
@@ -314,6 +380,9 @@ func (d *Decider) decide(raw []byte, valid bool) Decision {
 		ev.fl = &d.fl
 	}
 	d.ev = ev
+	if d.Probe != nil {
+		d.Probe(raw)
+	}
 	if _, ok := d.P.byKind[req.Kind]; !ok {
 		ev.kind = ""
 	}
@@ -321,7 +390,6 @@ func (d *Decider) decide(raw []byte, valid bool) Decision {
 		return Decision{Verdict: Deny, Decider: ByMalformed, Reason: "file_write with an empty path", Kind: req.Kind,
 			Summary: req.Summary(), Request: req}
 	}
-	var dec Decision
 	if req.Kind == wire.KindShellCommand {
 		dec = d.decideShell(req, ev)
 	} else {
@@ -387,6 +455,9 @@ func (d *Decider) decideOne(req *wire.ApprovalRequest, ev *event) Decision {
 			continue
 		}
 		if !d.whenTrue(ev, r) {
+			if blocked == "" {
+				blocked = d.whenReason(r)
+			}
 			continue
 		}
 		if r.Decision == Allow && !d.limitOK(r) {
@@ -407,7 +478,7 @@ func (d *Decider) decideOne(req *wire.ApprovalRequest, ev *event) Decision {
 		}
 		return Decision{Verdict: d.P.Default, Decider: ByDefault, Reason: reason}
 	}
-	dec := Decision{Verdict: best.Decision, Decider: ByRule, Rule: best.Name}
+	dec := Decision{Verdict: best.Decision, Decider: ByRule, Rule: best.Name, Reason: d.whenReason(best)}
 	if best.Decision == Allow && best.Limit != nil {
 		dec.Charge = []string{best.Name}
 	}
@@ -698,6 +769,7 @@ func (d *Decider) decideShell(req *wire.ApprovalRequest, ev *event) Decision {
 	seen := false
 	for i := range parts {
 		p := &parts[i]
+		d.step(1)
 		pd := d.decidePart(p, ev)
 		if pd == nil {
 			continue
@@ -728,6 +800,7 @@ func (d *Decider) decidePart(p *Part, ev *event) *Decision {
 	var best *Rule
 	blocked := ""
 	try := func(r *Rule) {
+		d.step(1)
 		if best != nil && !better(r, best) {
 			return
 		}
@@ -742,6 +815,9 @@ func (d *Decider) decidePart(p *Part, ev *event) *Decision {
 			return
 		}
 		if !d.whenTrue(ev, r) {
+			if blocked == "" {
+				blocked = d.whenReason(r)
+			}
 			return
 		}
 		if r.Decision == Allow && !d.limitOK(r) {
@@ -774,7 +850,7 @@ func (d *Decider) decidePart(p *Part, ev *event) *Decision {
 		}
 		return &Decision{Verdict: d.P.Default, Decider: ByDefault, Part: p.Text, Reason: reason}
 	}
-	dec := &Decision{Verdict: best.Decision, Decider: ByRule, Rule: best.Name, Part: p.Text}
+	dec := &Decision{Verdict: best.Decision, Decider: ByRule, Rule: best.Name, Part: p.Text, Reason: d.whenReason(best)}
 	if best.Decision == Allow && best.Limit != nil {
 		dec.Charge = []string{best.Name}
 	}
@@ -798,7 +874,9 @@ func (d *Decider) matchPart(r *Rule, p *Part) (bool, string) {
 		}
 		matched := false
 		for _, c := range sm.Commands {
-			if c.match(p, allow) {
+			ok, steps := c.matchSteps(p, allow)
+			d.step(steps)
+			if ok {
 				matched = true
 				break
 			}
@@ -912,33 +990,18 @@ func withinOrSelf(root, p string) (string, bool) {
 }
 
 func (c *CmdPattern) match(p *Part, allow bool) bool {
-	if len(p.Words) == 0 {
-		return false
-	}
-	return c.matchFrom(p, allow, 0, 0)
+	ok, _ := c.matchSteps(p, allow)
+	return ok
 }
 
-func (c *CmdPattern) matchFrom(p *Part, allow bool, pi, wi int) bool {
-	for pi < len(c.Words) {
-		pw := c.Words[pi]
-		if pw == nil { // **
-			for k := wi; k <= len(p.Words); k++ {
-				if c.matchFrom(p, allow, pi+1, k) {
-					return true
-				}
-			}
-			return false
-		}
-		if wi >= len(p.Words) {
-			return false
-		}
-		if !wordMatch(pw, p, wi, allow) {
-			return false
-		}
-		pi++
-		wi++
+// matchSteps is match, and the steps it took (argvMatch.steps).
+func (c *CmdPattern) matchSteps(p *Part, allow bool) (bool, int) {
+	if len(p.Words) == 0 {
+		return false, 0
 	}
-	return !c.Anchored || wi == len(p.Words)
+	m := argvMatch{c: c, p: p, allow: allow}
+	ok, _ := m.from(0, 0, 0)
+	return ok, m.steps
 }
 
 // riskyUnnamed says which option of programOptions p uses that no pattern of sm matching p
@@ -1000,30 +1063,12 @@ func riskyWhy(p *Part, u *riskyUse) string {
 	return fmt.Sprintf("%s (%q), which %s; only a pattern naming that word or allow_options allows it", what, p.Words[u.at], u.kind)
 }
 
-// matchNamed matches an allow pattern like matchFrom, and also returns the words (bits, the
+// matchNamed matches an allow pattern like match, and also returns the words (bits, the
 // first 64) it matched with a word that names them: a literal, or a glob beginning with two
 // literal characters (-o*, --output=*).
 func (c *CmdPattern) matchNamed(p *Part, pi, wi int, named uint64) (bool, uint64) {
-	for pi < len(c.Words) {
-		pw := c.Words[pi]
-		if pw == nil { // **
-			for k := wi; k <= len(p.Words); k++ {
-				if ok, n := c.matchNamed(p, pi+1, k, named); ok {
-					return true, n
-				}
-			}
-			return false, 0
-		}
-		if wi >= len(p.Words) || !wordMatch(pw, p, wi, true) {
-			return false, 0
-		}
-		if pw.names() && wi < 64 {
-			named |= 1 << wi
-		}
-		pi++
-		wi++
-	}
-	return !c.Anchored || wi == len(p.Words), named
+	m := argvMatch{c: c, p: p, allow: true, named: true}
+	return m.from(pi, wi, named)
 }
 
 func wordMatch(pw *Pattern, p *Part, i int, allow bool) bool {
@@ -1238,7 +1283,12 @@ type QuestionDecision struct {
 }
 
 // AnswerQuestion decides a question event: the first question rule that applies answers it.
-func (d *Decider) AnswerQuestion(raw []byte) QuestionDecision {
+func (d *Decider) AnswerQuestion(raw []byte) (qd QuestionDecision) {
+	d.startBound()
+	defer d.endQuestion(&qd)
+	if d.Probe != nil {
+		d.Probe(raw)
+	}
 	var q wire.Question
 	if err := json.Unmarshal(raw, &q); err != nil {
 		return QuestionDecision{Action: "skip", Decider: ByMalformed, Reason: "malformed question: " + err.Error()}
@@ -1247,7 +1297,6 @@ func (d *Decider) AnswerQuestion(raw []byte) QuestionDecision {
 		return QuestionDecision{Action: "skip", Decider: ByMalformed, Reason: "malformed question: no question text", Q: &q}
 	}
 	ev := &event{raw: raw}
-	defer d.end()
 	for _, r := range d.P.Questions {
 		if !r.Question.Match(q.Question) {
 			continue
@@ -1276,6 +1325,17 @@ func (d *Decider) AnswerQuestion(raw []byte) QuestionDecision {
 		}
 	}
 	return QuestionDecision{Action: d.P.QuestionDefault, Decider: ByDefault, Reason: "no question rule answers it", Q: &q}
+}
+
+// endQuestion is end for AnswerQuestion: a question whose decision panicked or ran past the
+// Timeout is skipped (answered null).
+func (d *Decider) endQuestion(qd *QuestionDecision) {
+	d.clock.stop()
+	r := recover()
+	if r == nil && !d.overdue() {
+		return
+	}
+	*qd = QuestionDecision{Action: "skip", Decider: ByError, Reason: d.failure(r) + "; skipped", Q: qd.Q}
 }
 
 func contains(s []string, v string) bool {

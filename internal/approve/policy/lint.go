@@ -52,6 +52,7 @@ func Lint(p *Policy) []Finding {
 		}
 	}
 	lintProbes(p, add)
+	lintConditions(p, add)
 	lintAcceptedOptions(p, add)
 	lintUnknownOptions(p, add)
 	if len(p.Tests) == 0 {

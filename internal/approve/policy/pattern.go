@@ -175,3 +175,101 @@ func escapedLiteral(glob string) (string, bool) {
 	}
 	return b.String(), true
 }
+
+// argvMatch is one match of an argv pattern against the words of a simple command. It tries
+// the splits of the words among the pattern's `**`s in the order a plain search would (each
+// `**` taking as few words as it can, the first first), so it finds the same match and the
+// same named words, but it remembers the (pattern word, command word) places it has seen fail
+// after a `**`: no place is tried twice, and a match takes at most about (pattern words +
+// 1) × (command words + 1) steps, whatever the number of `**`s.
+type argvMatch struct {
+	c     *CmdPattern
+	p     *Part
+	allow bool
+	named bool // collect the words named (matchNamed)
+	steps int  // words compared and places tried after a **: bounded as above
+
+	cols   int       // len(p.Words)+1, once the failures are recorded
+	small  [4]uint64 // failed places, when few
+	failed []uint64  // failed places, when more than small holds
+}
+
+func (m *argvMatch) isFailed(pi, wi int) bool {
+	if m.cols == 0 {
+		return false
+	}
+	i := pi*m.cols + wi
+	if m.failed != nil {
+		return m.failed[i/64]&(1<<(i%64)) != 0
+	}
+	return m.small[i/64]&(1<<(i%64)) != 0
+}
+
+func (m *argvMatch) setFailed(pi, wi int) {
+	if m.cols == 0 {
+		m.cols = len(m.p.Words) + 1
+		if n := (len(m.c.Words) + 1) * m.cols; n > 64*len(m.small) {
+			m.failed = make([]uint64, (n+63)/64)
+		}
+	}
+	i := pi*m.cols + wi
+	if m.failed != nil {
+		m.failed[i/64] |= 1 << (i % 64)
+	} else {
+		m.small[i/64] |= 1 << (i % 64)
+	}
+}
+
+// from matches the pattern's words from pi on against the command's words from wi on;
+// named holds the words named so far.
+func (m *argvMatch) from(pi, wi int, named uint64) (bool, uint64) {
+	c, p := m.c, m.p
+	for pi < len(c.Words) {
+		pw := c.Words[pi]
+		if pw == nil { // **: as few words as it can take, then one more
+			if pi+1 == len(c.Words) && !c.Anchored {
+				return true, named // a last ** of an open pattern takes whatever is left
+			}
+			k := wi
+			for ; k <= len(p.Words); k++ {
+				m.steps++
+				// a place seen failing from here on fails for every later k too
+				if m.isFailed(pi, k) {
+					break
+				}
+				if ok, n := m.from(pi+1, k, named); ok {
+					return true, n
+				}
+			}
+			// every place from wi to k fails: remember them, the next ** before this one
+			// to come this way stops at the first
+			if m.later(pi) {
+				for j := wi; j < k; j++ {
+					m.setFailed(pi, j)
+				}
+			}
+			return false, 0
+		}
+		m.steps++
+		if wi >= len(p.Words) || !wordMatch(pw, p, wi, m.allow) {
+			return false, 0
+		}
+		if m.named && pw.names() && wi < 64 {
+			named |= 1 << wi
+		}
+		pi++
+		wi++
+	}
+	return !c.Anchored || wi == len(p.Words), named
+}
+
+// later reports whether a ** comes before the pattern word pi: only then can the places
+// after pi be reached again, and are worth remembering.
+func (m *argvMatch) later(pi int) bool {
+	for _, w := range m.c.Words[:pi] {
+		if w == nil {
+			return true
+		}
+	}
+	return false
+}

@@ -114,8 +114,10 @@ func (a *analyzer) plainSource(src string, c *cctx) bool {
 		case k > 1:
 			a.stdin = &stdinText{dyn: true} // what a pipeline writes is not known
 		}
-		w := words{s: ws, dyn: plainDyn[:len(ws):len(ws)], why: plainWhy[:len(ws):len(ws)]}
-		if len(ws) > len(plainDyn) {
+		w := words{s: ws}
+		if len(ws) <= len(plainDyn) {
+			w.dyn, w.why = plainDyn[:len(ws):len(ws)], plainWhy[:len(ws):len(ws)]
+		} else {
 			w.dyn, w.why = make([]bool, len(ws)), make([]string, len(ws))
 		}
 		a.command(&sc, w)

@@ -60,7 +60,11 @@ func TestPlainSourceMatchesParser(t *testing.T) {
 	}
 	for i := 0; i < n; i++ {
 		var b strings.Builder
-		for k := r.Intn(8) + 1; k > 0; k-- {
+		k := r.Intn(8) + 1
+		if i%100 == 0 {
+			k = r.Intn(501) // long lines too (TestPlainSourceLongCommands makes plain ones)
+		}
+		for ; k > 0; k-- {
 			b.WriteString(plainVocabulary[r.Intn(len(plainVocabulary))])
 			if k > 1 || r.Intn(8) == 0 {
 				if r.Intn(3) == 0 {
@@ -84,7 +88,8 @@ func TestPlainSourceMatchesParser(t *testing.T) {
 // FuzzPlainSource: whatever the line, reading it directly (when it is plain) gives the parts
 // the parser gives.
 func FuzzPlainSource(f *testing.F) {
-	for _, s := range []string{"git status", "a | b && c || d; e", "echo rm | sh", "X=1 y", "for x", "a |& b"} {
+	for _, s := range []string{"git status", "a | b && c || d; e", "echo rm | sh", "X=1 y", "for x", "a |& b",
+		"ls" + strings.Repeat(" f", 65), "gofmt -l" + strings.Repeat(" a.go", 80) + " | wc -l"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, cmd string) {

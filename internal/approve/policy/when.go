@@ -2,6 +2,7 @@ package policy
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -517,6 +518,9 @@ func (c *whenClock) start() context.Context {
 	if c.armed {
 		return c.ctx
 	}
+	if c.ctx != nil {
+		c.ctx.steps = 0
+	}
 	if c.ctx == nil {
 		ctx := &boundCtx{done: make(chan struct{})}
 		c.ctx, c.timer = ctx, time.AfterFunc(whenTimeout, func() { close(ctx.done) })
@@ -539,13 +543,37 @@ func (c *whenClock) stop() {
 	}
 }
 
-// boundCtx is a context that ends, with context.DeadlineExceeded, when done is closed.
-type boundCtx struct{ done chan struct{} }
+// boundCtx is a context that ends, with context.DeadlineExceeded, when done is closed, and
+// with errWhenSteps once Done has been called more than whenSteps times: gojq calls it once
+// per instruction, so it counts the steps of the conditions (Done then returns a closed
+// channel, unlike other contexts: gojq asks for it anew at every step).
+type boundCtx struct {
+	done  chan struct{}
+	steps int // calls of Done since the prompt's conditions began (whenClock.start)
+}
+
+// errWhenSteps is the error of a condition stopped by whenSteps.
+type errWhenSteps struct{}
+
+func (errWhenSteps) Error() string {
+	return fmt.Sprintf("the conditions of the prompt ran past %d steps", whenSteps)
+}
+
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 func (c *boundCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
-func (c *boundCtx) Done() <-chan struct{}       { return c.done }
 func (c *boundCtx) Value(any) any               { return nil }
+func (c *boundCtx) Done() <-chan struct{} {
+	c.steps++
+	if c.steps > whenSteps {
+		return closedChan
+	}
+	return c.done
+}
 func (c *boundCtx) Err() error {
+	if c.steps > whenSteps {
+		return errWhenSteps{}
+	}
 	select {
 	case <-c.done:
 		return context.DeadlineExceeded

@@ -163,18 +163,19 @@ func TestTopFields(t *testing.T) {
 }
 
 // TestWhenSharedAndBounded: rules with the same condition run it once per prompt; a condition
-// that runs past the bound does not match, each rule warns, and the next prompt's
-// conditions get a bound of their own.
+// that runs past the bound fails closed (a match for a deny rule, none for an allow rule),
+// each rule warns, and the next prompt's conditions get a bound of their own.
 func TestWhenSharedAndBounded(t *testing.T) {
 	p := mustLoad(t, `version: 1
 default: ask
 rules:
-  - {name: slow1, decision: deny, kind: tool_action, when: '.detail == "slow" and (def f: f; f)'}
-  - {name: slow2, decision: deny, kind: tool_action, when: '.detail == "slow" and (def f: f; f)'}
+  - {name: slow1, decision: allow, kind: tool_action, when: '.detail == "slow" and (def f: f; f)'}
+  - {name: slow2, decision: allow, kind: tool_action, when: '.detail == "slow" and (def f: f; f)'}
   - {name: fast, decision: allow, kind: tool_action, when: '.detail == "ok"'}
+  - {name: guard, decision: deny, kind: tool_action, when: '.detail == "never"'}
 `)
-	if len(p.conds) != 2 {
-		t.Fatalf("%d distinct conditions, want 2", len(p.conds))
+	if len(p.conds) != 3 {
+		t.Fatalf("%d distinct conditions, want 3", len(p.conds))
 	}
 	d, _ := NewDecider(p, "/")
 	var warns []string
@@ -182,12 +183,13 @@ rules:
 	ev := func(detail string) []byte {
 		return []byte(`{"type":"approval_request","kind":"tool_action","plugin":"p","action":"a","detail":"` + detail + `"}`)
 	}
-	if dec := d.Decide(ev("slow")); dec.Verdict != Ask || dec.Decider != ByDefault {
+	if dec := d.Decide(ev("slow")); dec.Verdict != Deny || dec.Rule != "guard" || !strings.Contains(dec.Reason, "when condition failed (the conditions of the prompt ran past 200000 steps)") {
 		t.Errorf("slow: %+v", dec)
 	}
-	// the bound is for all conditions of a prompt together: fast's is cut off too
-	if len(warns) != 3 || !strings.Contains(warns[0], "rule slow1") || !strings.Contains(warns[1], "rule slow2") ||
-		!strings.Contains(warns[2], "rule fast") || !strings.Contains(warns[0], "context deadline exceeded") {
+	// the bound is for all conditions of a prompt together: fast's and guard's are cut off too
+	if len(warns) != 4 || !strings.Contains(warns[0], "rule slow1") || !strings.Contains(warns[1], "rule slow2") ||
+		!strings.Contains(warns[2], "rule fast") || !strings.Contains(warns[3], "rule guard") ||
+		!strings.Contains(warns[0], "ran past 200000 steps") || !strings.Contains(warns[3], "the rule matches") {
 		t.Errorf("warnings: %q", warns)
 	}
 	for i := 0; i < 3; i++ {
@@ -195,7 +197,7 @@ rules:
 			t.Errorf("after a timeout: %+v", dec)
 		}
 	}
-	if dec := d.Decide(ev("slow")); dec.Verdict != Ask {
+	if dec := d.Decide(ev("slow")); dec.Verdict != Deny {
 		t.Errorf("slow again: %+v", dec)
 	}
 	if dec := d.Decide(ev("ok")); dec.Verdict != Allow {
