@@ -9,14 +9,12 @@ package report
 import (
 	"bufio"
 	"context"
-	"errors"
 	"io"
 	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/fuseraft/fr/internal/approve"
 	"github.com/fuseraft/fr/internal/budget"
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/internal/prices"
@@ -130,7 +128,8 @@ func App(s cmdutil.Streams) *cli.App {
 	app.Description = description + "\n\n" + exitStatus + "\n\n" + environment + "\n\n" + example
 	app.Flags = []cli.Flag{
 		cmdutil.Enum("format", formats, "markdown", "`FORMAT` of the report: {values}", "f"),
-		&cli.StringFlag{Name: "audit", Usage: "fr-approve's audit log `FILE`: the decision of each prompt and who made it"},
+		&cli.StringSliceFlag{Name: "audit", Usage: "fr-approve's audit log `FILE`: the decision of each prompt and who made it (repeatable; logs joined in one file are read too)"},
+		&cli.StringSliceFlag{Name: "input-log", Usage: "fr-stream --record-input's `FILE`: a chat's own messages (repeatable, in the order of the chats)"},
 		&cli.StringFlag{Name: "prices", Usage: "price table `FILE` (YAML, USD per million tokens per model; see COST)"},
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the report to `FILE` instead of stdout"},
 		&cli.StringSliceFlag{Name: "redact-env", Usage: "redact the value of environment variable `NAME` (repeatable)"},
@@ -173,8 +172,13 @@ func run(c *cli.Context, s cmdutil.Streams) error {
 	b := newBuilder(red, pt)
 	b.anyVersion = c.Bool("any-version")
 	b.warn = func(msg string) { cmdutil.Warnf(s.Err, prog, "%s", msg) }
-	if name := c.String("audit"); name != "" {
+	for _, name := range c.StringSlice("audit") {
 		if err := b.readAudit(name); err != nil {
+			return err
+		}
+	}
+	for _, name := range c.StringSlice("input-log") {
+		if err := b.readInputLog(name); err != nil {
 			return err
 		}
 	}
@@ -233,34 +237,6 @@ func redactor(c *cli.Context, s cmdutil.Streams) (*redact.Redactor, error) {
 		return nil, cmdutil.Usagef("%v", err)
 	}
 	return red, nil
-}
-
-// readAudit reads and checks the audit log; a log whose chain breaks is refused.
-func (b *builder) readAudit(name string) error {
-	f, err := os.Open(name)
-	if err != nil {
-		return cmdutil.Usagef("audit log: %v", err)
-	}
-	defer f.Close()
-	recs, err := approve.ReadAudit(name, f)
-	if err != nil {
-		var ce *approve.ChainError
-		if errors.As(err, &ce) && ce.Torn {
-			return cmdutil.WithHint(cmdutil.Usagef("audit log %v", err),
-				"a write to it was cut short: cut the torn line with 'fr-approve repair-audit "+name+"', then report again")
-		}
-		if errors.As(err, &ce) {
-			return cmdutil.WithHint(cmdutil.Usagef("audit log %v", err),
-				"check it with 'fr-approve verify-audit "+name+"': its decisions cannot be trusted")
-		}
-		return cmdutil.Usagef("audit log: %v", err)
-	}
-	b.audit = recs
-	b.r.Audit = &AuditInfo{File: name, Records: len(recs)}
-	if len(recs) > 0 {
-		b.r.Audit.Last = recs[len(recs)-1].Hash
-	}
-	return nil
 }
 
 // checkVersion checks the protocolVersion of a ready or hello event.
