@@ -178,11 +178,11 @@ func TestQuestionsAndCancel(t *testing.T) {
 	if !strings.Contains(out.Text, "Leaving it uncommitted") || out.Approved != 2 || strings.Contains(strings.Join(p.lines, "\n"), "git_commit") {
 		t.Errorf("question branch: %+v", out)
 	}
-	// Without questions the question is not asked: its default branch plays, as if skipped.
+	// Without questions the question is not asked, and nothing is committed.
 	p = &fakePeer{answers: []string{allow, allow}}
 	out, _ = (&Player{Peer: p, NoDelays: true}).Play(context.Background(), turn)
-	if strings.Contains(strings.Join(p.lines, "\n"), `"type":"question"`) || out.Approved != 2 || !strings.Contains(strings.Join(p.lines, "\n"), "[main 3f2c1d0]") {
-		t.Errorf("question asked without Questions, or its default not played: %v", p.lines)
+	if strings.Contains(strings.Join(p.lines, "\n"), `"type":"question"`) || out.Approved != 1 || strings.Contains(strings.Join(p.lines, "\n"), "git_commit") {
+		t.Errorf("question asked without Questions, or a commit made: %v", p.lines)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

@@ -54,9 +54,8 @@ func (o *Outcome) Ended() bool {
 type Player struct {
 	Peer   Peer
 	Faults Faults
-	// Questions asks question steps; when false they are not asked and their default branch
-	// is played, as for a skipped question (repl --vscode without FUSERAFT_VSCODE_QUESTIONS=1
-	// never asks, and goes on as if nobody answered).
+	// Questions plays question steps; when false they are skipped entirely (repl --vscode
+	// without FUSERAFT_VSCODE_QUESTIONS=1 never asks).
 	Questions bool
 	// NoDelays makes every delay zero (tests); Pace multiplies them otherwise (0 means 1).
 	NoDelays bool
@@ -396,7 +395,7 @@ func (pl *Player) approval(ctx context.Context, out *Outcome, s *Step, req *Obje
 
 func (pl *Player) question(ctx context.Context, out *Outcome, s *Step) error {
 	if !pl.Questions {
-		return pl.play(ctx, s.Default, out)
+		return nil
 	}
 	line, asked, err := pl.ask(ctx, out, s.Question)
 	if err != nil || !asked {
