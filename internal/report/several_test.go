@@ -225,3 +225,11 @@ func FuzzSplitChains(f *testing.F) {
 		}
 	})
 }
+
+// An input log that cannot be read is a usage error, as an audit log is.
+func TestInputLogUnreadable(t *testing.T) {
+	_, errs, code := report(t, nil, nil, "--input-log", filepath.Join(t.TempDir(), "none.jsonl"))
+	if code != 2 || !strings.Contains(errs, "fr-report: error: input log: open ") {
+		t.Errorf("exit %d: %s", code, errs)
+	}
+}
