@@ -26,7 +26,7 @@ pre{background:#f6f8fa;padding:.5em;overflow-x:auto;white-space:pre-wrap;word-br
 var page = template.Must(template.New("page").Funcs(template.FuncMap{
 	"headline": headline, "tokens": tokens, "cost": cost, "duration": duration, "who": who,
 	"taskName": taskName, "approvalCounts": approvalCounts, "inputNote": inputNote, "auditNote": auditNote,
-	"omittedNote": omittedNote, "join": strings.Join, "diffLines": diffLines, "sections": sections,
+	"omittedNote": omittedNote, "join": strings.Join, "diffLines": diffLines, "sections": sections, "sessionName": sessionName,
 	"css":   func() template.CSS { return template.CSS(pageCSS) },
 	"deref": func(b *bool) bool { return b != nil && *b },
 }).Parse(`<!DOCTYPE html>
@@ -43,8 +43,8 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 {{end}}</table>{{end}}
 {{if .Unpriced}}<p class="meta">No price for {{join .Unpriced ", "}} in --prices.</p>{{end}}
 <h2>Approvals: {{approvalCounts .}}</h2>
-{{if .Approvals}}<table><tr><th>#</th><th>decision</th><th>prompt</th><th>decided by</th></tr>
-{{range .Approvals}}<tr id="p{{.Seq}}"><td class="n">{{.Seq}}</td><td class="{{.Decision}}">{{.Decision}}</td><td>{{.Summary}}{{if .Path}} <span class="meta">+{{.Added}} −{{.Removed}}</span>{{end}}{{if .Diff}}<details><summary>diff</summary><pre class="diff">{{range diffLines .Diff}}<span class="{{.Class}}">{{.Text}}</span>
+{{if .Approvals}}<table><tr><th>#</th><th>decision</th>{{if gt (len .Sessions) 1}}<th>session</th>{{end}}<th>prompt</th><th>decided by</th></tr>
+{{range .Approvals}}<tr id="p{{.Seq}}"><td class="n">{{.Seq}}</td><td class="{{.Decision}}">{{.Decision}}</td>{{if gt (len $.Sessions) 1}}<td>{{sessionName $ .Session}}</td>{{end}}<td>{{.Summary}}{{if .Path}} <span class="meta">+{{.Added}} −{{.Removed}}</span>{{end}}{{if .Diff}}<details><summary>diff</summary><pre class="diff">{{range diffLines .Diff}}<span class="{{.Class}}">{{.Text}}</span>
 {{end}}</pre></details>{{end}}</td><td>{{who .Decider .Rule}}{{if .Reason}}: {{.Reason}}{{end}}</td></tr>
 {{end}}</table>{{end}}
 <p class="meta">{{auditNote .}}</p>
