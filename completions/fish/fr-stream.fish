@@ -13,6 +13,7 @@ complete -c fr-stream -n '__fish_seen_subcommand_from repl run' -l timestamps -d
 complete -c fr-stream -n '__fish_seen_subcommand_from repl run' -l grace -r -d 'how long (a DURATION, e.g. 90s) to wait for fuseraft to finish after input ends or SIGTERM, before stopping it'
 complete -c fr-stream -n '__fish_seen_subcommand_from repl run' -l any-version -d 'go on, with a warning, when fuseraft speaks an unsupported protocolVersion'
 complete -c fr-stream -n '__fish_seen_subcommand_from repl run' -l fuseraft -r -d 'the fuseraft binary PATH (default: $FUSERAFT_BIN, else fuseraft on PATH)'
+complete -c fr-stream -n '__fish_seen_subcommand_from repl run' -l record-input -r -d 'write each line sent to fuseraft to FILE (for fr-report --input-log: a chat\'s own messages)'
 complete -c fr-stream -n '__fish_seen_subcommand_from repl run' -l max-turns -r -d 'stop after N turns: the next turn is not started, or is interrupted (exit 6)'
 complete -c fr-stream -n '__fish_seen_subcommand_from repl run' -l max-tokens -r -d 'stop once more than N tokens (input + output, as fuseraft reports them) are used (exit 6)'
 complete -c fr-stream -n '__fish_seen_subcommand_from repl run' -l max-duration -r -d 'stop after DURATION (e.g. 30m) of wall-clock time (exit 6)'

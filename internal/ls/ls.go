@@ -51,15 +51,22 @@ orders the keys of jsonl and json items too. --jq runs a jq program on each item
 outputs are printed instead of the item (objects with their keys sorted; in jsonl a string is
 printed raw, without quotes, as gh --jq prints it, so 'while read id' reads the id).
 
+session ID takes the whole id or any prefix of one that only one session's id starts with,
+as git takes commits (the short ids of a narrow table work): fuseraft sessions --all --json is
+run first to find it. A prefix that several ids start with is refused (exit 2), each matching
+id listed; one that no id starts with is not found (exit 1).
+
 An empty list prints nothing in jsonl, tsv and table, and [] in json; on a terminal stderr
 says so ("no sessions"), and the exit status is 0.
 
 EXIT STATUS
    0    success, empty lists included
-   1    fuseraft reported an error (its message is printed), validate found errors (the item
-        is still printed), fuseraft failed or was killed by a signal, or --jq failed on an item
+   1    fuseraft reported an error (its message is printed), no session ID starts with the
+        prefix given, validate found errors (the item is still printed), fuseraft failed or
+        was killed by a signal, or --jq failed on an item
    2    usage: bad flag or resource, unknown --fields name (the available ones are listed),
-        a --jq program that does not compile (a caret marks the place)
+        a --jq program that does not compile (a caret marks the place), a session ID prefix
+        that several sessions' ids start with (they are listed)
    3    fuseraft's stdout was not an envelope, or its protocolVersion is not supported
         (--any-version goes on with a warning)
    10   fuseraft not found
@@ -72,6 +79,7 @@ ENVIRONMENT
 
 EXAMPLES
    fr-ls sessions --all
+   fr-ls session 3a4b5c6d
    fr-ls sessions --format tsv | cut -f1,2
    fr-ls sessions --jq 'select(.turnCount > 10) | .sessionId' | xargs -n1 fuseraft sessions --show
    fr-ls repl-sessions --project . --fields sessionId,title --format json
@@ -137,6 +145,7 @@ func resourceNames() []string {
 func resourceCommand(s cmdutil.Streams, r *resource) *cli.Command {
 	var flags []cli.Flag
 	nargs := 0
+	resolve := false // the argument is a session id, or a unique prefix of one
 	var fuseraftArgs func(c *cli.Context) []string
 	switch r.name {
 	case "sessions":
@@ -148,6 +157,7 @@ func resourceCommand(s cmdutil.Streams, r *resource) *cli.Command {
 	case "session":
 		nargs = 1
 		fuseraftArgs = func(c *cli.Context) []string { return []string{"sessions", "--show", c.Args().First()} }
+		resolve = true
 	case "repl-sessions":
 		flags = []cli.Flag{&cli.StringFlag{Name: "project", Usage: "only chats in directory `P`"}}
 		fuseraftArgs = func(c *cli.Context) []string { return withFlags(c, []string{"sessions", "--repl"}, "project") }
@@ -196,7 +206,19 @@ func resourceCommand(s cmdutil.Streams, r *resource) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return o.fromFuseraft(append(fuseraftArgs(c), "--json"))
+			args := append(fuseraftArgs(c), "--json")
+			if resolve {
+				bin, err := cmdutil.FindFuseraft(o.fuseraft, s.Env)
+				if err != nil {
+					return err
+				}
+				id, err := ResolveSessionID(c.Context, bin, s.Err, c.Args().First())
+				if err != nil {
+					return err
+				}
+				args = []string{"sessions", "--show", id, "--json"}
+			}
+			return o.fromFuseraft(args)
 		},
 	}
 }

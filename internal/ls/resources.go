@@ -133,7 +133,7 @@ func typeFields(t reflect.Type) []string {
 var resources = []*resource{
 	{name: "sessions", args: "[--all] [--project P]", usage: "orchestration sessions (incomplete ones unless --all)", of: wire.Session{},
 		columns: cols("sessionId:ID", "task", "lastUpdatedAt:UPDATED", "isComplete:COMPLETE", "turnCount:TURNS")},
-	{name: "session", args: "ID", usage: "one orchestration session with its messages", of: wire.SessionDetail{},
+	{name: "session", args: "ID", usage: "one orchestration session with its messages (ID: the id, or any unique prefix of one)", of: wire.SessionDetail{},
 		columns: withShow(cols("sessionId:ID", "task", "lastUpdatedAt:UPDATED", "isComplete:COMPLETE", "messages"),
 			"messages", count)},
 	{name: "repl-sessions", args: "[--project P]", usage: "REPL chats, newest first", of: wire.ReplSession{},

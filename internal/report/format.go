@@ -63,15 +63,30 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// taskName is what a session is called in a report: its task, else its id.
+// taskName is what a session is called in a report: its task, else its title, else its id.
 func taskName(s *Session) string {
 	switch {
 	case s.Task != "":
 		return s.Task
+	case s.Title != "":
+		return s.Title
 	case s.ID != "":
 		return s.Kind + " " + s.ID
 	}
 	return "(" + s.Kind + " without a task text)"
+}
+
+// sessionName names the session with id for a row of a table: its task or title, else its id.
+func sessionName(r *Report, id string) string {
+	if id == "" {
+		return "—"
+	}
+	for _, s := range r.Sessions {
+		if s.ID == id {
+			return taskName(s)
+		}
+	}
+	return id
 }
 
 // who says who or what decided a prompt.
@@ -203,6 +218,10 @@ func inputNote(r *Report) string {
 func auditNote(r *Report) string {
 	if r.Audit == nil {
 		return "no audit log given (--audit): decisions unknown"
+	}
+	if len(r.Audits) > 1 {
+		return fmt.Sprintf("audit logs %s: %d chains, each verified on its own, %s, %d matched to prompts of these sessions",
+			r.Audit.File, len(r.Audits), plural(r.Audit.Records, "record", "records"), r.Audit.Matched)
 	}
 	return fmt.Sprintf("audit log %s: %s, %d matched to prompts of this session", r.Audit.File,
 		plural(r.Audit.Records, "record", "records"), r.Audit.Matched)

@@ -46,6 +46,9 @@ func (githubPrinter) Print(w io.Writer, r *Report) error {
 	for _, a := range r.Refused() {
 		by := who(a.Decider, a.Rule)
 		msg := a.Summary + " was refused by " + by
+		if len(r.Sessions) > 1 {
+			msg = a.Summary + " (" + clip(sessionName(r, a.Session), 100) + ") was refused by " + by
+		}
 		if a.Reason != "" {
 			msg += ": " + a.Reason
 		}

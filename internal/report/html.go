@@ -26,7 +26,7 @@ pre{background:#f6f8fa;padding:.5em;overflow-x:auto;white-space:pre-wrap;word-br
 var page = template.Must(template.New("page").Funcs(template.FuncMap{
 	"headline": headline, "tokens": tokens, "cost": cost, "duration": duration, "who": who,
 	"taskName": taskName, "approvalCounts": approvalCounts, "inputNote": inputNote, "auditNote": auditNote,
-	"omittedNote": omittedNote, "join": strings.Join, "diffLines": diffLines,
+	"omittedNote": omittedNote, "join": strings.Join, "diffLines": diffLines, "sections": sections, "sessionName": sessionName,
 	"css":   func() template.CSS { return template.CSS(pageCSS) },
 	"deref": func(b *bool) bool { return b != nil && *b },
 }).Parse(`<!DOCTYPE html>
@@ -43,8 +43,8 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 {{end}}</table>{{end}}
 {{if .Unpriced}}<p class="meta">No price for {{join .Unpriced ", "}} in --prices.</p>{{end}}
 <h2>Approvals: {{approvalCounts .}}</h2>
-{{if .Approvals}}<table><tr><th>#</th><th>decision</th><th>prompt</th><th>decided by</th></tr>
-{{range .Approvals}}<tr id="p{{.Seq}}"><td class="n">{{.Seq}}</td><td class="{{.Decision}}">{{.Decision}}</td><td>{{.Summary}}{{if .Path}} <span class="meta">+{{.Added}} −{{.Removed}}</span>{{end}}{{if .Diff}}<details><summary>diff</summary><pre class="diff">{{range diffLines .Diff}}<span class="{{.Class}}">{{.Text}}</span>
+{{if .Approvals}}<table><tr><th>#</th><th>decision</th>{{if gt (len .Sessions) 1}}<th>session</th>{{end}}<th>prompt</th><th>decided by</th></tr>
+{{range .Approvals}}<tr id="p{{.Seq}}"><td class="n">{{.Seq}}</td><td class="{{.Decision}}">{{.Decision}}</td>{{if gt (len $.Sessions) 1}}<td>{{sessionName $ .Session}}</td>{{end}}<td>{{.Summary}}{{if .Path}} <span class="meta">+{{.Added}} −{{.Removed}}</span>{{end}}{{if .Diff}}<details><summary>diff</summary><pre class="diff">{{range diffLines .Diff}}<span class="{{.Class}}">{{.Text}}</span>
 {{end}}</pre></details>{{end}}</td><td>{{who .Decider .Rule}}{{if .Reason}}: {{.Reason}}{{end}}</td></tr>
 {{end}}</table>{{end}}
 <p class="meta">{{auditNote .}}</p>
@@ -55,11 +55,39 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 {{range .Files}}<tr><td>{{.Sigil}}</td><td>{{.Path}}{{if eq .Decision "unknown"}} <span class="meta">(write asked for; decision unknown)</span>{{end}}</td><td class="n">+{{.Added}}</td><td class="n">−{{.Removed}}</td></tr>
 {{end}}</table>{{end}}
 <h2>Transcript</h2>
-{{range .Transcript}}<div class="entry {{.Kind}}">{{if eq .Kind "reply"}}<pre>{{.Text}}</pre>{{else if eq .Kind "thinking"}}<details><summary class="meta">thinking</summary><pre>{{.Text}}</pre></details>{{else if eq .Kind "user"}}<span class="who">user</span><pre>{{.Text}}</pre>{{else if eq .Kind "agent"}}<span class="who">{{.Agent}}</span> <span class="meta">{{.Title}}</span><pre>{{.Text}}</pre>{{else if eq .Kind "tool"}}<span class="meta">tool</span> <span class="who">{{.Title}}</span>{{if .Agent}} <span class="meta">({{.Agent}})</span>{{end}} {{.Text}}{{else if eq .Kind "output"}}<details><summary class="meta">{{.Title}} {{if .OK}}{{if deref .OK}}ok{{else}}failed{{end}}{{end}}</summary><pre>{{.Text}}</pre></details>{{else if eq .Kind "prompt"}}<span class="meta">prompt</span> <a href="#p{{.Ref}}">#{{.Ref}}</a> {{.Text}}{{else if eq .Kind "result"}}<span class="who {{.Title}}">{{.Text}}</span>{{else}}<span class="meta">{{.Kind}} {{.Title}}</span> {{.Text}}{{end}}</div>
-{{end}}
+{{$many := gt (len .Sessions) 1}}{{range sections .}}{{if $many}}<h3 class="{{.Session.Outcome}}">{{.Session.Kind}}{{if or .Session.Task .Session.Title}}: {{taskName .Session}}{{end}}{{if .Session.ID}} <span class="meta">{{.Session.ID}}</span>{{end}}</h3>
+{{end}}{{range .Entries}}<div class="entry {{.Kind}}">{{if eq .Kind "reply"}}<pre>{{.Text}}</pre>{{else if eq .Kind "thinking"}}<details><summary class="meta">thinking</summary><pre>{{.Text}}</pre></details>{{else if eq .Kind "user"}}<span class="who">user</span><pre>{{.Text}}</pre>{{else if eq .Kind "agent"}}<span class="who">{{.Agent}}</span> <span class="meta">{{.Title}}</span><pre>{{.Text}}</pre>{{else if eq .Kind "tool"}}<span class="meta">tool</span> <span class="who">{{.Title}}</span>{{if .Agent}} <span class="meta">({{.Agent}})</span>{{end}} {{.Text}}{{else if eq .Kind "output"}}<details><summary class="meta">{{.Title}} {{if .OK}}{{if deref .OK}}ok{{else}}failed{{end}}{{end}}</summary><pre>{{.Text}}</pre></details>{{else if eq .Kind "prompt"}}<span class="meta">prompt</span> <a href="#p{{.Ref}}">#{{.Ref}}</a> {{.Text}}{{else if eq .Kind "result"}}<span class="who {{.Title}}">{{.Text}}</span>{{else}}<span class="meta">{{.Kind}} {{.Title}}</span> {{.Text}}{{end}}</div>
+{{end}}{{end}}
 <h2>Input</h2><p class="meta">{{inputNote .}}.{{with omittedNote .}}<br>{{.}}.{{end}}{{if .Redacted}}<br>Secrets redacted.{{end}}</p>
 </body></html>
 `))
+
+// section is one session's part of the transcript.
+type section struct {
+	Session *Session
+	Entries []*Entry
+}
+
+// sections groups the transcript by session, in the order the sessions began, each keeping the
+// order of its entries: sessions a daemon ran at once are shown one after the other.
+func sections(r *Report) []section {
+	out := make([]section, len(r.Sessions))
+	for i, s := range r.Sessions {
+		out[i].Session = s
+	}
+	var other []*Entry
+	for _, e := range r.Transcript {
+		if e.Session >= 0 && e.Session < len(out) {
+			out[e.Session].Entries = append(out[e.Session].Entries, e)
+		} else {
+			other = append(other, e)
+		}
+	}
+	if len(other) > 0 {
+		out = append(out, section{Session: &Session{Kind: "other", Task: "(sessions left out of this report)"}, Entries: other})
+	}
+	return out
+}
 
 type diffLine struct{ Class, Text string }
 

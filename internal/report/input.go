@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -95,3 +96,40 @@ func readFile(b *builder, name string, stdin io.Reader) error {
 }
 
 var _ = fmt.Sprintf
+
+// readInputLog reads fr-stream --record-input's file: the lines sent to fuseraft. Each
+// user_input with a text is a message of the person's, shown at the next turn of a chat
+// (turn_start), which does not carry it; slash commands (a text starting with "/") start no
+// turn and are left out, as are the answers to prompts.
+func (b *builder) readInputLog(name string) error {
+	f, err := os.Open(name)
+	if err != nil {
+		return cmdutil.Usagef("input log: %v", err)
+	}
+	defer f.Close()
+	rd := wire.NewReader(f, wire.ReaderOptions{})
+	for {
+		l, err := rd.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return cmdutil.Usagef("input log %s: %v", name, err)
+		}
+		var in struct {
+			Type string  `json:"type"`
+			Text *string `json:"text"`
+		}
+		if l.Kind == wire.Noise || json.Unmarshal(l.Raw, &in) != nil || in.Type != wire.TypeUserInput || in.Text == nil {
+			continue
+		}
+		if strings.HasPrefix(*in.Text, "/") {
+			continue
+		}
+		if len(b.inputs) >= maxTranscript {
+			b.omit("input log messages")
+			continue
+		}
+		b.inputs = append(b.inputs, *in.Text)
+	}
+}

@@ -60,18 +60,32 @@ func (markdownPrinter) Print(w io.Writer, r *Report) error {
 			shown = append(shown, a)
 		}
 	}
+	// With several sessions each prompt says whose it was.
+	many := len(r.Sessions) > 1
 	table := func(list []*Approval) {
-		p("| decision | prompt | decided by |\n|---|---|---|\n")
+		if many {
+			p("| decision | session | prompt | decided by |\n|---|---|---|---|\n")
+		} else {
+			p("| decision | prompt | decided by |\n|---|---|---|\n")
+		}
 		for i, a := range list {
 			if i == 50 {
-				p("| | and %d more (see --format json or html) | |\n", len(list)-i)
+				if many {
+					p("| | | and %d more (see --format json or html) | |\n", len(list)-i)
+				} else {
+					p("| | and %d more (see --format json or html) | |\n", len(list)-i)
+				}
 				break
 			}
 			by := who(a.Decider, a.Rule)
 			if a.Reason != "" {
 				by += ": " + a.Reason
 			}
-			p("| %s | %s | %s |\n", decisionMark(a.Decision), md(a.Summary, 200), md(by, 200))
+			if many {
+				p("| %s | %s | %s | %s |\n", decisionMark(a.Decision), md(sessionName(r, a.Session), 60), md(a.Summary, 200), md(by, 200))
+			} else {
+				p("| %s | %s | %s |\n", decisionMark(a.Decision), md(a.Summary, 200), md(by, 200))
+			}
 		}
 	}
 	if len(shown) > 0 {

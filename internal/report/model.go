@@ -8,7 +8,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/fuseraft/fr/internal/approve"
 	"github.com/fuseraft/fr/internal/budget"
 	"github.com/fuseraft/fr/internal/prices"
 	"github.com/fuseraft/fr/internal/redact"
@@ -66,7 +65,9 @@ type Report struct {
 	Questions []*Question `json:"questions"`
 	Files     []*File     `json:"files"`
 	Audit     *AuditInfo  `json:"audit"`
-	Input     Input       `json:"input"`
+	// Audits lists each audit chain read, when there are several (Audit is their sum).
+	Audits []*AuditInfo `json:"audits,omitempty"`
+	Input  Input        `json:"input"`
 	// Transcript is the session as it went, for the html format.
 	Transcript []*Entry `json:"transcript"`
 	// Omitted counts what did not fit the report's bounds, by what it was.
@@ -91,6 +92,7 @@ type Session struct {
 	Kind         string       `json:"kind"` // task, run, chat
 	ID           string       `json:"sessionId"`
 	Task         string       `json:"task"`
+	Title        string       `json:"title,omitempty"` // a chat's title (or the title made for it)
 	Config       string       `json:"config,omitempty"`
 	Model        string       `json:"model,omitempty"`
 	Outcome      string       `json:"outcome"`
@@ -152,12 +154,16 @@ type File struct {
 	Decision string `json:"decision,omitempty"` // for a file_write prompt: allow or unknown
 }
 
-// AuditInfo says what the audit log gave.
+// AuditInfo says what the audit log gave. With several --audit files, or several logs joined
+// in one file, Report.Audit is their sum (File lists the files) and Report.Audits has one for
+// each chain, each verified on its own.
 type AuditInfo struct {
-	File    string `json:"file"`
-	Records int    `json:"records"`
-	Matched int    `json:"matched"`
-	Last    string `json:"last,omitempty"` // hash of its last line
+	File     string `json:"file"`
+	Chain    int    `json:"chain,omitempty"`    // of several in File: which, from 1
+	FromLine int    `json:"fromLine,omitempty"` // of several in File: the line it starts at
+	Records  int    `json:"records"`
+	Matched  int    `json:"matched"`
+	Last     string `json:"last,omitempty"` // hash of its last line
 }
 
 // Input counts the lines read.
@@ -195,8 +201,8 @@ type builder struct {
 	prices    *prices.Table
 	cur       *Session
 	byID      map[string]*Session
-	audit     []approve.Record
-	auditAt   int
+	audits    []*auditChain
+	inputs    []string // the person's messages from --input-log, in order, not yet shown
 	files     map[string]*File
 	unknown   map[string]*TypeCount
 	open      *Entry // the reply or thinking text being streamed
@@ -375,6 +381,7 @@ func (b *builder) event(ev wire.Event) {
 		s := b.start(kind, v.SessionID)
 		s.Task = b.text(v.Task, maxText)
 		s.Model = b.text(v.Model, 200)
+		b.setTitle(s, v.Title, v.AutoTitle)
 		s.Resumed = v.Resumed
 		if v.Config != nil {
 			s.Config = b.text(*v.Config, 1000)
@@ -473,10 +480,28 @@ func (b *builder) event(ev wire.Event) {
 		if bad(ev.Decode(&v)) {
 			return
 		}
-		b.session()
-		if v.Text != "" {
-			b.entry(&Entry{Kind: "user", Text: b.text(v.Text, maxText)})
+		s := b.session()
+		text := v.Text
+		if s.Kind == "chat" && len(b.inputs) > 0 {
+			// the person's message, from --input-log: fuseraft's turn_start does not carry it
+			if text == "" {
+				text = b.inputs[0]
+			}
+			b.inputs = b.inputs[1:]
 		}
+		if text != "" {
+			b.entry(&Entry{Kind: "user", Text: b.text(text, maxText)})
+		}
+	case wire.TypeTitle:
+		var v wire.Title
+		if bad(ev.Decode(&v)) {
+			return
+		}
+		s := b.byID[v.SessionID]
+		if s == nil {
+			s = b.session()
+		}
+		b.setTitle(s, v.Title, v.AutoTitle)
 	case wire.TypeToken:
 		var v wire.Token
 		if bad(ev.Decode(&v)) {
@@ -584,7 +609,7 @@ func (b *builder) event(ev wire.Event) {
 		b.session()
 		b.entry(&Entry{Kind: "message", Title: "cancelled", Text: "the turn was interrupted"})
 	case wire.TypeShellStart, wire.TypeShellOutput, wire.TypeShellEnd, wire.TypeRetrying, wire.TypeInterjection, wire.TypeCompacted, wire.TypePlan,
-		wire.TypeStepStatus, wire.TypeReplay, wire.TypeTitle, wire.TypeApplied, wire.TypeCopy,
+		wire.TypeStepStatus, wire.TypeReplay, wire.TypeApplied, wire.TypeCopy,
 		wire.TypeUserInput, wire.TypeApprovalResponse, wire.TypeQuestionResponse, wire.TypeInterrupt:
 		// known, and nothing the report shows
 	default:
@@ -692,6 +717,16 @@ func (b *builder) result(ev wire.Event) {
 	b.entry(&Entry{Kind: "result", Title: s.Outcome, Agent: s.LastAgent, Text: text, OK: ptr(v.Succeeded)})
 }
 
+// setTitle names a chat by its title, else the one made for it, when either is given.
+func (b *builder) setTitle(s *Session, title, auto *string) {
+	switch {
+	case title != nil && *title != "":
+		s.Title = b.text(*title, 1000)
+	case auto != nil && *auto != "":
+		s.Title = b.text(*auto, 1000)
+	}
+}
+
 func (b *builder) file(path string) *File {
 	if f := b.files[path]; f != nil {
 		return f
@@ -731,7 +766,7 @@ func (b *builder) approval(raw []byte) {
 	if err == nil {
 		summary = req.Summary()
 	}
-	if rec := b.matchAudit(wire.TypeApproval, summary, s.ID); rec != nil {
+	if rec := b.matchAudit(wire.TypeApproval, summary, s); rec != nil {
 		a.Decision, a.Decider, a.Rule = b.text(rec.Decision, 20), b.text(rec.Decider, 200), b.text(rec.Rule, 1000)
 		a.Reason, a.Time = b.text(rec.Reason, maxText), rec.Time
 	}
@@ -764,7 +799,7 @@ func (b *builder) question(v wire.Question) {
 	for _, o := range v.Options {
 		q.Options = append(q.Options, b.text(o, 1000))
 	}
-	if rec := b.matchAudit(wire.TypeQuestion, "question: "+v.Question, s.ID); rec != nil {
+	if rec := b.matchAudit(wire.TypeQuestion, "question: "+v.Question, s); rec != nil {
 		q.Decision, q.Decider, q.Rule = b.text(rec.Decision, 20), b.text(rec.Decider, 200), b.text(rec.Rule, 1000)
 		if rec.Answer != nil {
 			q.Answer = ptr(b.text(*rec.Answer, maxText))
@@ -778,28 +813,10 @@ func (b *builder) question(v wire.Question) {
 	b.entry(&Entry{Kind: "question", Text: q.Question, Ref: q.Seq})
 }
 
-// matchAudit finds the record of a prompt: the next record, from where the last match was, of
-// the same type and summary (and session, when both name one). fr-approve decides prompts in
-// the order they come, so records of other sessions in the same log are skipped over.
-func (b *builder) matchAudit(typ, summary, session string) *approve.Record {
-	for i := b.auditAt; i < len(b.audit); i++ {
-		rec := &b.audit[i]
-		if rec.Type != typ || rec.Summary != summary {
-			continue
-		}
-		if rec.Session != nil && *rec.Session != "" && session != "" && *rec.Session != session {
-			continue
-		}
-		b.auditAt = i + 1
-		b.r.Audit.Matched++
-		return rec
-	}
-	return nil
-}
-
 // finish works out the totals once every event is read.
 func (b *builder) finish() *Report {
 	b.closeStream()
+	b.auditTotals()
 	r := b.r
 	for _, t := range b.unknown {
 		r.Input.Unknown = append(r.Input.Unknown, *t)

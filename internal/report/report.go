@@ -9,14 +9,12 @@ package report
 import (
 	"bufio"
 	"context"
-	"errors"
 	"io"
 	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/fuseraft/fr/internal/approve"
 	"github.com/fuseraft/fr/internal/budget"
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/internal/prices"
@@ -40,15 +38,25 @@ Lines that are not JSON and event types it does not know are counted, never fata
                        prompts and a one-line summary; they show on the pull request
    --format junit      JUnit XML, one test case per task or run, failed with its errorMessage
    --format html       one self-contained page of the whole session for a person: the reply,
-                       tool calls and results, diffs of file writes, prompts and decisions; no
-                       script, no network, printable
+                       tool calls and results, diffs of file writes, prompts and decisions, a
+                       section per session when there are several; no script, no network,
+                       printable
    --format json       the model itself as one JSON object, what the other formats show
 
 WHY EACH PROMPT WAS DECIDED
    A session stream holds the prompts but not their answers. --audit FILE reads fr-approve's
    hash-chained audit log (its chain is checked first: a log that does not verify is refused)
    and gives each prompt its decision, the rule or person that decided and the reason. Without
-   it every decision is reported as unknown, never guessed.
+   it every decision is reported as unknown, never guessed. Give --audit once per log (one
+   fr-approve per session); logs joined in one file (cat a.jsonl b.jsonl) are read as the
+   chains they are, each starting at its first line (prev null) and verified on its own. A
+   session keeps to the log its first prompt matched in.
+
+A CHAT'S OWN MESSAGES
+   fuseraft's events do not carry what the person typed in a chat. fr-stream --record-input
+   FILE writes each line it sent; --input-log FILE reads it, and each message (a user_input
+   that is not a /command) is shown at its chat's next turn. Give one --input-log per chat, in
+   the order the chats come in the input. A chat is named by its title when it has one.
 
 COST
    --prices FILE is a YAML table of USD per million tokens:
@@ -85,8 +93,8 @@ const exitStatus = `EXIT STATUS
    0    the report was written (with --exit-status: and every task or run succeeded)
    1    with --exit-status: a task or run failed or did not finish, or the input held none;
         also a line longer than 256 MiB in the input
-   2    usage error: bad flag, unreadable input, price table or audit log, an audit log whose
-        chain does not verify, a bad --redact-pattern
+   2    usage error: bad flag, unreadable input, price table, audit log or input log, an audit
+        log with a chain that does not verify, a bad --redact-pattern
    3    a ready or hello event of an unsupported protocolVersion (see --any-version)`
 
 const environment = `ENVIRONMENT
@@ -99,6 +107,10 @@ const example = `EXAMPLES
    fr-report --audit approvals.jsonl session.jsonl >> "$GITHUB_STEP_SUMMARY"
    fr-report --format github --audit approvals.jsonl session.jsonl
    fr-report --format html --audit approvals.jsonl -o session.html session.jsonl
+
+   # several chats, each with its own fr-approve and fr-stream --record-input
+   fr-report --format html -o chats.html --audit a-approvals.jsonl --audit b-approvals.jsonl \
+     --input-log a-sent.jsonl --input-log b-sent.jsonl a.jsonl b.jsonl
 
    # GitLab or Jenkins: JUnit, and fail the job with the session
    fr-report --format junit --exit-status -o report.xml session.jsonl
@@ -125,12 +137,13 @@ func Run(ctx context.Context, s cmdutil.Streams, args []string) int {
 // App is fr-report's definition: its flags and help, for Run and the docs.
 func App(s cmdutil.Streams) *cli.App {
 	app := cmdutil.NewApp(s, prog, "report what a session did: job summary, annotations, JUnit, HTML, JSON")
-	app.UsageText = "fr-report [--format markdown|github|junit|html|json] [--audit FILE] [--prices FILE] [FILE|DIR...]"
+	app.UsageText = "fr-report [--format markdown|github|junit|html|json] [--audit FILE]... [--input-log FILE]... [--prices FILE] [FILE|DIR...]"
 	app.ArgsUsage = "[FILE|DIR...]"
 	app.Description = description + "\n\n" + exitStatus + "\n\n" + environment + "\n\n" + example
 	app.Flags = []cli.Flag{
 		cmdutil.Enum("format", formats, "markdown", "`FORMAT` of the report: {values}", "f"),
-		&cli.StringFlag{Name: "audit", Usage: "fr-approve's audit log `FILE`: the decision of each prompt and who made it"},
+		&cli.StringSliceFlag{Name: "audit", Usage: "fr-approve's audit log `FILE`: the decision of each prompt and who made it (repeatable; logs joined in one file are read too)"},
+		&cli.StringSliceFlag{Name: "input-log", Usage: "fr-stream --record-input's `FILE`: a chat's own messages (repeatable, in the order of the chats)"},
 		&cli.StringFlag{Name: "prices", Usage: "price table `FILE` (YAML, USD per million tokens per model; see COST)"},
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the report to `FILE` instead of stdout"},
 		&cli.StringSliceFlag{Name: "redact-env", Usage: "redact the value of environment variable `NAME` (repeatable)"},
@@ -173,8 +186,13 @@ func run(c *cli.Context, s cmdutil.Streams) error {
 	b := newBuilder(red, pt)
 	b.anyVersion = c.Bool("any-version")
 	b.warn = func(msg string) { cmdutil.Warnf(s.Err, prog, "%s", msg) }
-	if name := c.String("audit"); name != "" {
+	for _, name := range c.StringSlice("audit") {
 		if err := b.readAudit(name); err != nil {
+			return err
+		}
+	}
+	for _, name := range c.StringSlice("input-log") {
+		if err := b.readInputLog(name); err != nil {
 			return err
 		}
 	}
@@ -233,34 +251,6 @@ func redactor(c *cli.Context, s cmdutil.Streams) (*redact.Redactor, error) {
 		return nil, cmdutil.Usagef("%v", err)
 	}
 	return red, nil
-}
-
-// readAudit reads and checks the audit log; a log whose chain breaks is refused.
-func (b *builder) readAudit(name string) error {
-	f, err := os.Open(name)
-	if err != nil {
-		return cmdutil.Usagef("audit log: %v", err)
-	}
-	defer f.Close()
-	recs, err := approve.ReadAudit(name, f)
-	if err != nil {
-		var ce *approve.ChainError
-		if errors.As(err, &ce) && ce.Torn {
-			return cmdutil.WithHint(cmdutil.Usagef("audit log %v", err),
-				"a write to it was cut short: cut the torn line with 'fr-approve repair-audit "+name+"', then report again")
-		}
-		if errors.As(err, &ce) {
-			return cmdutil.WithHint(cmdutil.Usagef("audit log %v", err),
-				"check it with 'fr-approve verify-audit "+name+"': its decisions cannot be trusted")
-		}
-		return cmdutil.Usagef("audit log: %v", err)
-	}
-	b.audit = recs
-	b.r.Audit = &AuditInfo{File: name, Records: len(recs)}
-	if len(recs) > 0 {
-		b.r.Audit.Last = recs[len(recs)-1].Hash
-	}
-	return nil
 }
 
 // checkVersion checks the protocolVersion of a ready or hello event.

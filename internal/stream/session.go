@@ -42,6 +42,7 @@ type sessionOptions struct {
 	timestamps   bool
 	color        string
 	budget       *budget.Budget // nil: no limits
+	record       *inputRecord   // --record-input, or nil
 }
 
 // Timings that are not flags.
@@ -138,6 +139,9 @@ func (ss *session) send(line []byte) error {
 	buf := make([]byte, 0, len(line)+1)
 	buf = append(append(buf, line...), '\n')
 	_, err := ss.proc.Stdin.Write(buf)
+	if err == nil {
+		ss.o.record.line(buf)
+	}
 	return err
 }
 

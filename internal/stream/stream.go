@@ -142,6 +142,7 @@ func commonFlags() []cli.Flag {
 		&cli.DurationFlag{Name: "grace", Value: 60 * time.Second, Usage: "how long (a `DURATION`, e.g. 90s) to wait for fuseraft to finish after input ends or SIGTERM, before stopping it"},
 		&cli.BoolFlag{Name: "any-version", Usage: "go on, with a warning, when fuseraft speaks an unsupported protocolVersion"},
 		&cli.StringFlag{Name: "fuseraft", Usage: "the fuseraft binary `PATH` (default: $FUSERAFT_BIN, else fuseraft on PATH)"},
+		&cli.StringFlag{Name: "record-input", Usage: "write each line sent to fuseraft to `FILE` (for fr-report --input-log: a chat's own messages)"},
 		&cli.IntFlag{Name: "max-input-line", Hidden: true},
 	}
 	return append(flags, budget.SessionFlags()...)
@@ -193,7 +194,7 @@ func newApp(s cmdutil.Streams, extra []string) *cli.App {
 				if c.Bool("questions") {
 					o.env = append(o.env, "FUSERAFT_VSCODE_QUESTIONS=1")
 				}
-				return runSession(c.Context, s, o)
+				return runRecorded(c.Context, s, o)
 			},
 		},
 		{
@@ -237,7 +238,7 @@ func newApp(s cmdutil.Streams, extra []string) *cli.App {
 					o.fuseraftArgs = append(o.fuseraftArgs, "-c", cfg, c.Args().First())
 				}
 				o.fuseraftArgs = append(o.fuseraftArgs, extra...)
-				return runSession(c.Context, s, o)
+				return runRecorded(c.Context, s, o)
 			},
 		},
 	}
@@ -283,7 +284,22 @@ func options(c *cli.Context, s cmdutil.Streams, mode string, extra []string) (*s
 		return nil, err
 	}
 	o.bin = bin
+	if p := c.String("record-input"); p != "" {
+		if o.record, err = openInputRecord(p); err != nil {
+			return nil, err
+		}
+	}
 	return o, nil
+}
+
+// runRecorded runs the session, then closes --record-input's file: a failed write to it
+// fails the command once the session is over.
+func runRecorded(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error {
+	err := runSession(ctx, s, o)
+	if rerr := o.record.close(); err == nil {
+		err = rerr
+	}
+	return err
 }
 
 // splitArgs takes the arguments after the first "--" of a repl or run command line, which go

@@ -171,16 +171,18 @@ func TestPlayerFaults(t *testing.T) {
 
 func TestQuestionsAndCancel(t *testing.T) {
 	s := Default()
-	turn := s.Repl.Turns[3].Steps
-	p := &fakePeer{answers: []string{`{"type":"question_response","answer":"no"}`, `{"type":"approval_response","approved":true}`}}
+	turn := s.Repl.Turns[2].Steps
+	allow := `{"type":"approval_response","approved":true}`
+	p := &fakePeer{answers: []string{allow, `{"type":"question_response","answer":"no"}`, allow}}
 	out, _ := (&Player{Peer: p, Questions: true, NoDelays: true}).Play(context.Background(), turn)
-	if !strings.Contains(out.Text, "Leaving it uncommitted") || out.Approved != 2 {
+	if !strings.Contains(out.Text, "Leaving it uncommitted") || out.Approved != 2 || strings.Contains(strings.Join(p.lines, "\n"), "git_commit") {
 		t.Errorf("question branch: %+v", out)
 	}
-	p = &fakePeer{answers: []string{`{"type":"approval_response","approved":true}`}}
+	// Without questions the question is not asked, and nothing is committed.
+	p = &fakePeer{answers: []string{allow, allow}}
 	out, _ = (&Player{Peer: p, NoDelays: true}).Play(context.Background(), turn)
-	if strings.Contains(strings.Join(p.lines, "\n"), `"type":"question"`) || out.Approved != 1 {
-		t.Errorf("question asked without Questions: %v", p.lines)
+	if strings.Contains(strings.Join(p.lines, "\n"), `"type":"question"`) || out.Approved != 1 || strings.Contains(strings.Join(p.lines, "\n"), "git_commit") {
+		t.Errorf("question asked without Questions, or a commit made: %v", p.lines)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
