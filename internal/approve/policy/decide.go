@@ -819,100 +819,13 @@ func (d *Decider) matchPart(r *Rule, p *Part) (bool, string) {
 			return false, p.Why
 		}
 	}
-	if sm.InsideRoot {
-		ok, why := d.pathsInside(p, sm.Protect)
+	if sm.InsideRoot || allow && !sm.Anywhere {
+		ok, why := d.pathsInside(p, sm, allow)
 		if allow && !ok {
 			return false, why
 		}
 		if !allow && ok {
 			return false, ""
-		}
-	}
-	return true, ""
-}
-
-// pathsInside reports whether every word of p that may name a file, and every file it
-// redirects, resolves inside the root and matches none of the protected globs.
-func (d *Decider) pathsInside(p *Part, protect []string) (bool, string) {
-	for i := 1; i < len(p.Words); i++ {
-		if p.dyn(i) {
-			return false, "has a word computed at run time, which may name any file"
-		}
-		w := p.Words[i]
-		for _, c := range pathCandidates(w) {
-			if ok, why := d.pathOK(c, p.Chdir, protect); !ok {
-				return false, why
-			}
-		}
-	}
-	for _, list := range [][]pathWord{p.Inputs, p.Outputs} {
-		for _, pw := range list {
-			if pw.dyn {
-				return false, "redirects a file named at run time"
-			}
-			if ok, why := d.pathOK(pw.s, p.Chdir, protect); !ok {
-				return false, why
-			}
-		}
-	}
-	return true, ""
-}
-
-// pathCandidates lists what a word may name as a file: the word itself, the value of
-// --opt=VALUE, or what follows a short option (-fFILE).
-func pathCandidates(w string) []string {
-	switch {
-	case w == "" || w == "-" || w == "--":
-		return nil
-	case strings.HasPrefix(w, "--"):
-		if _, v, ok := strings.Cut(w, "="); ok {
-			return []string{v}
-		}
-		return nil
-	case strings.HasPrefix(w, "-"):
-		out := []string{w[2:]}
-		if _, v, ok := strings.Cut(w, "="); ok {
-			out = append(out, v)
-		}
-		return out
-	}
-	return []string{w}
-}
-
-// pathOK judges one path as file_write paths are judged: against the root, after .., / and
-// symlinks; ~ is a home directory, outside. /dev/null is always fine.
-func (d *Decider) pathOK(s string, chdir bool, protect []string) (bool, string) {
-	if s == "" || s == "/dev/null" {
-		return true, ""
-	}
-	if strings.HasPrefix(s, "~") {
-		return false, "names " + s + ", in a home directory"
-	}
-	abs := filepath.IsAbs(s)
-	if chdir && !abs {
-		return false, "names " + s + " relative to a directory that is not known (after cd, env -C or find -execdir)"
-	}
-	raw := s
-	if !abs {
-		raw = d.root + "/" + s
-	}
-	lexRel, lexIn := withinOrSelf(d.root, filepath.Clean(raw))
-	if !lexIn {
-		return false, "names " + s + ", outside the root " + d.root
-	}
-	real := d.resolve(raw)
-	realRel, realIn := withinOrSelf(d.rootReal, real)
-	if !realIn {
-		return false, "names " + s + ", which resolves to " + real + ", outside the root"
-	}
-	for _, g := range protect {
-		for _, rel := range []string{lexRel, realRel} {
-			if doublestar.MatchUnvalidated(g, rel) {
-				return false, "names " + s + ", which matches the protected path " + g
-			}
-			if doublestar.MatchUnvalidated(g, rel+"/") {
-				return false, "names " + s + ", which matches the protected path " + g
-			}
 		}
 	}
 	return true, ""

@@ -56,6 +56,9 @@ type Part struct {
 
 	risky     []riskyUse // the words using an option of programOptions
 	riskyDone bool
+	// what allow rules without paths: or protect: find of its paths (pathsInside), once
+	pathsDone, pathsOK bool
+	pathsWhy           string
 }
 
 // pathWord is a word that names a file; dyn when it is computed at run time.
