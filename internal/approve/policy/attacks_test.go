@@ -85,8 +85,16 @@ func attackRoot(t *testing.T) string {
 	return root
 }
 
+// pathAttacksFile is the corpus of attempts to name files outside the root, or protected or
+// code-running ones inside it, in the same format (its own policies besides the examples).
+const pathAttacksFile = "testdata/attacks-paths.yaml"
+
 func loadAttacks(t *testing.T) (*attackFile, map[string]*Policy) {
-	data, err := os.ReadFile(attacksFile)
+	return loadAttackFile(t, attacksFile)
+}
+
+func loadAttackFile(t *testing.T, name string) (*attackFile, map[string]*Policy) {
+	data, err := os.ReadFile(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,24 +137,38 @@ func TestAttacks(t *testing.T) {
 	if len(af.Attempts) < 450 {
 		t.Errorf("only %d attempts", len(af.Attempts))
 	}
+	runAttacks(t, attacksFile, af, pols)
+}
+
+// TestPathAttacks decides every attempt of testdata/attacks-paths.yaml.
+func TestPathAttacks(t *testing.T) {
+	af, pols := loadAttackFile(t, pathAttacksFile)
+	if n := len(af.Attempts); n < 250 {
+		t.Errorf("only %d attempts", n)
+	}
+	runAttacks(t, pathAttacksFile, af, pols)
+}
+
+func runAttacks(t *testing.T, file string, af *attackFile, pols map[string]*Policy) {
 	root := attackRoot(t)
 	seen := map[string]int{}
+	file = filepath.Base(file)
 	for i := range af.Attempts {
 		a := &af.Attempts[i]
 		if !attemptID.MatchString(a.ID) {
-			t.Errorf("attacks.yaml:%d: id %q is not c<class>-words or ok-words", a.line, a.ID)
+			t.Errorf("%s:%d: id %q is not c<class>-words or ok-words", file, a.line, a.ID)
 		}
 		if l, dup := seen[a.ID]; dup {
-			t.Errorf("attacks.yaml:%d: id %s already used on line %d", a.line, a.ID, l)
+			t.Errorf("%s:%d: id %s already used on line %d", file, a.line, a.ID, l)
 		}
 		seen[a.ID] = a.line
 		t.Run(fmt.Sprintf("line%d_%s", a.line, a.ID), func(t *testing.T) {
 			if a.Does == "" {
-				t.Errorf("attacks.yaml:%d: %s says nothing in does:", a.line, a.ID)
+				t.Errorf("%s:%d: %s says nothing in does:", file, a.line, a.ID)
 			}
 			p := pols[a.Policy]
 			if p == nil {
-				t.Fatalf("attacks.yaml:%d: no policy %q", a.line, a.Policy)
+				t.Fatalf("%s:%d: no policy %q", file, a.line, a.Policy)
 			}
 			d, err := NewDecider(p, root)
 			if err != nil {
@@ -162,7 +184,7 @@ func TestAttacks(t *testing.T) {
 			case "allow", "deny", "ask":
 				ok = got.Verdict.String() == a.Expect
 			default:
-				t.Fatalf("attacks.yaml:%d: expect %q: allow, not-allow, deny or ask", a.line, a.Expect)
+				t.Fatalf("%s:%d: expect %q: allow, not-allow, deny or ask", file, a.line, a.Expect)
 			}
 			if ok {
 				return
@@ -171,8 +193,8 @@ func TestAttacks(t *testing.T) {
 			if len(shown) > 300 {
 				shown = append(append([]byte{}, shown[:300]...), "..."...)
 			}
-			msg := fmt.Sprintf("attacks.yaml:%d %s (%s: %s)\n%s\n got %s by %s %s (part %q, %s), want %s",
-				a.line, a.ID, a.Policy, a.Does, shown, got.Verdict, got.Decider, got.Rule, got.Part, got.Reason, a.Expect)
+			msg := fmt.Sprintf("%s:%d %s (%s: %s)\n%s\n got %s by %s %s (part %q, %s), want %s",
+				file, a.line, a.ID, a.Policy, a.Does, shown, got.Verdict, got.Decider, got.Rule, got.Part, got.Reason, a.Expect)
 			t.Error(msg)
 		})
 	}

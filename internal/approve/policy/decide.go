@@ -570,6 +570,10 @@ func resolveFrom(cur, p string, depth int) string {
 			continue
 		}
 		next := filepath.Join(cur, c)
+		if next == "/proc" || next == "/dev/fd" {
+			// what /proc/self and /dev/fd name is fr-approve's, not the command's: taken as written
+			return filepath.Join(append([]string{next}, parts[i+1:]...)...)
+		}
 		fi, err := os.Lstat(next)
 		if err != nil {
 			return filepath.Join(append([]string{next}, parts[i+1:]...)...)

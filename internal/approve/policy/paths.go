@@ -17,8 +17,9 @@ import (
 // paths: matches only the commands with one that does not.
 
 // pathsInside reports whether every path of p lies where sm lets it (see above); allow says
-// whether sm is an allow rule's, which judges fewer words (nonFileWords) and refuses writes
-// that run code later (writeRunsLater) or hold a control character.
+// whether sm is an allow rule's, which also refuses writes that run code later
+// (writeRunsLater) or hold a control character. The words of the programs of nonFileWords, and
+// grep's pattern, name no file and are not judged.
 func (d *Decider) pathsInside(p *Part, sm *ShellMatcher, allow bool) (bool, string) {
 	plain := allow && len(sm.Protect) == 0 && len(sm.Places) == 0 && !sm.NotRoot
 	if plain && p.pathsDone {
@@ -34,7 +35,7 @@ func (d *Decider) pathsInside(p *Part, sm *ShellMatcher, allow bool) (bool, stri
 func (d *Decider) judgePaths(p *Part, sm *ShellMatcher, allow bool) (bool, string) {
 	from := 1
 	skip := -1 // a word the program reads as no file (grep's pattern)
-	if allow && len(p.Words) > 0 && !p.dyn(0) {
+	if len(p.Words) > 0 && !p.dyn(0) {
 		if nonFileWords[p.Base] && p.Name == p.Base {
 			from = len(p.Words)
 		}

@@ -201,6 +201,10 @@ type analyzer struct {
 	envWhy string
 	// funcs are the functions defined, in order, with the names their bodies call.
 	funcs []funcDef
+	// execIns, execOuts and execFds: what an exec with redirections alone opened for the
+	// commands after it (exec 3</etc/shadow; cat <&3).
+	execIns, execOuts []pathWord
+	execFds           uint64
 }
 
 type funcDef struct {
@@ -300,6 +304,7 @@ type span struct {
 	why      string
 	paths    []pathWord
 	in       bool
+	fds      uint64 // the descriptors its redirections open
 }
 
 func (a *analyzer) source(src string, c *cctx) {
@@ -330,8 +335,10 @@ func (a *analyzer) source(src string, c *cctx) {
 		}
 		from, to := st.Pos().Offset(), st.End().Offset()
 		sc := *c
+		opened := a.execFds | redirFds(st.Redirs)
 		for _, s := range redirected {
 			if from >= s.from && from < s.to {
+				opened |= s.fds
 				if s.in {
 					for _, p := range s.paths {
 						sc.addInput(p)
@@ -347,7 +354,12 @@ func (a *analyzer) source(src string, c *cctx) {
 		if rf, rwhy := redirFlags(st.Redirs); rf != 0 {
 			sc.flag(rf, rwhy)
 		}
-		ins, outs := redirPaths(st.Redirs)
+		ins, outs := redirPaths(st.Redirs, opened)
+		if _, isCall := st.Cmd.(*syntax.CallExpr); isCall && strings.IndexByte(src, '<') >= 0 {
+			// $(<file) in a word: bash reads the file into the word
+			sins, souts := substReads(st, opened)
+			ins, outs = append(ins, sins...), append(outs, souts...)
+		}
 		for _, p := range ins {
 			sc.addInput(p)
 		}
@@ -368,6 +380,12 @@ func (a *analyzer) source(src string, c *cctx) {
 			}
 			a.call(&sc, cmd)
 			a.stdin = saved
+			if len(cmd.Args) == 1 && cmd.Args[0].Lit() == "exec" && len(st.Redirs) > 0 {
+				// exec with redirections alone: the descriptors stay open for the commands after it
+				a.execIns = append(a.execIns[:len(a.execIns):len(a.execIns)], ins...)
+				a.execOuts = append(a.execOuts[:len(a.execOuts):len(a.execOuts)], outs...)
+				a.execFds |= redirFds(st.Redirs)
+			}
 		case *syntax.DeclClause:
 			a.decl(&sc, cmd)
 		case *syntax.TestClause:
@@ -384,12 +402,19 @@ func (a *analyzer) source(src string, c *cctx) {
 				p.addFlag(sc.fl, sc.why)
 				a.parts = append(a.parts, p)
 			}
-		default:
-			if rf, rwhy := redirFlags(st.Redirs); rf != 0 || len(outs) > 0 {
-				redirected = append(redirected, span{from: from, to: to, why: rwhy, paths: outs})
-			}
 			if len(ins) > 0 {
-				redirected = append(redirected, span{from: from, to: to, paths: ins, in: true})
+				// < FILE alone, as in $(<FILE): bash's cat, seen by deny and ask rules as one
+				p := Part{Text: sc.text, Words: []string{"cat"}, Name: "cat", Base: "cat", DenyOnly: true}
+				p.Inputs, p.Outputs, p.Chdir = sc.inputs, sc.outputs, sc.chdir || a.moved
+				a.parts = append(a.parts, p)
+			}
+		default:
+			fds := redirFds(st.Redirs)
+			if rf, rwhy := redirFlags(st.Redirs); rf != 0 || len(outs) > 0 {
+				redirected = append(redirected, span{from: from, to: to, why: rwhy, paths: outs, fds: fds})
+			}
+			if len(ins) > 0 || fds != 0 {
+				redirected = append(redirected, span{from: from, to: to, paths: ins, in: true, fds: fds})
 			}
 		}
 		if len(cons) > 0 {
@@ -624,8 +649,59 @@ func (p *Part) pushWord(w string, dyn bool, why string) {
 	}
 }
 
-// redirPaths lists the files a statement's redirections read and write.
-func redirPaths(rs []*syntax.Redirect) (ins, outs []pathWord) {
+// redirFds are the descriptors (0 to 63) a statement's redirections open or copy to.
+func redirFds(rs []*syntax.Redirect) uint64 {
+	var fds uint64
+	for _, r := range rs {
+		n := 1
+		switch r.Op {
+		case syntax.RdrIn, syntax.RdrInOut, syntax.DplIn, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+			n = 0
+		}
+		if r.N != nil {
+			if !isDigits(r.N.Value) || len(r.N.Value) > 2 {
+				continue
+			}
+			n = int(r.N.Value[0] - '0')
+			if len(r.N.Value) == 2 {
+				n = n*10 + int(r.N.Value[1]-'0')
+			}
+		}
+		if n < 64 {
+			fds |= 1 << n
+		}
+	}
+	return fds
+}
+
+// substReads lists the files that the substitutions in a statement's words read or write
+// with redirections alone ($(<file), $(>file)): bash opens them for the word.
+func substReads(st *syntax.Stmt, opened uint64) (ins, outs []pathWord) {
+	syntax.Walk(st.Cmd, func(n syntax.Node) bool {
+		var stmts []*syntax.Stmt
+		switch x := n.(type) {
+		case *syntax.CmdSubst:
+			stmts = x.Stmts
+		case *syntax.ProcSubst:
+			stmts = x.Stmts
+		default:
+			return true
+		}
+		for _, s := range stmts {
+			if s.Cmd == nil {
+				i, o := redirPaths(s.Redirs, opened|redirFds(s.Redirs))
+				ins, outs = append(ins, i...), append(outs, o...)
+			}
+		}
+		return true
+	})
+	return ins, outs
+}
+
+// redirPaths lists the files a statement's redirections read and write. A copy of a
+// descriptor above 2 that none of opened is (<&3, >&3 with no 3< before) reads or writes
+// whatever the shell was given as it: /dev/fd/N, outside the root.
+func redirPaths(rs []*syntax.Redirect, opened uint64) (ins, outs []pathWord) {
 	for _, r := range rs {
 		if r.Word == nil {
 			continue
@@ -645,6 +721,19 @@ func redirPaths(rs []*syntax.Redirect) (ins, outs []pathWord) {
 		case syntax.DplIn, syntax.DplOut:
 			if dyn || !(t == "-" || isDigits(t)) {
 				outs = append(outs, pw)
+				continue
+			}
+			if t == "-" || t == "0" || t == "1" || t == "2" {
+				continue
+			}
+			if n := len(t); n <= 2 && (n == 1 && opened&(1<<(t[0]-'0')) != 0 || n == 2 && opened&(1<<((t[0]-'0')*10+t[1]-'0')) != 0) {
+				continue
+			}
+			fd := pathWord{s: "/dev/fd/" + t}
+			if r.Op == syntax.DplIn {
+				ins = append(ins, fd)
+			} else {
+				outs = append(outs, fd)
 			}
 		default:
 			outs = append(outs, pw)
@@ -668,6 +757,7 @@ func (a *analyzer) call(c *cctx, ce *syntax.CallExpr) {
 		if c.fl != 0 {
 			p := Part{Text: c.text, DenyOnly: c.denyOnly}
 			p.addFlag(c.fl, c.why)
+			p.Inputs, p.Outputs, p.Chdir = c.inputs, c.outputs, c.chdir || a.moved
 			a.parts = append(a.parts, p)
 		}
 		return
@@ -829,6 +919,13 @@ func (a *analyzer) part(c *cctx, w words, denyOnly bool) *Part {
 // the part itself assigns or changes for the commands after it.
 func (a *analyzer) finish(p *Part, c *cctx) {
 	p.Inputs, p.Outputs = c.inputs, c.outputs
+	if len(a.execIns) > 0 {
+		p.Inputs = append(p.Inputs[:len(p.Inputs):len(p.Inputs)], a.execIns...)
+	}
+	if len(a.execOuts) > 0 {
+		p.Outputs = append(p.Outputs[:len(p.Outputs):len(p.Outputs)], a.execOuts...)
+		p.addFlag(FlagRedirect, "writes where an earlier exec redirected its output")
+	}
 	p.Chdir = c.chdir || a.moved
 	if a.envWhy != "" {
 		p.addFlag(FlagEnv, a.envWhy)
