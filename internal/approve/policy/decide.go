@@ -425,10 +425,16 @@ func (d *Decider) matchOne(r *Rule, req *wire.ApprovalRequest, fw *fileFacts) (b
 			}
 			return false, ""
 		}
+		if r.Decision == Allow && fw.never != "" {
+			if r.File == nil || matchPaths(r.File.Paths, fw, true) {
+				return false, "the path " + fw.never
+			}
+			return false, ""
+		}
 		if r.File == nil {
 			return true, ""
 		}
-		if !matchPaths(r.File.Paths, fw, r.Decision == Allow) {
+		if !matchPaths(r.File.Paths, fw, r.Decision == Allow) && (r.Decision == Allow || !matchFolded(r.File.pathsFold, fw)) {
 			return false, ""
 		}
 		if r.Decision == Allow {
@@ -474,6 +480,7 @@ type fileFacts struct {
 	rel    []string // root-relative forms (lexical and resolved), when inside
 	abs    []string // absolute forms (lexical and resolved)
 	any    []string // every relative form, even escaping ones (for deny and ask)
+	never  string   // why no allow rule may allow the write whatever its globs ("": none)
 
 	nChanged, nLimit int // changedLines result, computed with nLimit (-1: not yet)
 }
@@ -518,6 +525,7 @@ func (d *Decider) fileFacts(req *wire.ApprovalRequest) *fileFacts {
 		}
 		f.rel = appendUnique(f.rel, realRel)
 	}
+	f.never = writeNever(p, f.any)
 	return f
 }
 
@@ -1076,7 +1084,7 @@ func globKey(g string) (string, bool) {
 	if strings.ContainsAny(first, `*?[{\`) {
 		return "", false
 	}
-	return kind + first, true
+	return kind + foldPath(first), true // folded: deny and ask rules also match folded names
 }
 
 // pathKey is the index key of one form of a path (relative or absolute).
@@ -1086,7 +1094,7 @@ func pathKey(p string, abs bool) string {
 		kind, p = "a:", strings.TrimPrefix(p, "/")
 	}
 	first, _, _ := strings.Cut(p, "/")
-	return kind + first
+	return kind + foldPath(first)
 }
 
 // candidates returns the rules of rules (those of file_write, in file order) that may match

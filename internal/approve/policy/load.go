@@ -131,6 +131,8 @@ type FileMatcher struct {
 	Paths           []string // doublestar globs; relative ones against the root, /absolute ones as they are
 	MaxSize         int64    // -1: no bound
 	MaxChangedLines int      // -1: no bound
+
+	pathsFold []string // Paths folded (foldGlob), which deny and ask rules match too
 }
 
 // ToolMatcher matches tool_action prompts.
@@ -716,6 +718,7 @@ func (l *loader) fileMatcher(v *yaml.Node) *FileMatcher {
 	}
 	if v.Kind != yaml.MappingNode {
 		paths(v)
+		m.pathsFold = foldGlobs(m.Paths)
 		return m
 	}
 	l.mapping(v, "file", map[string]func(k, v *yaml.Node){
@@ -723,6 +726,7 @@ func (l *loader) fileMatcher(v *yaml.Node) *FileMatcher {
 		"max_size":          func(k, v *yaml.Node) { m.MaxSize = l.size(v, "max_size") },
 		"max_changed_lines": func(k, v *yaml.Node) { m.MaxChangedLines = int(l.integer(v, "max_changed_lines")) },
 	})
+	m.pathsFold = foldGlobs(m.Paths)
 	return m
 }
 

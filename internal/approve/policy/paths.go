@@ -346,3 +346,39 @@ func pathCandidates(w string) (c [2]string, n int) {
 	}
 	return c, n
 }
+
+// writeNever says why no allow rule may allow a file_write to path p, whose forms relative to
+// the root are rels ("" when nothing stops it): a control character, a name fuseraft may
+// expand (~), or a write that runs code later (writeRunsLater).
+func writeNever(p string, rels []string) string {
+	if hasControl(p) {
+		return "holds a control character"
+	}
+	if strings.HasPrefix(p, "~") {
+		return p + " begins with ~, which may name a home directory"
+	}
+	for _, r := range rels {
+		if why := writeRunsLater(r); why != "" {
+			return "writes " + p + ", " + why
+		}
+	}
+	return ""
+}
+
+// matchFolded reports whether a form of f, folded, matches one of the folded globs: how a
+// deny or ask rule's globs match on a file system that folds case and trailing dots.
+func matchFolded(globs []string, f *fileFacts) bool {
+	for _, g := range globs {
+		abs := strings.HasPrefix(g, "/")
+		forms := f.any
+		if abs {
+			forms = f.abs
+		}
+		for _, x := range forms {
+			if doublestar.MatchUnvalidated(g, foldPath(x)) {
+				return true
+			}
+		}
+	}
+	return false
+}

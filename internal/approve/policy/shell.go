@@ -100,14 +100,35 @@ var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true
 // GOFLAGS, GOPROXY, GIT_DIR, CGO_CFLAGS, ...) can make an allowed argv run code of someone
 // else's choosing, and needs a rule with allow_env. REPLY, MAPFILE, OPTARG and OPTIND are the
 // shell's own, set by read, mapfile and getopts when no name is given.
+//
+// GOOS and GOARCH are not among them: go test and go run (and go generate, go tool) run a
+// binary built for another target through go_$GOOS_$GOARCH_exec, found in PATH, so they are
+// harmless only before a go command that runs nothing it builds (goTargetHarmless).
 var harmlessEnv = map[string]bool{
-	"GOOS": true, "GOARCH": true, "GOARM": true, "GOARM64": true, "GOAMD64": true, "GO386": true,
+	"GOARM": true, "GOARM64": true, "GOAMD64": true, "GO386": true,
 	"GOMIPS": true, "GOMIPS64": true, "GOPPC64": true, "GORISCV64": true, "GOWASM": true,
 	"CGO_ENABLED": true, "GOMAXPROCS": true, "GOGC": true, "GOMEMLIMIT": true, "GOTRACEBACK": true,
 	"LANG": true, "LANGUAGE": true, "TZ": true, "TERM": true, "COLUMNS": true, "LINES": true,
 	"NO_COLOR": true, "CLICOLOR": true, "CLICOLOR_FORCE": true, "FORCE_COLOR": true, "CI": true,
 	"RUST_BACKTRACE": true, "PYTHONUNBUFFERED": true, "PYTHONDONTWRITEBYTECODE": true,
 	"REPLY": true, "MAPFILE": true, "OPTARG": true, "OPTIND": true,
+}
+
+// goSafeSub are the go subcommands that run nothing they build, so GOOS and GOARCH only choose
+// what they build or list.
+var goSafeSub = map[string]bool{"build": true, "vet": true, "list": true, "env": true, "version": true,
+	"mod": true, "doc": true, "fmt": true, "clean": true, "work": true, "install": true}
+
+// goTargetHarmless reports whether assigning name for the command argv (literal words) is
+// harmless: GOOS or GOARCH before go build, go vet, go list and the like.
+func goTargetHarmless(name string, argv []string) bool {
+	if name != "GOOS" && name != "GOARCH" || len(argv) < 2 {
+		return false
+	}
+	if argv[0] != "go" && !(strings.HasSuffix(argv[0], "/go") && systemDirs[path.Dir(path.Clean(argv[0]))]) {
+		return false
+	}
+	return goSafeSub[argv[1]]
 }
 
 // dangerousEnv reports whether assigning name may change which program runs, what it loads or
@@ -743,8 +764,16 @@ func redirPaths(rs []*syntax.Redirect, opened uint64) (ins, outs []pathWord) {
 }
 
 func (a *analyzer) call(c *cctx, ce *syntax.CallExpr) {
+	var argv []string // the command's first words, when literal (for goTargetHarmless)
+	for i := 0; i < len(ce.Args) && i < 2; i++ {
+		s, dyn, _ := wordLit(ce.Args[i])
+		if dyn {
+			break
+		}
+		argv = append(argv, s)
+	}
 	for _, as := range ce.Assigns {
-		if as.Name != nil && dangerousEnv(as.Name.Value) {
+		if as.Name != nil && dangerousEnv(as.Name.Value) && !goTargetHarmless(as.Name.Value, argv) {
 			why := "assigns " + as.Name.Value
 			c.flag(FlagEnv, why)
 			if len(ce.Args) == 0 && a.envWhy == "" {
@@ -800,6 +829,13 @@ func (a *analyzer) decl(c *cctx, d *syntax.DeclClause) {
 			}
 		} else if as.Value != nil {
 			w, dyn, wwhy = wordLit(as.Value)
+			// export "PA"TH=x: the builtin reads NAME=VALUE after quote removal, as bash does
+			if name, _, ok := strings.Cut(w, "="); ok && !strings.HasPrefix(w, "-") && (dyn || dangerousEnv(strings.TrimSuffix(name, "+"))) {
+				p.addFlag(FlagEnv, "assigns "+name+" ("+d.Variant.Value+")")
+				if a.envWhy == "" {
+					a.envWhy = "assigns " + name + " (" + d.Variant.Value + ")"
+				}
+			}
 		}
 		p.pushWord(w, dyn, wwhy)
 	}
