@@ -796,19 +796,23 @@ func (d *Decider) matchPart(r *Rule, p *Part) (bool, string) {
 	if sm == nil {
 		sm = &ShellMatcher{}
 	}
+	var named uint64 // the words the matching allow pattern spells out (judged as no path)
 	if len(sm.Commands) > 0 {
 		if len(p.Words) == 0 {
 			return false, ""
 		}
-		matched := false
+		var matched *CmdPattern
 		for _, c := range sm.Commands {
 			if c.match(p, allow) {
-				matched = true
+				matched = c
 				break
 			}
 		}
-		if !matched {
+		if matched == nil {
 			return false, ""
+		}
+		if allow {
+			named = matched.literalPrefix()
 		}
 	}
 	if allow {
@@ -832,7 +836,7 @@ func (d *Decider) matchPart(r *Rule, p *Part) (bool, string) {
 		}
 	}
 	if sm.InsideRoot || allow && !sm.Anywhere {
-		ok, why := d.pathsInside(p, sm, allow)
+		ok, why := d.pathsInside(p, sm, allow, named)
 		if allow && !ok {
 			return false, why
 		}

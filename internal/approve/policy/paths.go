@@ -20,19 +20,37 @@ import (
 // whether sm is an allow rule's, which also refuses writes that run code later
 // (writeRunsLater) or hold a control character. The words of the programs of nonFileWords, and
 // grep's pattern, name no file and are not judged.
-func (d *Decider) pathsInside(p *Part, sm *ShellMatcher, allow bool) (bool, string) {
+//
+// named are the words (bits, the first 64) an allow rule's pattern spells out literally: the
+// rule names them, so they are not judged (go test ./..., cat /etc/motd).
+func (d *Decider) pathsInside(p *Part, sm *ShellMatcher, allow bool, named uint64) (bool, string) {
 	plain := allow && len(sm.Protect) == 0 && len(sm.Places) == 0 && !sm.NotRoot
-	if plain && p.pathsDone {
+	if plain && p.pathsDone && p.pathsNamed == named {
 		return p.pathsOK, p.pathsWhy
 	}
-	ok, why := d.judgePaths(p, sm, allow)
+	ok, why := d.judgePaths(p, sm, allow, named)
 	if plain {
-		p.pathsDone, p.pathsOK, p.pathsWhy = true, ok, why
+		p.pathsDone, p.pathsOK, p.pathsWhy, p.pathsNamed = true, ok, why, named
 	}
 	return ok, why
 }
 
-func (d *Decider) judgePaths(p *Part, sm *ShellMatcher, allow bool) (bool, string) {
+// literalPrefix are the words (bits) of an argv c matches that c's words before its first **
+// match with a literal: those words are exactly what the pattern spells.
+func (c *CmdPattern) literalPrefix() uint64 {
+	var m uint64
+	for i, pw := range c.Words {
+		if pw == nil || i >= 64 {
+			break
+		}
+		if pw.literal && !pw.IsRegex {
+			m |= 1 << i
+		}
+	}
+	return m
+}
+
+func (d *Decider) judgePaths(p *Part, sm *ShellMatcher, allow bool, named uint64) (bool, string) {
 	from := 1
 	skip := -1 // a word the program reads as no file (grep's pattern)
 	if len(p.Words) > 0 && !p.dyn(0) {
@@ -42,7 +60,7 @@ func (d *Decider) judgePaths(p *Part, sm *ShellMatcher, allow bool) (bool, strin
 		skip = patternOperand(p)
 	}
 	for i := from; i < len(p.Words); i++ {
-		if i == skip {
+		if i == skip || i < 64 && named&(1<<i) != 0 {
 			continue
 		}
 		if p.dyn(i) {

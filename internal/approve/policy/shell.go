@@ -59,6 +59,7 @@ type Part struct {
 	// what allow rules without paths: or protect: find of its paths (pathsInside), once
 	pathsDone, pathsOK bool
 	pathsWhy           string
+	pathsNamed         uint64
 }
 
 // pathWord is a word that names a file; dyn when it is computed at run time.
