@@ -66,10 +66,20 @@ func (d *Decider) judgePaths(p *Part, sm *ShellMatcher, allow bool, named uint64
 		if p.dyn(i) {
 			return false, "has a word computed at run time, which may name any file"
 		}
-		cs, n := pathCandidates(p.Words[i])
+		w := p.Words[i]
+		cs, n := pathCandidates(w)
 		for _, c := range cs[:n] {
 			if ok, why := d.placeOK(c, p.Chdir, sm, allow, false); !ok {
 				return false, why
+			}
+		}
+		if glued := gluedFrom(p, w); glued > 2 {
+			// -isystem/etc: a program the table does not know may take a value glued to an
+			// option of any length, so every place a value may begin is judged
+			for k := 3; k <= glued; k++ {
+				if ok, why := d.placeOK(w[k:], p.Chdir, sm, allow, false); !ok {
+					return false, why
+				}
 			}
 		}
 	}
@@ -109,6 +119,23 @@ func (d *Decider) judgePaths(p *Part, sm *ShellMatcher, allow bool, named uint64
 		}
 	}
 	return true, ""
+}
+
+// gluedFrom is, for an option word -xVALUE of a program the table of options does not know,
+// the last place its value may begin: the first / or ~ (0 when the word has neither, or is no
+// such option). Where the table knows the program, its own reading decides (riskyUses).
+func gluedFrom(p *Part, w string) int {
+	if len(w) < 3 || w[0] != '-' || w[1] == '-' {
+		return 0
+	}
+	k := strings.IndexAny(w, "/~")
+	if k < 0 {
+		return 0
+	}
+	if s, _ := specFor(p); s != nil {
+		return 0
+	}
+	return k
 }
 
 // nonFileWords are programs that open no file their words name (echo prints them): an allow
@@ -346,8 +373,9 @@ func writeRunsLater(p string) string {
 }
 
 // pathCandidates lists what a word may name as a file: the word itself, the value of
-// --opt=VALUE, or what follows a short option (-fFILE, and -f=FILE).
-func pathCandidates(w string) (c [2]string, n int) {
+// --opt=VALUE, what follows a short option (-fFILE, and -f=FILE), the value of NAME=VALUE
+// (dd if=FILE) and what follows @ (@FILE: more arguments read from FILE).
+func pathCandidates(w string) (c [3]string, n int) {
 	switch {
 	case w == "" || w == "-" || w == "--":
 	case strings.HasPrefix(w, "--"):
@@ -361,6 +389,12 @@ func pathCandidates(w string) (c [2]string, n int) {
 		}
 	default:
 		c[0], n = w, 1
+		if _, v, ok := strings.Cut(w, "="); ok {
+			c[n], n = v, n+1
+		}
+		if w[0] == '@' {
+			c[n], n = w[1:], n+1
+		}
 	}
 	return c, n
 }
