@@ -164,3 +164,56 @@ tests:
 		t.Errorf("lint gives no example: %s", got["reads"])
 	}
 }
+
+// FuzzPathsInside judges the paths of random command lines: it never panics, and what it finds
+// inside names no file through ~, a computed word, or a write holding a control character.
+func FuzzPathsInside(f *testing.F) {
+	for _, s := range []string{"cat go.mod", "cat <<< \"$(</etc/shadow)\"", "exec 3<x; cat <&3", "grep -e /x -- y",
+		"cc -isystem/etc @f x=/y", "echo x > 'a\nb'", "cat ~+/..", "ls -la .GIT/", "cat src/../../x"} {
+		f.Add(s)
+	}
+	root := f.TempDir()
+	os.MkdirAll(filepath.Join(root, "src"), 0o755)
+	os.Symlink("/etc", filepath.Join(root, "src", "etc"))
+	p, err := Load([]byte("version: 1\nrules:\n  - {name: x, decision: allow, shell: {commands: [x], protect: [\"**/.git/**\"]}}\n"), "f.yaml")
+	if err != nil {
+		f.Fatal(err)
+	}
+	d, err := NewDecider(p, root)
+	if err != nil {
+		f.Fatal(err)
+	}
+	plain, protect := &ShellMatcher{}, p.Rules[0].Shell
+	f.Fuzz(func(t *testing.T, cmd string) {
+		if len(cmd) > 2000 {
+			return
+		}
+		parts := Analyze(cmd)
+		for i := range parts {
+			part := &parts[i]
+			ok, _ := d.pathsInside(part, plain, true, 0)
+			okp, _ := d.pathsInside(part, protect, false, 0)
+			if okp && !ok && part.Chdir == false {
+				// protect only narrows what is inside
+				for _, pw := range part.Outputs {
+					if writeRunsLater(pw.s) == "" && !strings.HasPrefix(pw.s, "~") {
+						t.Fatalf("%q: inside for a deny rule with protect, not for an allow rule: %+v", cmd, part)
+					}
+				}
+			}
+			if !ok {
+				continue
+			}
+			for _, pw := range append(append([]pathWord{}, part.Inputs...), part.Outputs...) {
+				if pw.dyn || strings.HasPrefix(pw.s, "~") {
+					t.Fatalf("%q: %q judged inside", cmd, pw.s)
+				}
+			}
+			for _, pw := range part.Outputs {
+				if hasControl(pw.s) {
+					t.Fatalf("%q: a write to %q judged inside", cmd, pw.s)
+				}
+			}
+		}
+	})
+}

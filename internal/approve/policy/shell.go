@@ -458,6 +458,11 @@ func (a *analyzer) node(src string, n syntax.Node, c *cctx, piped map[*syntax.St
 			piped[n.Y] = pipeText(n.X)
 		}
 	case *syntax.FuncDecl:
+		if n.Name == nil {
+			// () x: the parser reads an anonymous function, which bash refuses
+			a.unanalysable(src, n, c, "defines a function without a name, which bash does not read as the parser does")
+			return
+		}
 		def := funcDef{name: n.Name.Value, calls: map[string]bool{}}
 		syntax.Walk(n.Body, func(m syntax.Node) bool {
 			if ce, ok := m.(*syntax.CallExpr); ok && len(ce.Args) > 0 {
