@@ -63,7 +63,7 @@ var attemptID = regexp.MustCompile(`^c[0-9]+-[a-z0-9][a-z0-9.-]*$|^ok-[a-z0-9][a
 
 // attackRoot is the directory attempts are decided against: a small project whose src holds
 // symbolic links out of it.
-func attackRoot(t *testing.T) string {
+func attackRoot(t testing.TB) string {
 	root := t.TempDir()
 	for _, d := range []string{"src", "internal/x", "testdata"} {
 		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {

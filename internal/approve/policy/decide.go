@@ -65,6 +65,7 @@ type Decider struct {
 	whenErr  []error
 	clock    whenClock
 	fl       fields // the fields of the prompt being decided
+	pathBuf  []byte // linkFree's buffer
 	ev       *event // the prompt being decided
 	evBuf    event  // what ev points to, made anew for each prompt without an allocation
 }

@@ -217,3 +217,33 @@ func FuzzPathsInside(f *testing.F) {
 		}
 	})
 }
+
+// FuzzPlaceFastSlow compares judging a path with the fast path for relative names (linkFree)
+// and without it: they must agree, for allow and deny rules, with and without protect.
+func FuzzPlaceFastSlow(f *testing.F) {
+	for _, s := range []string{"go.mod", "src/etc/shadow", "src/up/x", "./src/./etc", "a/../..", "src/a.go/..",
+		"internal/x/env", "docs", ".GIT/config", "src//etc", "src/a.go/x", "...", "./..."} {
+		f.Add(s, true)
+	}
+	root := attackRoot(f)
+	os.WriteFile(filepath.Join(root, "src", "a.go"), []byte("x"), 0o644)
+	d, err := NewDecider(&Policy{}, root)
+	if err != nil {
+		f.Fatal(err)
+	}
+	sms := []*ShellMatcher{{}, {Protect: []string{"**/.git/**", "src/**"}, protectFold: []string{"**/.git/**", "src/**"}}}
+	f.Fuzz(func(t *testing.T, s string, write bool) {
+		defer func() { fastPaths = true }()
+		for _, sm := range sms {
+			for _, allow := range []bool{true, false} {
+				fastPaths = true
+				fast, fwhy := d.placeOK(s, false, sm, allow, write)
+				fastPaths = false
+				slow, swhy := d.placeOK(s, false, sm, allow, write)
+				if fast != slow {
+					t.Fatalf("%q (allow %v, write %v, protect %v): fast %v (%s), slow %v (%s)", s, allow, write, sm.Protect, fast, fwhy, slow, swhy)
+				}
+			}
+		}
+	})
+}
