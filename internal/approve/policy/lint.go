@@ -343,6 +343,9 @@ func lintAllowPattern(r *Rule, c *CmdPattern, add func(int, string, string, ...a
 // used to allow wherever they pointed.
 func lintAllowPaths(r *Rule, add func(int, string, string, ...any)) {
 	sm := r.Shell
+	if sm.Anywhere {
+		add(r.Line, r.Name, "allow rule %s sets paths: anywhere: the files its commands name are not judged (~/.ssh, /etc, /proc included); list the places instead (paths: [inside_root, /tmp/**])", r.Name)
+	}
 	if sm.PathsKey {
 		return
 	}

@@ -160,6 +160,13 @@ tests:
 			t.Errorf("lint about rule %s: %s", r, got[r])
 		}
 	}
+	anywhere := false
+	for _, f := range Lint(p) {
+		anywhere = anywhere || f.Rule == "anywhere" && strings.Contains(f.Msg, "paths: anywhere")
+	}
+	if !anywhere {
+		t.Error("lint says nothing about paths: anywhere")
+	}
 	if !strings.Contains(got["reads"], `"cat /etc/passwd"`) {
 		t.Errorf("lint gives no example: %s", got["reads"])
 	}
