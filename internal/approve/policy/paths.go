@@ -206,6 +206,9 @@ func (d *Decider) placeOK(s string, chdir bool, sm *ShellMatcher, allow, write b
 	if s == "" || s == "/dev/null" {
 		return true, ""
 	}
+	if len(s) >= 4096 {
+		return false, "names a path longer than a path can be"
+	}
 	if write && (s == "/dev/stdout" || s == "/dev/stderr") {
 		return true, "" // the command's own output, where it writes anyway
 	}
@@ -427,8 +430,9 @@ func writeRunsLater(p string) string {
 
 // pathCandidates lists what a word may name as a file: the word itself, the value of
 // --opt=VALUE, what follows a short option (-fFILE, and -f=FILE), the value of NAME=VALUE
-// (dd if=FILE) and what follows @ (@FILE: more arguments read from FILE).
-func pathCandidates(w string) (c [3]string, n int) {
+// (dd if=FILE), what follows @ (@FILE: more arguments read from FILE), and a home when a ~
+// follows a colon (bash expands a=b:~/x in words that look like assignments).
+func pathCandidates(w string) (c [4]string, n int) {
 	switch {
 	case w == "" || w == "-" || w == "--":
 	case strings.HasPrefix(w, "--"):
@@ -447,6 +451,9 @@ func pathCandidates(w string) (c [3]string, n int) {
 		}
 		if w[0] == '@' {
 			c[n], n = w[1:], n+1
+		}
+		if strings.Contains(w, ":~") {
+			c[n], n = "~", n+1
 		}
 	}
 	return c, n
