@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
@@ -304,14 +303,13 @@ func (d *Decider) linkFree(s string) bool {
 			buf = append(buf, '/')
 		}
 		buf = append(buf, name...)
-		fi, err := os.Lstat(string(buf))
-		if err != nil {
-			return os.IsNotExist(err) // nothing below a name that does not exist
-		}
-		if fi.Mode()&os.ModeSymlink != 0 {
+		exists, link, dir, ok := lstatName(string(buf))
+		switch {
+		case !ok || link:
 			return false
-		}
-		if !fi.IsDir() {
+		case !exists:
+			return true // nothing below a name that does not exist
+		case !dir:
 			return true // nothing is reached below a file
 		}
 	}
