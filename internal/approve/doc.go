@@ -118,7 +118,9 @@ staticcheck -debug.*; find, sort, uniq, tree, tar, rg, file, cargo, npm, pytest 
 README lists them). fr-approve lint reads the same table.
 
 Paths: an allow rule for shell commands judges every word that may name a file (each argument,
-the value of --opt=VALUE, what follows a short option as in -fFILE; not echo's and printf's
+the value of --opt=VALUE and NAME=VALUE, @FILE, what follows a short option as in -fFILE, and
+for a program the option table does not know each place a value glued to an option may begin,
+as in -isystem/etc; not echo's and printf's
 words, nor grep's and rg's pattern) and every redirected file (< f, 3< f, $(<f), what an earlier
 exec opened) as file_write paths are judged: against --root, after .., / and symlinks; every ~
 form (~, ~user, ~+, ~-) is outside; / (also // and /.) is outside; /proc, /dev/fd, /dev/stdin
