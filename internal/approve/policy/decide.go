@@ -66,6 +66,9 @@ type Decider struct {
 	clock    whenClock
 	fl       fields // the fields of the prompt being decided
 	pathBuf  []byte // linkFree's buffer
+	// linkFree's answers for the prompt being decided (memoGen == gen)
+	linkMemo []linkMemo
+	memoGen  uint64
 	ev       *event // the prompt being decided
 	evBuf    event  // what ev points to, made anew for each prompt without an allocation
 }

@@ -287,6 +287,28 @@ var fastPaths = true
 // on the way: no .. among its names, and each name, looked at below the root, is no link
 // (looking stops at the first that does not exist). false means the slow path decides.
 func (d *Decider) linkFree(s string) bool {
+	// a word judged by several rules of one prompt is looked at once
+	if d.memoGen != d.gen {
+		d.memoGen, d.linkMemo = d.gen, d.linkMemo[:0]
+	}
+	for _, m := range d.linkMemo {
+		if m.s == s {
+			return m.free
+		}
+	}
+	free := d.lookLinkFree(s)
+	if len(d.linkMemo) < 32 {
+		d.linkMemo = append(d.linkMemo, linkMemo{s, free})
+	}
+	return free
+}
+
+type linkMemo struct {
+	s    string
+	free bool
+}
+
+func (d *Decider) lookLinkFree(s string) bool {
 	if s == "" || s[0] == '/' || d.rootReal == "" || s == ".." || strings.HasPrefix(s, "../") ||
 		strings.Contains(s, "/../") || strings.HasSuffix(s, "/..") {
 		return false
