@@ -98,7 +98,9 @@ ${#x}, ...), arithmetic ((( )), $(( )), let, for (( )), [[ -eq ]], a[$i] subscri
 An allow rule also never matches a command that writes to a file through a redirection (> f,
 time -o f), has a word only known at run time ($VAR, $(cmd), a glob, xargs input), runs in
 another directory (env -C, find -execdir), or assigns a name other than a few harmless ones
-(GOOS, GOARCH, CGO_ENABLED, GOMAXPROCS, LANG, LC_*, TZ, TERM, NO_COLOR, CI, REPLY, ...) in any
+(CGO_ENABLED, GOMAXPROCS, LANG, LC_*, TZ, TERM, NO_COLOR, CI, REPLY, ...; GOOS and GOARCH only
+before go build, vet, list, env, mod and the like: go test and go run run a cross-built binary
+through go_$GOOS_$GOARCH_exec from PATH) in any
 way: NAME=x before a command or alone, env NAME=x, env -u NAME, a for or select variable,
 read, mapfile, readarray, printf -v, getopts, unset, declare and export (HOME, PATH, GOPROXY,
 GIT_DIR and the like change what runs), unless the rule says so with allow_redirects: true,
@@ -129,17 +131,31 @@ run), pytest and python -m pytest; a subcommand not listed knows no option. fr-a
 reads the same table, and points at allow patterns of programs it does not know. Deny and ask
 rules never look at it: an option they do not know never stops them from matching.
 
-paths: inside_root and protect: [globs] on a shell rule judge every word that may name a file
-(each argument, the value of --opt=VALUE, a value glued to the short option that takes it as in
--iFfFILE, every tail of an option word where the table cannot tell, and every redirected file) as file_write paths are judged: against --root, after .., / and symlinks; ~
-is a home directory; / (also // and /.) is outside; /dev/null is fine; a computed word, or a
-relative path after cd, is outside; protect lists globs no path may match (**/.git/**,
-**/.env). An allow rule with paths matches only commands whose paths are all inside; a deny or
-ask rule with paths matches only commands with a path outside or protected.
+Paths: an allow rule for shell commands judges every word that may name a file (each argument,
+the value of --opt=VALUE and NAME=VALUE, @FILE, a value glued to the short option that takes it
+as the program reads it (-iFfFILE), and, where the option table cannot tell (a letter or a
+program it does not know, as in -isystem/etc), each place a value may begin; not echo's and
+printf's words, nor grep's and rg's pattern) and every redirected file (< f, 3< f, $(<f), what an earlier
+exec opened) as file_write paths are judged: against --root, after .., / and symlinks; every ~
+form (~, ~user, ~+, ~-) is outside; / (also // and /.) is outside; /proc, /dev/fd, /dev/stdin
+and a descriptor the line does not open itself (<&3) are outside; /dev/null is fine, and so are
+/dev/stdout and /dev/stderr as a redirection's target; a computed word, or a relative path after
+cd, is outside. A word the rule's pattern spells out (go test ./...) is the rule's to name. It
+matches only when all of them lie inside the root, and never writes (a redirection, an option
+that writes) into .git at any depth, an .envrc or a name holding a control character. The key
+paths: says where else they may lie: paths: inside_root (the default), paths: anywhere (not
+judged at all), or a list of places, inside_root and globs (paths: [inside_root, /tmp/**];
+[src/**] alone allows only paths under src). protect: [globs] lists globs no path may match
+(**/.git/**, **/.env). A deny or ask rule with paths: or protect: matches only commands with a
+path outside the places or protected. The globs of deny and ask rules (protect:, and file:
+paths) also match names as a file system that folds case and drops trailing dots and spaces
+sees them (.GitHub/x, vendor./x); an allow rule's globs match exactly. fr-approve lint points at
+allow rules without paths: whose meaning this changed.
 
 file (kind file_write): doublestar globs (**) over the path relative to --root, after
 resolving .. and symlinks; /absolute globs match absolute paths. A path outside the root is
-never allowed. An allow rule's max_size (bytes, KB, MiB...) and max_changed_lines bound what it
+never allowed, nor one into .git at any depth (hooks, config, a .git file), an .envrc, one
+beginning with ~ or holding a control character. An allow rule's max_size (bytes, KB, MiB...) and max_changed_lines bound what it
 allows; a deny or ask rule with bounds matches writes beyond them.
 
 tool (kind tool_action): plugin, action, detail. route (kind route_approval): source,

@@ -35,7 +35,7 @@ func writeFile(t testing.TB, dir, name, content string) string {
 
 func TestExitCodes(t *testing.T) {
 	dir := t.TempDir()
-	pol := writeFile(t, dir, "p.yaml", "version: 1\nrules:\n  - {name: ls, decision: allow, shell: [ls]}\ntests:\n  - {command: ls, expect: allow}\n")
+	pol := writeFile(t, dir, "p.yaml", "version: 1\nrules:\n  - {name: ls, decision: allow, shell: {commands: [ls], paths: inside_root}}\ntests:\n  - {command: ls, expect: allow}\n")
 	failing := writeFile(t, dir, "f.yaml", "version: 1\ntests:\n  - {command: ls, expect: allow}\n")
 	broad := writeFile(t, dir, "b.yaml", "version: 1\nrules:\n  - {name: all, decision: allow, shell: ['*']}\n")
 	bad := writeFile(t, dir, "bad.yaml", "version: 1\nrulez: []\n")
@@ -103,7 +103,7 @@ func TestInterrupted(t *testing.T) {
 // Each response is flushed as soon as it is decided, while the input stays open.
 func TestResponsesAreLive(t *testing.T) {
 	dir := t.TempDir()
-	pol := writeFile(t, dir, "p.yaml", "version: 1\nrules:\n  - {name: ls, decision: allow, shell: [ls]}\n")
+	pol := writeFile(t, dir, "p.yaml", "version: 1\nrules:\n  - {name: ls, decision: allow, shell: {commands: [ls], paths: inside_root}}\n")
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	done := make(chan int, 1)
@@ -149,7 +149,7 @@ func readLine(t *testing.T, br *bufio.Reader) string {
 // fr-approve starts (the e2e tests cover a reader that comes first).
 func TestFIFOs(t *testing.T) {
 	dir := t.TempDir()
-	pol := writeFile(t, dir, "p.yaml", "version: 1\nrules:\n  - {name: ls, decision: allow, shell: [ls]}\n")
+	pol := writeFile(t, dir, "p.yaml", "version: 1\nrules:\n  - {name: ls, decision: allow, shell: {commands: [ls], paths: inside_root}}\n")
 	in, out := filepath.Join(dir, "in"), filepath.Join(dir, "out")
 	for _, f := range []string{in, out} {
 		if err := syscall.Mkfifo(f, 0o600); err != nil {

@@ -63,7 +63,7 @@ var attemptID = regexp.MustCompile(`^c[0-9]+-[a-z0-9][a-z0-9.-]*$|^ok-[a-z0-9][a
 
 // attackRoot is the directory attempts are decided against: a small project whose src holds
 // symbolic links out of it.
-func attackRoot(t *testing.T) string {
+func attackRoot(t testing.TB) string {
 	root := t.TempDir()
 	for _, d := range []string{"src", "internal/x", "testdata"} {
 		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
@@ -140,6 +140,10 @@ func TestAttacks(t *testing.T) { runAttacks(t, attacksFile, 450) }
 // TestOptionAttacks decides every attempt of testdata/attacks-options.yaml: options read as
 // each program reads them, and tool actions.
 func TestOptionAttacks(t *testing.T) { runAttacks(t, "testdata/attacks-options.yaml", 200) }
+
+// TestPathAttacks decides every attempt of testdata/attacks-paths.yaml: files outside the
+// root, or protected or code-running ones inside it (its own policies besides the examples).
+func TestPathAttacks(t *testing.T) { runAttacks(t, "testdata/attacks-paths.yaml", 250) }
 
 func runAttacks(t *testing.T, file string, least int) {
 	af, pols := loadAttacks(t, file)

@@ -76,6 +76,10 @@ type Decider struct {
 	whenErr  []error
 	clock    whenClock
 	fl       fields // the fields of the prompt being decided
+	pathBuf  []byte // linkFree's buffer
+	// linkFree's answers for the prompt being decided (memoGen == gen)
+	linkMemo []linkMemo
+	memoGen  uint64
 	ev       *event // the prompt being decided
 	evBuf    event  // what ev points to, made anew for each prompt without an allocation
 }
@@ -496,10 +500,16 @@ func (d *Decider) matchOne(r *Rule, req *wire.ApprovalRequest, fw *fileFacts) (b
 			}
 			return false, ""
 		}
+		if r.Decision == Allow && fw.never != "" {
+			if r.File == nil || matchPaths(r.File.Paths, fw, true) {
+				return false, "the path " + fw.never
+			}
+			return false, ""
+		}
 		if r.File == nil {
 			return true, ""
 		}
-		if !matchPaths(r.File.Paths, fw, r.Decision == Allow) {
+		if !matchPaths(r.File.Paths, fw, r.Decision == Allow) && (r.Decision == Allow || !matchFolded(r.File.pathsFold, fw)) {
 			return false, ""
 		}
 		if r.Decision == Allow {
@@ -553,6 +563,7 @@ type fileFacts struct {
 	rel    []string // root-relative forms (lexical and resolved), when inside
 	abs    []string // absolute forms (lexical and resolved)
 	any    []string // every relative form, even escaping ones (for deny and ask)
+	never  string   // why no allow rule may allow the write whatever its globs ("": none)
 
 	nChanged, nLimit int // changedLines result, computed with nLimit (-1: not yet)
 }
@@ -597,6 +608,7 @@ func (d *Decider) fileFacts(req *wire.ApprovalRequest) *fileFacts {
 		}
 		f.rel = appendUnique(f.rel, realRel)
 	}
+	f.never = writeNever(p, f.any)
 	return f
 }
 
@@ -649,6 +661,10 @@ func resolveFrom(cur, p string, depth int) string {
 			continue
 		}
 		next := filepath.Join(cur, c)
+		if next == "/proc" || next == "/dev/fd" {
+			// what /proc/self and /dev/fd name is fr-approve's, not the command's: taken as written
+			return filepath.Join(append([]string{next}, parts[i+1:]...)...)
+		}
 		fi, err := os.Lstat(next)
 		if err != nil {
 			return filepath.Join(append([]string{next}, parts[i+1:]...)...)
@@ -868,21 +884,25 @@ func (d *Decider) matchPart(r *Rule, p *Part) (bool, string) {
 	if sm == nil {
 		sm = &ShellMatcher{}
 	}
+	var named uint64 // the words the matching allow pattern spells out (judged as no path)
 	if len(sm.Commands) > 0 {
 		if len(p.Words) == 0 {
 			return false, ""
 		}
-		matched := false
+		var matched *CmdPattern
 		for _, c := range sm.Commands {
 			ok, steps := c.matchSteps(p, allow)
 			d.step(steps)
 			if ok {
-				matched = true
+				matched = c
 				break
 			}
 		}
-		if !matched {
+		if matched == nil {
 			return false, ""
+		}
+		if allow {
+			named = matched.literalPrefix()
 		}
 	}
 	if allow {
@@ -905,78 +925,13 @@ func (d *Decider) matchPart(r *Rule, p *Part) (bool, string) {
 			return false, p.Why
 		}
 	}
-	if sm.InsideRoot {
-		ok, why := d.pathsInside(p, sm.Protect)
+	if sm.InsideRoot || allow && !sm.Anywhere {
+		ok, why := d.pathsInside(p, sm, allow, named)
 		if allow && !ok {
 			return false, why
 		}
 		if !allow && ok {
 			return false, ""
-		}
-	}
-	return true, ""
-}
-
-// pathsInside reports whether every word of p that may name a file, and every file it
-// redirects, resolves inside the root and matches none of the protected globs.
-func (d *Decider) pathsInside(p *Part, protect []string) (bool, string) {
-	for i := 1; i < len(p.Words); i++ {
-		if p.dyn(i) {
-			return false, "has a word computed at run time, which may name any file"
-		}
-		for _, c := range p.PathCandidates(i) {
-			if ok, why := d.pathOK(c, p.Chdir, protect); !ok {
-				return false, why
-			}
-		}
-	}
-	for _, list := range [][]pathWord{p.Inputs, p.Outputs} {
-		for _, pw := range list {
-			if pw.dyn {
-				return false, "redirects a file named at run time"
-			}
-			if ok, why := d.pathOK(pw.s, p.Chdir, protect); !ok {
-				return false, why
-			}
-		}
-	}
-	return true, ""
-}
-
-// pathOK judges one path as file_write paths are judged: against the root, after .., / and
-// symlinks; ~ is a home directory, outside. /dev/null is always fine.
-func (d *Decider) pathOK(s string, chdir bool, protect []string) (bool, string) {
-	if s == "" || s == "/dev/null" {
-		return true, ""
-	}
-	if strings.HasPrefix(s, "~") {
-		return false, "names " + s + ", in a home directory"
-	}
-	abs := filepath.IsAbs(s)
-	if chdir && !abs {
-		return false, "names " + s + " relative to a directory that is not known (after cd, env -C or find -execdir)"
-	}
-	raw := s
-	if !abs {
-		raw = d.root + "/" + s
-	}
-	lexRel, lexIn := withinOrSelf(d.root, filepath.Clean(raw))
-	if !lexIn {
-		return false, "names " + s + ", outside the root " + d.root
-	}
-	real := d.resolve(raw)
-	realRel, realIn := withinOrSelf(d.rootReal, real)
-	if !realIn {
-		return false, "names " + s + ", which resolves to " + real + ", outside the root"
-	}
-	for _, g := range protect {
-		for _, rel := range []string{lexRel, realRel} {
-			if doublestar.MatchUnvalidated(g, rel) {
-				return false, "names " + s + ", which matches the protected path " + g
-			}
-			if doublestar.MatchUnvalidated(g, rel+"/") {
-				return false, "names " + s + ", which matches the protected path " + g
-			}
 		}
 	}
 	return true, ""
@@ -1193,7 +1148,7 @@ func globKey(g string) (string, bool) {
 	if strings.ContainsAny(first, `*?[{\`) {
 		return "", false
 	}
-	return kind + first, true
+	return kind + foldPath(first), true // folded: deny and ask rules also match folded names
 }
 
 // pathKey is the index key of one form of a path (relative or absolute).
@@ -1203,7 +1158,7 @@ func pathKey(p string, abs bool) string {
 		kind, p = "a:", strings.TrimPrefix(p, "/")
 	}
 	first, _, _ := strings.Cut(p, "/")
-	return kind + first
+	return kind + foldPath(first)
 }
 
 // candidates returns the rules of rules (those of file_write, in file order) that may match

@@ -328,6 +328,7 @@ func lintAllow(r *Rule, add func(int, string, string, ...any)) {
 			lintAllowPattern(r, c, add)
 		}
 		lintAllowPermits(r, add)
+		lintAllowPaths(r, add)
 	}
 	if r.File != nil {
 		for _, g := range r.File.Paths {
@@ -393,6 +394,52 @@ func lintAllowPattern(r *Rule, c *CmdPattern, add func(int, string, string, ...a
 			add(line, r.Name, "allow pattern %q accepts any arguments, such as %s; list the subcommands you mean, or end the pattern with $", c.Src, ex)
 		}
 	}
+}
+
+// lintAllowPaths points at an allow rule whose meaning changed when paths became judged by
+// default: one without a paths: (or protect:) key whose commands may name files, which it
+// used to allow wherever they pointed.
+func lintAllowPaths(r *Rule, add func(int, string, string, ...any)) {
+	sm := r.Shell
+	if sm.Anywhere {
+		add(r.Line, r.Name, "allow rule %s sets paths: anywhere: the files its commands name are not judged (~/.ssh, /etc, /proc included); list the places instead (paths: [inside_root, /tmp/**])", r.Name)
+	}
+	if sm.PathsKey {
+		return
+	}
+	example := ""
+	switch {
+	case sm.Permit&FlagExpansion != 0 || sm.Constructs&expansionConstructs != 0:
+		example = "a computed word or a glob"
+	case sm.Permit&FlagRedirect != 0:
+		example = "a redirection to a file outside the root"
+	}
+	fewest := 0
+	for _, c := range sm.Commands {
+		if example != "" && (fewest == 0 || len(c.Words) >= fewest) {
+			continue
+		}
+		if c.Words[0] == nil || !c.Words[0].literal || nonFileWords[c.Words[0].Src] && len(c.Words) == 1 {
+			continue
+		}
+		literal := true
+		for _, w := range c.Words[1:] {
+			if w == nil || !w.literal {
+				literal = false
+			}
+		}
+		if !c.Anchored || !literal {
+			fewest = len(c.Words)
+			example = fmt.Sprintf("%q", strings.TrimSuffix(c.Src, " $")+" /etc/passwd")
+			if !literal || c.Anchored {
+				example = fmt.Sprintf("%q with a path outside the root", c.Src)
+			}
+		}
+	}
+	if example == "" {
+		return
+	}
+	add(r.Line, r.Name, "allow rule %s has no paths: key, and paths are now judged by default: it allows a command only when every file it names lies inside the root, no longer %s; write paths: inside_root to say so, or paths: anywhere (or a list such as [inside_root, /tmp/**]) for the old meaning", r.Name, example)
 }
 
 // lintAllowPermits names the permissions an allow rule gives.

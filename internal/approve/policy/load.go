@@ -99,6 +99,19 @@ type ShellMatcher struct {
 	// commands; a deny or ask rule matches only the others.
 	InsideRoot bool
 	Protect    []string
+	// Anywhere (paths: anywhere, allow rules only): the paths of the commands it allows are
+	// not judged. Without a paths key an allow rule judges them as paths: inside_root does.
+	Anywhere bool
+	// Places are the globs of a list `paths: [inside_root, /tmp/**]` other than inside_root:
+	// the places outside the root (or, relative, inside it) its paths may also lie in.
+	// NotRoot: the list does not name inside_root, so a path must lie in one of Places.
+	Places  []string
+	NotRoot bool
+	// PathsKey: the rule has a paths or protect key (lint: allow rules without one changed
+	// meaning when paths became judged by default).
+	PathsKey bool
+
+	protectFold []string // Protect folded (foldGlob)
 	// Options (allow_options) are the options of programOptions an allow rule accepts
 	// without naming them in a pattern: -o, --output, CC= (make's variable), @ (pytest @FILE).
 	Options []string
@@ -118,6 +131,8 @@ type FileMatcher struct {
 	Paths           []string // doublestar globs; relative ones against the root, /absolute ones as they are
 	MaxSize         int64    // -1: no bound
 	MaxChangedLines int      // -1: no bound
+
+	pathsFold []string // Paths folded (foldGlob), which deny and ask rules match too
 }
 
 // ToolMatcher matches tool_action prompts.
@@ -583,6 +598,9 @@ func (l *loader) rule(n *yaml.Node) *Rule {
 	if r.Limit != nil && r.Decision != Allow && r.Decision >= 0 {
 		l.errf(n, "rule %q: limit only applies to allow rules", r.Name)
 	}
+	if r.Shell != nil && r.Shell.Anywhere && r.Decision != Allow && r.Decision >= 0 {
+		l.errf(n, "rule %q: paths: anywhere only applies to allow rules (a deny or ask rule without paths judges none)", r.Name)
+	}
 	return r
 }
 
@@ -645,10 +663,26 @@ func (l *loader) shell(v *yaml.Node) *ShellMatcher {
 			}
 		},
 		"paths": func(k, v *yaml.Node) {
-			if s := l.str(v, "paths"); s != "inside_root" {
-				l.errf(v, "paths must be inside_root, not %q", s)
+			m.PathsKey = true
+			if v.Kind == yaml.ScalarNode && v.Value == "anywhere" {
+				m.Anywhere = true
+				return
 			}
-			m.InsideRoot = true
+			m.InsideRoot, m.NotRoot = true, true
+			for _, n := range l.strs(v, "paths") {
+				switch {
+				case n.Value == "inside_root":
+					m.NotRoot = false
+				case n.Value == "anywhere":
+					l.errf(n, "paths: anywhere stands alone, not in a list")
+				case v.Kind == yaml.ScalarNode:
+					l.errf(n, "paths must be inside_root, anywhere or a list of places (inside_root and path globs), not %q", n.Value)
+				case !doublestar.ValidatePattern(n.Value) || n.Value == "" || strings.HasPrefix(n.Value, "~"):
+					l.errf(n, "paths: bad path glob %q (inside_root, /absolute/** or relative/**)", n.Value)
+				default:
+					m.Places = append(m.Places, n.Value)
+				}
+			}
 		},
 		"protect": func(k, v *yaml.Node) {
 			for _, n := range l.strs(v, "protect") {
@@ -658,12 +692,16 @@ func (l *loader) shell(v *yaml.Node) *ShellMatcher {
 				}
 				m.Protect = append(m.Protect, n.Value)
 			}
-			m.InsideRoot = true
+			m.InsideRoot, m.PathsKey = true, true
 		},
 	})
+	if m.Anywhere && len(m.Protect) > 0 {
+		l.errf(v, "paths: anywhere judges no path, so protect: would never apply; list the places instead (paths: [inside_root, /tmp/**])")
+	}
 	if m.Permit&FlagExpansion != 0 {
 		m.Constructs |= expansionConstructs
 	}
+	m.protectFold = foldGlobs(m.Protect)
 	return m
 }
 
@@ -680,6 +718,7 @@ func (l *loader) fileMatcher(v *yaml.Node) *FileMatcher {
 	}
 	if v.Kind != yaml.MappingNode {
 		paths(v)
+		m.pathsFold = foldGlobs(m.Paths)
 		return m
 	}
 	l.mapping(v, "file", map[string]func(k, v *yaml.Node){
@@ -687,6 +726,7 @@ func (l *loader) fileMatcher(v *yaml.Node) *FileMatcher {
 		"max_size":          func(k, v *yaml.Node) { m.MaxSize = l.size(v, "max_size") },
 		"max_changed_lines": func(k, v *yaml.Node) { m.MaxChangedLines = int(l.integer(v, "max_changed_lines")) },
 	})
+	m.pathsFold = foldGlobs(m.Paths)
 	return m
 }
 

@@ -56,6 +56,10 @@ type Part struct {
 
 	opt       optRead // the words as the program reads its options (Part.options)
 	riskyDone bool
+	// what allow rules without paths: or protect: find of its paths (pathsInside), once
+	pathsDone, pathsOK bool
+	pathsWhy           string
+	pathsNamed         uint64
 }
 
 // pathWord is a word that names a file; dyn when it is computed at run time.
@@ -97,14 +101,35 @@ var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true
 // GOFLAGS, GOPROXY, GIT_DIR, CGO_CFLAGS, ...) can make an allowed argv run code of someone
 // else's choosing, and needs a rule with allow_env. REPLY, MAPFILE, OPTARG and OPTIND are the
 // shell's own, set by read, mapfile and getopts when no name is given.
+//
+// GOOS and GOARCH are not among them: go test and go run (and go generate, go tool) run a
+// binary built for another target through go_$GOOS_$GOARCH_exec, found in PATH, so they are
+// harmless only before a go command that runs nothing it builds (goTargetHarmless).
 var harmlessEnv = map[string]bool{
-	"GOOS": true, "GOARCH": true, "GOARM": true, "GOARM64": true, "GOAMD64": true, "GO386": true,
+	"GOARM": true, "GOARM64": true, "GOAMD64": true, "GO386": true,
 	"GOMIPS": true, "GOMIPS64": true, "GOPPC64": true, "GORISCV64": true, "GOWASM": true,
 	"CGO_ENABLED": true, "GOMAXPROCS": true, "GOGC": true, "GOMEMLIMIT": true, "GOTRACEBACK": true,
 	"LANG": true, "LANGUAGE": true, "TZ": true, "TERM": true, "COLUMNS": true, "LINES": true,
 	"NO_COLOR": true, "CLICOLOR": true, "CLICOLOR_FORCE": true, "FORCE_COLOR": true, "CI": true,
 	"RUST_BACKTRACE": true, "PYTHONUNBUFFERED": true, "PYTHONDONTWRITEBYTECODE": true,
 	"REPLY": true, "MAPFILE": true, "OPTARG": true, "OPTIND": true,
+}
+
+// goSafeSub are the go subcommands that run nothing they build, so GOOS and GOARCH only choose
+// what they build or list.
+var goSafeSub = map[string]bool{"build": true, "vet": true, "list": true, "env": true, "version": true,
+	"mod": true, "doc": true, "fmt": true, "clean": true, "work": true, "install": true}
+
+// goTargetHarmless reports whether assigning name for the command argv (literal words) is
+// harmless: GOOS or GOARCH before go build, go vet, go list and the like.
+func goTargetHarmless(name string, argv []string) bool {
+	if name != "GOOS" && name != "GOARCH" || len(argv) < 2 {
+		return false
+	}
+	if argv[0] != "go" && !(strings.HasSuffix(argv[0], "/go") && systemDirs[path.Dir(path.Clean(argv[0]))]) {
+		return false
+	}
+	return goSafeSub[argv[1]]
 }
 
 // dangerousEnv reports whether assigning name may change which program runs, what it loads or
@@ -198,6 +223,10 @@ type analyzer struct {
 	envWhy string
 	// funcs are the functions defined, in order, with the names their bodies call.
 	funcs []funcDef
+	// execIns, execOuts and execFds: what an exec with redirections alone opened for the
+	// commands after it (exec 3</etc/shadow; cat <&3).
+	execIns, execOuts []pathWord
+	execFds           uint64
 }
 
 type funcDef struct {
@@ -297,6 +326,7 @@ type span struct {
 	why      string
 	paths    []pathWord
 	in       bool
+	fds      uint64 // the descriptors its redirections open
 }
 
 func (a *analyzer) source(src string, c *cctx) {
@@ -327,8 +357,10 @@ func (a *analyzer) source(src string, c *cctx) {
 		}
 		from, to := st.Pos().Offset(), st.End().Offset()
 		sc := *c
+		opened := a.execFds | redirFds(st.Redirs)
 		for _, s := range redirected {
 			if from >= s.from && from < s.to {
+				opened |= s.fds
 				if s.in {
 					for _, p := range s.paths {
 						sc.addInput(p)
@@ -344,7 +376,12 @@ func (a *analyzer) source(src string, c *cctx) {
 		if rf, rwhy := redirFlags(st.Redirs); rf != 0 {
 			sc.flag(rf, rwhy)
 		}
-		ins, outs := redirPaths(st.Redirs)
+		ins, outs := redirPaths(st.Redirs, opened)
+		if _, isCall := st.Cmd.(*syntax.CallExpr); isCall && strings.IndexByte(src, '<') >= 0 {
+			// $(<file) in a word: bash reads the file into the word
+			sins, souts := substReads(st, opened)
+			ins, outs = append(ins, sins...), append(outs, souts...)
+		}
 		for _, p := range ins {
 			sc.addInput(p)
 		}
@@ -365,6 +402,12 @@ func (a *analyzer) source(src string, c *cctx) {
 			}
 			a.call(&sc, cmd)
 			a.stdin = saved
+			if len(cmd.Args) == 1 && cmd.Args[0].Lit() == "exec" && len(st.Redirs) > 0 {
+				// exec with redirections alone: the descriptors stay open for the commands after it
+				a.execIns = append(a.execIns[:len(a.execIns):len(a.execIns)], ins...)
+				a.execOuts = append(a.execOuts[:len(a.execOuts):len(a.execOuts)], outs...)
+				a.execFds |= redirFds(st.Redirs)
+			}
 		case *syntax.DeclClause:
 			a.decl(&sc, cmd)
 		case *syntax.TestClause:
@@ -381,12 +424,19 @@ func (a *analyzer) source(src string, c *cctx) {
 				p.addFlag(sc.fl, sc.why)
 				a.parts = append(a.parts, p)
 			}
-		default:
-			if rf, rwhy := redirFlags(st.Redirs); rf != 0 || len(outs) > 0 {
-				redirected = append(redirected, span{from: from, to: to, why: rwhy, paths: outs})
-			}
 			if len(ins) > 0 {
-				redirected = append(redirected, span{from: from, to: to, paths: ins, in: true})
+				// < FILE alone, as in $(<FILE): bash's cat, seen by deny and ask rules as one
+				p := Part{Text: sc.text, Words: []string{"cat"}, Name: "cat", Base: "cat", DenyOnly: true}
+				p.Inputs, p.Outputs, p.Chdir = sc.inputs, sc.outputs, sc.chdir || a.moved
+				a.parts = append(a.parts, p)
+			}
+		default:
+			fds := redirFds(st.Redirs)
+			if rf, rwhy := redirFlags(st.Redirs); rf != 0 || len(outs) > 0 {
+				redirected = append(redirected, span{from: from, to: to, why: rwhy, paths: outs, fds: fds})
+			}
+			if len(ins) > 0 || fds != 0 {
+				redirected = append(redirected, span{from: from, to: to, paths: ins, in: true, fds: fds})
 			}
 		}
 		if len(cons) > 0 {
@@ -408,6 +458,11 @@ func (a *analyzer) node(src string, n syntax.Node, c *cctx, piped map[*syntax.St
 			piped[n.Y] = pipeText(n.X)
 		}
 	case *syntax.FuncDecl:
+		if n.Name == nil {
+			// () x: the parser reads an anonymous function, which bash refuses
+			a.unanalysable(src, n, c, "defines a function without a name, which bash does not read as the parser does")
+			return
+		}
 		def := funcDef{name: n.Name.Value, calls: map[string]bool{}}
 		syntax.Walk(n.Body, func(m syntax.Node) bool {
 			if ce, ok := m.(*syntax.CallExpr); ok && len(ce.Args) > 0 {
@@ -621,8 +676,59 @@ func (p *Part) pushWord(w string, dyn bool, why string) {
 	}
 }
 
-// redirPaths lists the files a statement's redirections read and write.
-func redirPaths(rs []*syntax.Redirect) (ins, outs []pathWord) {
+// redirFds are the descriptors (0 to 63) a statement's redirections open or copy to.
+func redirFds(rs []*syntax.Redirect) uint64 {
+	var fds uint64
+	for _, r := range rs {
+		n := 1
+		switch r.Op {
+		case syntax.RdrIn, syntax.RdrInOut, syntax.DplIn, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+			n = 0
+		}
+		if r.N != nil {
+			if !isDigits(r.N.Value) || len(r.N.Value) > 2 {
+				continue
+			}
+			n = int(r.N.Value[0] - '0')
+			if len(r.N.Value) == 2 {
+				n = n*10 + int(r.N.Value[1]-'0')
+			}
+		}
+		if n < 64 {
+			fds |= 1 << n
+		}
+	}
+	return fds
+}
+
+// substReads lists the files that the substitutions in a statement's words read or write
+// with redirections alone ($(<file), $(>file)): bash opens them for the word.
+func substReads(st *syntax.Stmt, opened uint64) (ins, outs []pathWord) {
+	syntax.Walk(st.Cmd, func(n syntax.Node) bool {
+		var stmts []*syntax.Stmt
+		switch x := n.(type) {
+		case *syntax.CmdSubst:
+			stmts = x.Stmts
+		case *syntax.ProcSubst:
+			stmts = x.Stmts
+		default:
+			return true
+		}
+		for _, s := range stmts {
+			if s.Cmd == nil {
+				i, o := redirPaths(s.Redirs, opened|redirFds(s.Redirs))
+				ins, outs = append(ins, i...), append(outs, o...)
+			}
+		}
+		return true
+	})
+	return ins, outs
+}
+
+// redirPaths lists the files a statement's redirections read and write. A copy of a
+// descriptor above 2 that none of opened is (<&3, >&3 with no 3< before) reads or writes
+// whatever the shell was given as it: /dev/fd/N, outside the root.
+func redirPaths(rs []*syntax.Redirect, opened uint64) (ins, outs []pathWord) {
 	for _, r := range rs {
 		if r.Word == nil {
 			continue
@@ -642,6 +748,19 @@ func redirPaths(rs []*syntax.Redirect) (ins, outs []pathWord) {
 		case syntax.DplIn, syntax.DplOut:
 			if dyn || !(t == "-" || isDigits(t)) {
 				outs = append(outs, pw)
+				continue
+			}
+			if t == "-" || t == "0" || t == "1" || t == "2" {
+				continue
+			}
+			if n := len(t); n <= 2 && (n == 1 && opened&(1<<(t[0]-'0')) != 0 || n == 2 && opened&(1<<((t[0]-'0')*10+t[1]-'0')) != 0) {
+				continue
+			}
+			fd := pathWord{s: "/dev/fd/" + t}
+			if r.Op == syntax.DplIn {
+				ins = append(ins, fd)
+			} else {
+				outs = append(outs, fd)
 			}
 		default:
 			outs = append(outs, pw)
@@ -651,8 +770,16 @@ func redirPaths(rs []*syntax.Redirect) (ins, outs []pathWord) {
 }
 
 func (a *analyzer) call(c *cctx, ce *syntax.CallExpr) {
+	var argv []string // the command's first words, when literal (for goTargetHarmless)
+	for i := 0; i < len(ce.Args) && i < 2; i++ {
+		s, dyn, _ := wordLit(ce.Args[i])
+		if dyn {
+			break
+		}
+		argv = append(argv, s)
+	}
 	for _, as := range ce.Assigns {
-		if as.Name != nil && dangerousEnv(as.Name.Value) {
+		if as.Name != nil && dangerousEnv(as.Name.Value) && !goTargetHarmless(as.Name.Value, argv) {
 			why := "assigns " + as.Name.Value
 			c.flag(FlagEnv, why)
 			if len(ce.Args) == 0 && a.envWhy == "" {
@@ -665,6 +792,7 @@ func (a *analyzer) call(c *cctx, ce *syntax.CallExpr) {
 		if c.fl != 0 {
 			p := Part{Text: c.text, DenyOnly: c.denyOnly}
 			p.addFlag(c.fl, c.why)
+			p.Inputs, p.Outputs, p.Chdir = c.inputs, c.outputs, c.chdir || a.moved
 			a.parts = append(a.parts, p)
 		}
 		return
@@ -707,6 +835,13 @@ func (a *analyzer) decl(c *cctx, d *syntax.DeclClause) {
 			}
 		} else if as.Value != nil {
 			w, dyn, wwhy = wordLit(as.Value)
+			// export "PA"TH=x: the builtin reads NAME=VALUE after quote removal, as bash does
+			if name, _, ok := strings.Cut(w, "="); ok && !strings.HasPrefix(w, "-") && (dyn || dangerousEnv(strings.TrimSuffix(name, "+"))) {
+				p.addFlag(FlagEnv, "assigns "+name+" ("+d.Variant.Value+")")
+				if a.envWhy == "" {
+					a.envWhy = "assigns " + name + " (" + d.Variant.Value + ")"
+				}
+			}
 		}
 		p.pushWord(w, dyn, wwhy)
 	}
@@ -826,6 +961,13 @@ func (a *analyzer) part(c *cctx, w words, denyOnly bool) *Part {
 // the part itself assigns or changes for the commands after it.
 func (a *analyzer) finish(p *Part, c *cctx) {
 	p.Inputs, p.Outputs = c.inputs, c.outputs
+	if len(a.execIns) > 0 {
+		p.Inputs = append(p.Inputs[:len(p.Inputs):len(p.Inputs)], a.execIns...)
+	}
+	if len(a.execOuts) > 0 {
+		p.Outputs = append(p.Outputs[:len(p.Outputs):len(p.Outputs)], a.execOuts...)
+		p.addFlag(FlagRedirect, "writes where an earlier exec redirected its output")
+	}
 	p.Chdir = c.chdir || a.moved
 	if a.envWhy != "" {
 		p.addFlag(FlagEnv, a.envWhy)

@@ -12,7 +12,7 @@ const strictPolicy = `version: 1
 default: ask
 rules:
   - {name: reads, decision: allow, shell: [cat, grep, ls, echo, "git status", "git diff", "go test", "go build", "make test $"]}
-  - {name: loops, decision: allow, shell: {commands: [gofmt -l], allow_constructs: [for, parameter], allow_env: true}}
+  - {name: loops, decision: allow, shell: {commands: [gofmt -l], allow_constructs: [for, parameter], allow_env: true, paths: anywhere}}
   - {name: here, decision: allow, shell: {commands: [wc], allow_constructs: [heredoc]}}
   - {name: inside, decision: allow, shell: {commands: [head, tail], paths: inside_root, protect: ["**/.git/**", "**/.env"]}}
   - {name: outside, decision: deny, shell: {commands: [du, file, sort], paths: inside_root, protect: ["**/.git/**", "**/.env"]}}
@@ -236,7 +236,8 @@ func TestPathsInsideRoot(t *testing.T) {
 		{"sort /dev/null", "ask"},
 		{"sort < ~/.netrc", "deny:outside"},
 		{"du -sh src", "ask"},
-		{"grep -rsI AKIA /", "allow:reads"}, // reads is a rule without paths
+		{"grep -rsI AKIA /", "ask"}, // reads is a rule without paths: they are judged all the same
+		{"grep -rsI AKIA src", "allow:reads"},
 	} {
 		d := decideWith(t, strictPolicy, root, tc.cmd)
 		got := d.Verdict.String()
@@ -253,7 +254,11 @@ func TestAllowConstructsKey(t *testing.T) {
 	for _, src := range []string{
 		"version: 1\nrules:\n  - {name: x, decision: allow, shell: {commands: [ls], allow_constructs: [arithmetic]}}\n",
 		"version: 1\nrules:\n  - {name: x, decision: allow, shell: {commands: [ls], allow_constructs: [loops]}}\n",
-		"version: 1\nrules:\n  - {name: x, decision: allow, shell: {commands: [ls], paths: anywhere}}\n",
+		"version: 1\nrules:\n  - {name: x, decision: allow, shell: {commands: [ls], paths: nowhere}}\n",
+		"version: 1\nrules:\n  - {name: x, decision: deny, shell: {commands: [ls], paths: anywhere}}\n",
+		"version: 1\nrules:\n  - {name: x, decision: allow, shell: {commands: [ls], paths: [inside_root, anywhere]}}\n",
+		"version: 1\nrules:\n  - {name: x, decision: allow, shell: {commands: [ls], paths: [~/x]}}\n",
+		"version: 1\nrules:\n  - {name: x, decision: allow, shell: {commands: [ls], paths: anywhere, protect: [x]}}\n",
 	} {
 		if _, err := Load([]byte(src), "x.yaml"); err == nil {
 			t.Errorf("accepted %q", src)

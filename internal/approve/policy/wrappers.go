@@ -327,8 +327,16 @@ func (a *analyzer) wrap(c *cctx, spec *wrapSpec, w words, base string) {
 			return
 		}
 	}
+	var argv []string // the inner command's first words, when literal (for goTargetHarmless)
+	for i := p.cmd; i < len(w.s) && i < p.cmd+2; i++ {
+		s, ok := w.lit(i)
+		if !ok {
+			break
+		}
+		argv = append(argv, s)
+	}
 	for _, name := range p.assigns {
-		if dangerousEnv(name) {
+		if dangerousEnv(name) && !goTargetHarmless(name, argv) {
 			in.flag(FlagEnv, "assigns "+name)
 		}
 	}
