@@ -297,7 +297,7 @@ func parseTarget(c *cli.Context, s cmdutil.Streams, o *options) error {
 		if t.url == "" || !strings.HasPrefix(t.url, "wss:") {
 			return cmdutil.Usagef("--ca-cert is for wss:// URLs")
 		}
-		cfg, err := loadCA(f)
+		cfg, err := cmdutil.LoadCA(f)
 		if err != nil {
 			return err
 		}

@@ -7,6 +7,7 @@ package dispatch
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"os"
@@ -19,6 +20,9 @@ import (
 )
 
 const prog = "fr-dispatch"
+
+// defaultRequestTimeout is how long one request waits for the daemon's answer.
+const defaultRequestTimeout = 30 * time.Second
 
 const description = `fr-dispatch talks to a running 'fuseraft serve' (or fr-sim serve) through its MCP tools over
 HTTP: dispatch_task queues a task, get_status and get_result report on it. Nothing needs to stay
@@ -76,14 +80,16 @@ const example = `EXAMPLES
 
 // options are the flags every subcommand shares.
 type options struct {
-	url       string
-	token     string
-	timeout   time.Duration
-	parallel  int
-	objective string
-	poll      time.Duration
-	maxPoll   time.Duration
-	terminal  bool
+	url            string // as given, for requests; redacted in messages
+	token          string
+	tls            *tls.Config
+	requestTimeout time.Duration
+	timeout        time.Duration
+	parallel       int
+	objective      string
+	poll           time.Duration
+	maxPoll        time.Duration
+	terminal       bool
 }
 
 // Run is fr-dispatch's whole command line.
@@ -102,6 +108,8 @@ func App(s cmdutil.Streams) *cli.App {
 	app.Flags = []cli.Flag{
 		&cli.StringFlag{Name: "url", Usage: "the daemon's MCP endpoint `URL` (http://HOST:PORT/mcp; $FUSERAFT_MCP_URL)"},
 		&cli.StringFlag{Name: "token-file", Usage: "read the bearer token from `FILE` (else $FUSERAFT_SERVE_TOKEN)"},
+		&cli.StringFlag{Name: "ca-cert", Usage: "trust the PEM certificates in `FILE` for https:// instead of the system roots"},
+		&cli.DurationFlag{Name: "request-timeout", Value: defaultRequestTimeout, Usage: "give up on a request the daemon does not answer within `DUR` (exit 10)"},
 	}
 	timeout := &cli.DurationFlag{Name: "timeout", Usage: "give up waiting after `DUR` (0: never)"}
 	poll := &cli.DurationFlag{Name: "poll", Value: 250 * time.Millisecond, Usage: "poll a task first after `DUR`, then ever less often"}
@@ -128,12 +136,13 @@ type command func(ctx context.Context, s cmdutil.Streams, o *options, cl *client
 func action(s cmdutil.Streams, run command) cli.ActionFunc {
 	return func(c *cli.Context) error {
 		o := &options{
-			timeout:   c.Duration("timeout"),
-			parallel:  c.Int("parallel"),
-			objective: c.String("objective"),
-			poll:      c.Duration("poll"),
-			maxPoll:   c.Duration("max-poll"),
-			terminal:  s.OutTerminal,
+			requestTimeout: c.Duration("request-timeout"),
+			timeout:        c.Duration("timeout"),
+			parallel:       c.Int("parallel"),
+			objective:      c.String("objective"),
+			poll:           c.Duration("poll"),
+			maxPoll:        c.Duration("max-poll"),
+			terminal:       s.OutTerminal,
 		}
 		waits := c.Command.Name == "wait" || c.Command.Name == "run"
 		if waits && (o.poll <= 0 || o.maxPoll < o.poll) {
@@ -155,6 +164,17 @@ func action(s cmdutil.Streams, run command) cli.ActionFunc {
 			return err
 		}
 		o.url = u
+		if o.requestTimeout <= 0 {
+			return cmdutil.Usagef("--request-timeout must be positive, not %s", o.requestTimeout)
+		}
+		if f := c.String("ca-cert"); f != "" {
+			if !strings.HasPrefix(u, "https:") {
+				return cmdutil.Usagef("--ca-cert is for https:// (or wss://) URLs")
+			}
+			if o.tls, err = cmdutil.LoadCA(f); err != nil {
+				return err
+			}
+		}
 		if o.token, err = token(s, c.String("token-file")); err != nil {
 			return err
 		}
@@ -168,7 +188,7 @@ func action(s cmdutil.Streams, run command) cli.ActionFunc {
 				return err
 			}
 		}
-		cl, err := connect(ctx(c), o.url, o.token)
+		cl, err := connect(ctx(c), o)
 		if err != nil {
 			return err
 		}
