@@ -51,6 +51,12 @@ WHERE THE DAEMON IS
    does not say how it picks that port, so fr-dispatch cannot derive it and asks for it.
    The bearer token comes only from $FUSERAFT_SERVE_TOKEN or --token-file, never from a flag's
    value (which other users can read in the process list).
+   Redirects are followed within the daemon's origin only; a password in the URL is never
+   printed. --ca-cert FILE trusts a private CA for https://.
+
+EVERY REQUEST IS BOUNDED
+   Each request to the daemon gives up after --request-timeout (30s), and each answer is read
+   up to 64 MiB: fr-dispatch never waits for ever, nor holds an answer without bound.
 
 TASKS NOBODY ATTENDS
    A dispatched task has no client: its approvals are decided by the daemon's unattended policy
@@ -60,10 +66,12 @@ TASKS NOBODY ATTENDS
 const exitStatus = `EXIT STATUS
    0    every task succeeded (task, status and result: every call was answered)
    1    a task failed, is unknown, or did not finish within --timeout
-   2    usage error: bad flag, no --url, unreadable --token-file, an empty task
-   3    the daemon's answer breaks the contract (not a JSON object)
-   4    the daemon refused the token (401) or the request (403)
-   10   nothing answers at --url
+   2    usage error: bad flag, no --url, unreadable --token-file or --ca-cert, an empty task
+   3    the daemon's answer breaks the contract: cut off, not a JSON-RPC object, over 64 MiB
+   4    the daemon refused the token (401) or the request (403), or --url redirects to another
+        origin (scheme, host and port), which is not followed so that the token is not sent there
+   10   nothing answers at --url: no connection, or no answer within --request-timeout (a task
+        sent may have been queued even so: look for it before dispatching it again)
    130  interrupted`
 
 const environment = `ENVIRONMENT
