@@ -65,7 +65,9 @@ TASKS NOBODY ATTENDS
 
 const exitStatus = `EXIT STATUS
    0    every task succeeded (task, status and result: every call was answered)
-   1    a task failed, is unknown, or did not finish within --timeout
+   1    a task failed, is unknown, or did not finish within --timeout (wait and run: a task
+        that could not be followed because of a request that failed exits as that request: 3, 4
+        or 10)
    2    usage error: bad flag, no --url, unreadable --token-file or --ca-cert, an empty task
    3    the daemon's answer breaks the contract: cut off, not a JSON-RPC object, over 64 MiB
    4    the daemon refused the token (401) or the request (403), or --url redirects to another

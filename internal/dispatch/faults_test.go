@@ -183,7 +183,7 @@ func TestBadAnswers(t *testing.T) {
 			}
 		}
 		u := faulty(t, f, fault)
-		for _, cmd := range [][]string{{"task", "x"}, {"status", "sim-1"}} {
+		for _, cmd := range [][]string{{"task", "x"}, {"status", "sim-1"}, {"wait", "sim-1"}, {"run", "x"}} {
 			r := runBounded(t, nil, append([]string{"--url", u}, cmd...)...)
 			if r.code != cmdutil.ExitProtocol {
 				t.Errorf("%s, %s: exit %d, want 3; stderr %q", name, cmd[0], r.code, r.stderr)
