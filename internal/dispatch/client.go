@@ -262,6 +262,10 @@ func (c *client) explain(ctx context.Context, tk *track, tool string, err error)
 		return cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitProtocol, "%s: the answer breaks the MCP contract: %v", what, redactErr(err)),
 			"is --url the MCP endpoint of 'fuseraft serve'?")
 	}
+	if msg := err.Error(); strings.Contains(msg, "x509: ") || strings.Contains(msg, "tls: ") {
+		return cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitUnavailable, "cannot connect to %s: %v", c.url, redactErr(err)),
+			"pass --ca-cert FILE with the certificate that signed the daemon's")
+	}
 	var op *net.OpError
 	if errors.As(err, &op) || errors.Is(err, syscall.ECONNREFUSED) || strings.Contains(err.Error(), "connection refused") {
 		return cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitUnavailable, "nothing answers at %s: %v", c.url, redactErr(err)),

@@ -2,11 +2,14 @@ package dispatch
 
 import (
 	"bytes"
+	"encoding/pem"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -240,6 +243,35 @@ func TestURLPasswordNotPrinted(t *testing.T) {
 		r := runBounded(t, nil, args...)
 		if r.code == 0 || strings.Contains(r.stderr, "pa55word") || strings.Contains(r.stderr, "t0ken") {
 			t.Errorf("%q: exit %d, stderr %q", args, r.code, r.stderr)
+		}
+	}
+}
+
+// --ca-cert trusts the daemon's certificate over https://; without it the system roots refuse
+// it, and the hint says what to pass.
+func TestCACert(t *testing.T) {
+	f := newFake(t, 0, "s3cret")
+	target, _ := url.Parse(f.srv.URL)
+	srv := httptest.NewTLSServer(httputil.NewSingleHostReverseProxy(target))
+	defer srv.Close()
+	dir := t.TempDir()
+	ca := filepath.Join(dir, "ca.pem")
+	os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600)
+	env := map[string]string{"FUSERAFT_SERVE_TOKEN": "s3cret"}
+	r := runBounded(t, env, "--url", srv.URL+"/mcp", "--ca-cert", ca, "task", "x")
+	if r.code != 0 || !strings.Contains(r.stdout, `"status":"queued"`) {
+		t.Errorf("with --ca-cert: exit %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	r = runBounded(t, env, "--url", srv.URL+"/mcp", "task", "x")
+	if r.code != cmdutil.ExitUnavailable || !strings.Contains(r.stderr, "hint: pass --ca-cert FILE") {
+		t.Errorf("without --ca-cert: exit %d %q", r.code, r.stderr)
+	}
+	for _, args := range [][]string{
+		{"--url", srv.URL + "/mcp", "--ca-cert", filepath.Join(dir, "none.pem"), "task", "x"},
+		{"--url", f.url(), "--ca-cert", ca, "task", "x"}, // http://
+	} {
+		if r := run(t, env, "", args...); r.code != cmdutil.ExitUsage {
+			t.Errorf("%q: exit %d %q", args, r.code, r.stderr)
 		}
 	}
 }
