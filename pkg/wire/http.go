@@ -93,11 +93,15 @@ func origin(u *url.URL) (scheme, host, port string) {
 // holds a credential (token, access_token, password, secret, key, auth…) masked too. The
 // rest of the text is kept as it is, so that a URL too broken to parse is masked as well.
 func RedactURL(raw string) string {
-	i := strings.Index(raw, "://")
-	if i < 0 {
+	start := 0 // where the authority starts: after "scheme://", or after a leading "//"
+	if i := strings.Index(raw, "://"); i >= 0 {
+		start = i + 3
+	} else if strings.HasPrefix(raw, "//") {
+		start = 2
+	} else {
 		return raw
 	}
-	rest := raw[i+3:]
+	rest := raw[start:]
 	end := strings.IndexAny(rest, "/?#")
 	if end < 0 {
 		end = len(rest)
@@ -109,7 +113,7 @@ func RedactURL(raw string) string {
 	}
 	q := strings.Index(rest, "?")
 	if q < 0 {
-		return raw[:i+3] + rest
+		return raw[:start] + rest
 	}
 	query, frag := rest[q+1:], ""
 	if h := strings.Index(query, "#"); h >= 0 {
@@ -121,7 +125,7 @@ func RedactURL(raw string) string {
 			params[k] = name + "=xxxxx"
 		}
 	}
-	return raw[:i+3] + rest[:q+1] + strings.Join(params, "&") + frag
+	return raw[:start] + rest[:q+1] + strings.Join(params, "&") + frag
 }
 
 // RedactURLs is text with every URL in it passed through RedactURL: for messages that may
