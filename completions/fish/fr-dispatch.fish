@@ -7,6 +7,8 @@ complete -c fr-dispatch -f -n 'not __fish_seen_subcommand_from task status resul
 complete -c fr-dispatch -f -n 'not __fish_seen_subcommand_from task status result wait run completion' -a completion -d 'print the completion script for SHELL: bash, zsh or fish'
 complete -c fr-dispatch -l url -r -d 'the daemon\'s MCP endpoint URL (http://HOST:PORT/mcp; $FUSERAFT_MCP_URL)'
 complete -c fr-dispatch -l token-file -r -d 'read the bearer token from FILE (else $FUSERAFT_SERVE_TOKEN)'
+complete -c fr-dispatch -l ca-cert -r -d 'trust the PEM certificates in FILE for https:// instead of the system roots'
+complete -c fr-dispatch -l request-timeout -r -d 'give up on a request the daemon does not answer within DUR (exit 10)'
 complete -c fr-dispatch -n '__fish_seen_subcommand_from task run' -l objective -r -d 'dispatch the tasks for objective ID (dispatch_task\'s objectiveId)'
 complete -c fr-dispatch -n '__fish_seen_subcommand_from wait run' -l timeout -r -d 'give up waiting after DUR (0: never)'
 complete -c fr-dispatch -n '__fish_seen_subcommand_from wait run' -l poll -r -d 'poll a task first after DUR, then ever less often'

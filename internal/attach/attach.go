@@ -131,7 +131,8 @@ EXIT STATUS
    2    usage error: bad flag, an empty --task (an unset $TASK), invalid --client-id,
         unreadable --token-file or --ca-cert, an input line over 256 MiB
    3    protocol error: unsupported protocolVersion in hello (see --any-version), no hello
-   4    refused: 401 or 403, or a read-only token tried to send a task
+   4    refused: 401 or 403, a read-only token tried to send a task, or the handshake was
+        redirected to another origin (not followed, so that the token is not sent there)
    6    stopped by a limit: --max-turns, --max-tokens, --max-duration, --max-cost (or a
         --budget-file that cannot be read or written)
    10   no daemon: no socket, connection refused, no hello within 30s, reconnects exhausted,
@@ -297,7 +298,7 @@ func parseTarget(c *cli.Context, s cmdutil.Streams, o *options) error {
 		if t.url == "" || !strings.HasPrefix(t.url, "wss:") {
 			return cmdutil.Usagef("--ca-cert is for wss:// URLs")
 		}
-		cfg, err := loadCA(f)
+		cfg, err := cmdutil.LoadCA(f)
 		if err != nil {
 			return err
 		}

@@ -140,7 +140,7 @@ func lostReason(err error) string {
 	case errors.Is(err, io.EOF), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
 		return "connection closed"
 	}
-	return termsafe.Line(cmdutil.FirstLine(err.Error()))
+	return termsafe.Line(cmdutil.FirstLine(wire.RedactURLs(err.Error())))
 }
 
 // followWidth renders at the terminal's new width once it was resized.

@@ -5,7 +5,6 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/http"
 	"syscall"
 	"time"
@@ -28,9 +27,10 @@ type target struct {
 	ping     time.Duration
 }
 
+// String names the daemon in messages: its URL with any password masked, or its socket.
 func (t target) String() string {
 	if t.url != "" {
-		return t.url
+		return wire.RedactURL(t.url)
 	}
 	return t.socket
 }
@@ -130,7 +130,12 @@ func dialError(t target, err error) error {
 			return cmdutil.Errorf(cmdutil.ExitUsage, "%v", he)
 		}
 		return &cmdutil.Error{Code: cmdutil.ExitProtocol, Err: he,
-			Hints: []string{"is " + t.url + " the attach endpoint of 'fuseraft serve' (…/attach)?"}}
+			Hints: []string{"is " + t.String() + " the attach endpoint of 'fuseraft serve' (…/attach)?"}}
+	}
+	var re *wire.RedirectError
+	if errors.As(err, &re) {
+		return cmdutil.WithHint(&cmdutil.Error{Code: cmdutil.ExitRefused, Err: re},
+			"pass the URL the daemon listens on itself (--url ws://HOST:PORT/attach)")
 	}
 	var se *wire.SocketPathError
 	if errors.As(err, &se) {
@@ -153,17 +158,4 @@ func dialError(t target, err error) error {
 		msg = fmt.Sprintf("cannot connect to %s: %v", t, err)
 	}
 	return &cmdutil.Error{Code: cmdutil.ExitUnavailable, Err: errors.New(msg), Hints: hints}
-}
-
-// loadCA reads PEM certificates for --ca-cert.
-func loadCA(path string) (*tls.Config, error) {
-	cfg, err := wire.LoadCA(path)
-	var pe *fs.PathError
-	if err != nil {
-		if errors.As(err, &pe) {
-			return nil, cmdutil.Usagef("cannot read --ca-cert: %v", err)
-		}
-		return nil, cmdutil.Usagef("--ca-cert %v", err)
-	}
-	return cfg, nil
 }

@@ -371,8 +371,13 @@ func (a *attacher) ended(ctx context.Context) error {
 // line takes in one line from the daemon.
 func (a *attacher) line(ln wire.Line) error {
 	if ln.Kind == wire.Noise {
-		if len(strings.TrimSpace(string(ln.Raw))) > 0 {
-			a.warnf("the daemon sent a line that is not JSON: %s", cmdutil.FirstLine(string(ln.Raw)))
+		switch {
+		case ln.Type == wire.TypeQuestion:
+			a.warnf("the daemon sent a question that is not UTF-8 text; answered it with null, not passed on: %s", cmdutil.FirstLine(string(ln.Raw)))
+		case ln.Type != "":
+			a.warnf("the daemon sent a prompt (%s) that is not UTF-8 text; denied it, not passed on: %s", ln.Type, cmdutil.FirstLine(string(ln.Raw)))
+		case len(strings.TrimSpace(string(ln.Raw))) > 0:
+			a.warnf("the daemon sent a line that is not JSON (or not UTF-8): %s", cmdutil.FirstLine(string(ln.Raw)))
 		}
 		return nil
 	}

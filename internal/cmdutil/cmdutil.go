@@ -5,9 +5,11 @@ package cmdutil
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -30,7 +32,7 @@ const (
 	ExitFailed      = 1   // the work failed: an error envelope, a failed task or run, a denial asked to fail
 	ExitUsage       = 2   // bad flag, unreadable or invalid policy, bad jq expression
 	ExitProtocol    = 3   // unsupported protocolVersion, an envelope or handshake that breaks the contract
-	ExitRefused     = 4   // authentication failed, or a read-only token asked to send a task
+	ExitRefused     = 4   // authentication failed, a read-only token asked to send a task, a redirect to another origin
 	ExitLimit       = 6   // stopped by a limit the user set: --max-turns, --max-tokens, --max-duration, --max-cost
 	ExitUnavailable = 10  // fuseraft not found, no daemon socket, connection refused
 	ExitInterrupted = 130 // interrupted by the user
@@ -146,9 +148,12 @@ func CodeOf(err error) int {
 	var ve *wire.VersionError
 	var pe *wire.ProtocolError
 	var se *wire.SocketPathError
+	var re *wire.RedirectError
 	switch {
 	case errors.As(err, &e):
 		return e.Code
+	case errors.As(err, &re):
+		return ExitRefused
 	case errors.As(err, &ve), errors.As(err, &pe):
 		return ExitProtocol
 	case errors.As(err, &se):
@@ -161,7 +166,8 @@ func CodeOf(err error) int {
 
 // Report is the one place that turns a command's error into stderr lines and an exit code.
 // The message and hints are shown through termsafe, always: stderr is a terminal or a log,
-// and either may render escape sequences an error quotes from outside. A broken pipe on
+// and either may render escape sequences an error quotes from outside; a password or token in
+// a URL it quotes is masked (wire.RedactURLs). A broken pipe on
 // stdout is a quiet, successful end: the reader had enough.
 func Report(prog string, stderr io.Writer, err error) int {
 	if err == nil || wire.IsBrokenPipe(err) {
@@ -172,10 +178,10 @@ func Report(prog string, stderr io.Writer, err error) int {
 	if errors.As(err, &e) && e.Quiet {
 		return code
 	}
-	fmt.Fprintf(stderr, "%s: error: %s\n", prog, termsafe.Text(err.Error()))
+	fmt.Fprintf(stderr, "%s: error: %s\n", prog, termsafe.Text(wire.RedactURLs(err.Error())))
 	if errors.As(err, &e) {
 		for _, h := range e.Hints {
-			fmt.Fprintf(stderr, "%s: hint: %s\n", prog, termsafe.Text(h))
+			fmt.Fprintf(stderr, "%s: hint: %s\n", prog, termsafe.Text(wire.RedactURLs(h)))
 		}
 	}
 	return code
@@ -188,9 +194,9 @@ func Warnf(stderr io.Writer, prog, format string, args ...any) {
 
 // Sayf prints "prog: ..." on stderr. Like Report's and Warnf's, the line is shown through
 // termsafe whatever it quotes, whether stderr is a terminal or a log: escape sequences in a
-// CI log are rendered too.
+// CI log are rendered too. Passwords and tokens in the URLs it quotes are masked.
 func Sayf(stderr io.Writer, prog, format string, args ...any) {
-	fmt.Fprintf(stderr, "%s: %s\n", prog, termsafe.Text(fmt.Sprintf(format, args...)))
+	fmt.Fprintf(stderr, "%s: %s\n", prog, termsafe.Text(wire.RedactURLs(fmt.Sprintf(format, args...))))
 }
 
 // FindFuseraft resolves the fuseraft binary: the --fuseraft flag, else $FUSERAFT_BIN, else
@@ -322,4 +328,19 @@ func QuietOnClosedStdout(s Streams) {
 	if s.Out == os.Stdout {
 		signal.Ignore(syscall.SIGPIPE)
 	}
+}
+
+// LoadCA reads --ca-cert: the PEM certificates to trust instead of the system roots for a
+// daemon's TLS (wss://, https://). A file that cannot be read or holds no certificate is a
+// usage error.
+func LoadCA(path string) (*tls.Config, error) {
+	cfg, err := wire.LoadCA(path)
+	var pe *fs.PathError
+	if err != nil {
+		if errors.As(err, &pe) {
+			return nil, Usagef("cannot read --ca-cert: %v", err)
+		}
+		return nil, Usagef("--ca-cert %v", err)
+	}
+	return cfg, nil
 }

@@ -7,6 +7,7 @@ package dispatch
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"os"
@@ -19,6 +20,9 @@ import (
 )
 
 const prog = "fr-dispatch"
+
+// defaultRequestTimeout is how long one request waits for the daemon's answer.
+const defaultRequestTimeout = 30 * time.Second
 
 const description = `fr-dispatch talks to a running 'fuseraft serve' (or fr-sim serve) through its MCP tools over
 HTTP: dispatch_task queues a task, get_status and get_result report on it. Nothing needs to stay
@@ -47,6 +51,12 @@ WHERE THE DAEMON IS
    does not say how it picks that port, so fr-dispatch cannot derive it and asks for it.
    The bearer token comes only from $FUSERAFT_SERVE_TOKEN or --token-file, never from a flag's
    value (which other users can read in the process list).
+   Redirects are followed within the daemon's origin only; a password in the URL is never
+   printed. --ca-cert FILE trusts a private CA for https://.
+
+EVERY REQUEST IS BOUNDED
+   Each request to the daemon gives up after --request-timeout (30s), and each answer is read
+   up to 64 MiB: fr-dispatch never waits for ever, nor holds an answer without bound.
 
 TASKS NOBODY ATTENDS
    A dispatched task has no client: its approvals are decided by the daemon's unattended policy
@@ -55,11 +65,15 @@ TASKS NOBODY ATTENDS
 
 const exitStatus = `EXIT STATUS
    0    every task succeeded (task, status and result: every call was answered)
-   1    a task failed, is unknown, or did not finish within --timeout
-   2    usage error: bad flag, no --url, unreadable --token-file, an empty task
-   3    the daemon's answer breaks the contract (not a JSON object)
-   4    the daemon refused the token (401) or the request (403)
-   10   nothing answers at --url
+   1    a task failed, is unknown, or did not finish within --timeout (wait and run: a task
+        that could not be followed because of a request that failed exits as that request: 3, 4
+        or 10)
+   2    usage error: bad flag, no --url, unreadable --token-file or --ca-cert, an empty task
+   3    the daemon's answer breaks the contract: cut off, not a JSON-RPC object, over 64 MiB
+   4    the daemon refused the token (401) or the request (403), or --url redirects to another
+        origin (scheme, host and port), which is not followed so that the token is not sent there
+   10   nothing answers at --url: no connection, or no answer within --request-timeout (a task
+        sent may have been queued even so: look for it before dispatching it again)
    130  interrupted`
 
 const environment = `ENVIRONMENT
@@ -76,14 +90,16 @@ const example = `EXAMPLES
 
 // options are the flags every subcommand shares.
 type options struct {
-	url       string
-	token     string
-	timeout   time.Duration
-	parallel  int
-	objective string
-	poll      time.Duration
-	maxPoll   time.Duration
-	terminal  bool
+	url            string // as given, for requests; redacted in messages
+	token          string
+	tls            *tls.Config
+	requestTimeout time.Duration
+	timeout        time.Duration
+	parallel       int
+	objective      string
+	poll           time.Duration
+	maxPoll        time.Duration
+	terminal       bool
 }
 
 // Run is fr-dispatch's whole command line.
@@ -102,6 +118,8 @@ func App(s cmdutil.Streams) *cli.App {
 	app.Flags = []cli.Flag{
 		&cli.StringFlag{Name: "url", Usage: "the daemon's MCP endpoint `URL` (http://HOST:PORT/mcp; $FUSERAFT_MCP_URL)"},
 		&cli.StringFlag{Name: "token-file", Usage: "read the bearer token from `FILE` (else $FUSERAFT_SERVE_TOKEN)"},
+		&cli.StringFlag{Name: "ca-cert", Usage: "trust the PEM certificates in `FILE` for https:// instead of the system roots"},
+		&cli.DurationFlag{Name: "request-timeout", Value: defaultRequestTimeout, Usage: "give up on a request the daemon does not answer within `DUR` (exit 10)"},
 	}
 	timeout := &cli.DurationFlag{Name: "timeout", Usage: "give up waiting after `DUR` (0: never)"}
 	poll := &cli.DurationFlag{Name: "poll", Value: 250 * time.Millisecond, Usage: "poll a task first after `DUR`, then ever less often"}
@@ -128,12 +146,13 @@ type command func(ctx context.Context, s cmdutil.Streams, o *options, cl *client
 func action(s cmdutil.Streams, run command) cli.ActionFunc {
 	return func(c *cli.Context) error {
 		o := &options{
-			timeout:   c.Duration("timeout"),
-			parallel:  c.Int("parallel"),
-			objective: c.String("objective"),
-			poll:      c.Duration("poll"),
-			maxPoll:   c.Duration("max-poll"),
-			terminal:  s.OutTerminal,
+			requestTimeout: c.Duration("request-timeout"),
+			timeout:        c.Duration("timeout"),
+			parallel:       c.Int("parallel"),
+			objective:      c.String("objective"),
+			poll:           c.Duration("poll"),
+			maxPoll:        c.Duration("max-poll"),
+			terminal:       s.OutTerminal,
 		}
 		waits := c.Command.Name == "wait" || c.Command.Name == "run"
 		if waits && (o.poll <= 0 || o.maxPoll < o.poll) {
@@ -155,6 +174,17 @@ func action(s cmdutil.Streams, run command) cli.ActionFunc {
 			return err
 		}
 		o.url = u
+		if o.requestTimeout <= 0 {
+			return cmdutil.Usagef("--request-timeout must be positive, not %s", o.requestTimeout)
+		}
+		if f := c.String("ca-cert"); f != "" {
+			if !strings.HasPrefix(u, "https:") {
+				return cmdutil.Usagef("--ca-cert is for https:// (or wss://) URLs")
+			}
+			if o.tls, err = cmdutil.LoadCA(f); err != nil {
+				return err
+			}
+		}
 		if o.token, err = token(s, c.String("token-file")); err != nil {
 			return err
 		}
@@ -168,7 +198,7 @@ func action(s cmdutil.Streams, run command) cli.ActionFunc {
 				return err
 			}
 		}
-		cl, err := connect(ctx(c), o.url, o.token)
+		cl, err := connect(ctx(c), o)
 		if err != nil {
 			return err
 		}

@@ -69,6 +69,7 @@ type printer struct {
 	failed   []string
 	n        int
 	err      error
+	code     int // the exit code of a request that failed (3, 4, 10), which outranks 1
 }
 
 func (p *printer) print(oc outcome) {
@@ -78,6 +79,9 @@ func (p *printer) print(oc outcome) {
 	switch {
 	case oc.err != nil:
 		p.failed = append(p.failed, oc.id+": "+explainWait(oc.err))
+		if c := cmdutil.CodeOf(oc.err); p.code == 0 && c != cmdutil.ExitFailed && !errors.Is(oc.err, context.DeadlineExceeded) && !errors.Is(oc.err, context.Canceled) {
+			p.code = c
+		}
 	case !oc.st.ok():
 		p.failed = append(p.failed, oc.id+": "+oc.st.why())
 	}
@@ -124,7 +128,14 @@ func (p *printer) done() error {
 	if p.terminal && p.n > 1 {
 		fmt.Fprintf(p.s.Out, "%d succeeded, %d failed\n", p.n-len(p.failed), len(p.failed))
 	}
-	return failures(p.s, p.failed, p.n)
+	err := failures(p.s, p.failed, p.n)
+	var e *cmdutil.Error
+	if p.code != 0 && errors.As(err, &e) {
+		// A task that could not be followed because the daemon refused, broke the contract
+		// or stopped answering says so in the exit code, as task, status and result do.
+		e.Code = p.code
+	}
+	return err
 }
 
 // withTimeout bounds the whole wait by --timeout; a cancellation (Ctrl-C) passes through.

@@ -641,6 +641,10 @@ func (ss *session) take(b []byte, st *stdoutState, protoBad chan struct{}) (ev w
 		}
 		return ev, false, false
 	}
+	if l.NotText() {
+		ss.refuseNotText(ev)
+		return ev, false, false
+	}
 	if !st.ready {
 		switch ev.Type {
 		case wire.TypeReady:
@@ -752,6 +756,29 @@ func (ss *session) observeLimited(ev wire.Event) {
 			ss.pump.Abort()
 		}
 	}
+}
+
+// refuseNotText answers a prompt whose bytes are not UTF-8 itself (a denial, or a null answer),
+// since nobody downstream can read it: it is shown to the Gate but never passed on.
+func (ss *session) refuseNotText(ev wire.Event) {
+	what := "denied it"
+	if ev.Type == wire.TypeQuestion {
+		what = "answered it with null"
+	}
+	ss.warnf("fuseraft sent a prompt (%s) that is not UTF-8 text; %s, not passed on: %s", ev.Type, what, cmdutil.FirstLine(string(ev.Raw)))
+	if ss.o.budget == nil {
+		ss.pump.Observe(ev)
+		ss.pump.Answer(wire.Refusal(ev.Type))
+		return
+	}
+	ss.observeLimited(ev)
+	k := 0
+	if ev.Type == wire.TypeQuestion {
+		k = 1
+	}
+	ss.denyMu.Lock()
+	ss.denyLocked(k)
+	ss.denyMu.Unlock()
 }
 
 // denyLocked answers the pending prompt of kind k with a denial (a skip for a question), unless

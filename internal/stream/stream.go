@@ -33,7 +33,8 @@ func App(s cmdutil.Streams) *cli.App { return newApp(s, nil) }
 const description = `fr-stream starts fuseraft as a JSON bridge and makes the session a well-behaved Unix
 stream. Every event fuseraft sends is written to stdout the moment it is read, byte for byte
 (field order and escapes kept, line ends normalised to \n), and nothing else: fuseraft's
-stderr, and any stdout line of its that is not JSON, go to stderr.
+stderr, and any stdout line of its that is not JSON (or not UTF-8), go to stderr; a prompt
+that is not UTF-8 is denied by fr-stream itself (a question gets a null answer).
 
 Input lines come from stdin, or from --input PATH. A line that is a JSON object is sent as it
 is; any other non-blank line is sent as a user_input message. Input is gated by the session's

@@ -428,6 +428,12 @@ func (c *Conn) read(l link) error {
 				c.setLink(l)
 			}
 		}
+		if ln.NotText() {
+			// A prompt nobody downstream could read: denied (or skipped) here, and handed
+			// on as Noise, never as data.
+			c.Answer(Refusal(ln.Type))
+			ln.Kind = Noise
+		}
 		bt.add(ln, kept(), more)
 	}
 }

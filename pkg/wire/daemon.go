@@ -36,8 +36,8 @@ type Daemon struct {
 	// for the n-th attempt in a row, at most MaxBackoff (0: 10s): exponential backoff with
 	// full jitter. MaxReconnects bounds the failed attempts in a row (negative: no bound;
 	// 0: no reconnecting), GiveUpAfter the time without a connection (0: no bound). A
-	// refused handshake (*AuthError) twice alike in a row, any other *HandshakeError, and a
-	// newer connection with our client id (ErrReplaced) end the Conn at once.
+	// refused handshake (*AuthError) twice alike in a row, any other *HandshakeError, a redirect
+	// to another origin (*RedirectError), and a newer connection with our client id (ErrReplaced) end the Conn at once.
 	MaxBackoff    time.Duration
 	MaxReconnects int
 	GiveUpAfter   time.Duration
@@ -49,13 +49,14 @@ type Daemon struct {
 	Options
 }
 
-// String names the daemon: its URL or its socket path.
+// String names the daemon: its URL, with any password in it masked (RedactURL), or its
+// socket path.
 func (d *Daemon) String() string {
 	if d == nil {
 		return "fuseraft"
 	}
 	if d.URL != "" {
-		return d.URL
+		return RedactURL(d.URL)
 	}
 	return d.Socket
 }
@@ -145,13 +146,14 @@ func (d *Daemon) reconnect(ctx context.Context, c *Conn, lost error) (link, erro
 		var ae *AuthError
 		var he *HandshakeError
 		var se *SocketPathError
+		var re *RedirectError
 		switch {
 		case errors.As(err, &ae):
 			if ae.Error() == lastAuth {
 				return nil, err
 			}
 			lastAuth = ae.Error()
-		case errors.As(err, &he), errors.As(err, &se):
+		case errors.As(err, &he), errors.As(err, &se), errors.As(err, &re):
 			return nil, err
 		default:
 			lastAuth = ""

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/json"
+	"unicode/utf8"
 
 	"github.com/fuseraft/fr/internal/jsonscan"
 )
@@ -10,8 +11,9 @@ import (
 type Kind int
 
 const (
-	// Noise is a line that is not JSON: slash-command output, a banner, a stray message.
-	// It must never reach a consumer as data.
+	// Noise is a line that is not JSON: slash-command output, a banner, a stray message, or
+	// JSON whose bytes are not UTF-8 (RFC 8259 §8.1: JSON text is UTF-8; strict readers
+	// reject anything else). It must never reach a consumer as data.
 	Noise Kind = iota
 	// OtherJSON is valid JSON that is not an event: not an object, or an object without a
 	// string "type".
@@ -35,7 +37,9 @@ func (k Kind) String() string {
 type Line struct {
 	Raw  []byte // the line as read, without its line end
 	Kind Kind
-	Type string // the event type, for an EventLine
+	// Type is the event type of an EventLine. On a Noise line it is set only for a prompt
+	// that was not UTF-8 text, which a Conn answered itself (NotText).
+	Type string
 }
 
 // Event returns the line as an Event; ok is false unless the line is an event.
@@ -53,7 +57,10 @@ func (l Line) Clone() Line {
 }
 
 // ParseLine classifies one line. Whitespace around the JSON is allowed. When an object has the
-// key "type" more than once, the last one counts, as in jq.
+// key "type" more than once, the last one counts, as in jq. A line whose bytes are not UTF-8
+// is Noise, however well formed, but for a prompt (approval_request or question): that stays
+// an EventLine, so that the Gate counts it and it still gets its one answer, and NotText
+// says it must be answered without being passed on.
 func ParseLine(b []byte) Line {
 	// One pass validates the line and finds its type, as json.Valid and a full decode would.
 	// (Each result is built where it is returned: a Line is too big to live in registers, and
@@ -62,10 +69,43 @@ func ParseLine(b []byte) Line {
 	if !valid {
 		return Line{Raw: b}
 	}
+	if !isUTF8(b) {
+		if rawType != nil {
+			if t := eventType(rawType, typeEsc); isPrompt(t) {
+				return Line{Raw: b, Kind: EventLine, Type: t}
+			}
+		}
+		return Line{Raw: b}
+	}
 	if rawType == nil {
 		return Line{Raw: b, Kind: OtherJSON}
 	}
 	return Line{Raw: b, Kind: EventLine, Type: eventType(rawType, typeEsc)}
+}
+
+// isUTF8 reports whether b is UTF-8: a quick look for bytes over 0x7f, and a full check only
+// when there are some.
+func isUTF8(b []byte) bool {
+	return jsonscan.TextFlags(b)&jsonscan.HighBytes == 0 || utf8.Valid(b)
+}
+
+// NotText reports whether l is a prompt (approval_request or question) whose bytes are not
+// UTF-8. Nobody downstream can read it as it is, so it is never passed on: the client shows
+// it to its Gate and answers it itself with Refusal (a Conn does so, and hands the line on
+// as Noise with its Type), so that the prompt still gets exactly one answer.
+func (l Line) NotText() bool {
+	return l.Kind == EventLine && isPrompt(l.Type) && !isUTF8(l.Raw)
+}
+
+func isPrompt(t string) bool { return t == TypeApproval || t == TypeQuestion }
+
+// Refusal is the answer a client gives a prompt of type promptType itself: a denial for an
+// approval_request, a null answer (a skip) for a question.
+func Refusal(promptType string) Input {
+	if promptType == TypeQuestion {
+		return Input{Line: QuestionResponse(nil), Type: TypeQuestionResponse}
+	}
+	return Input{Line: ApprovalResponse(false), Type: TypeApprovalResponse}
 }
 
 // eventType is the decoded type of a jsonscan.ScanType result, without allocating for the types

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestParseLine(t *testing.T) {
@@ -38,12 +39,18 @@ func TestParseLine(t *testing.T) {
 		{"values of every kind before type", `{"a":[1,{"b":"}"}],"c":true,"d":null,"e":-1.5e3,"f":"\\\"","type":"x"}`, EventLine, "x"},
 		{"escaped quote before type key", `{"a":"\u0022","type":"status"}`, EventLine, "status"},
 		{"token as fr-sim floods it", `{"type":"token","text":"hello "}`, EventLine, "token"},
+		{"not UTF-8: not JSON", "{\"type\":\"token\",\"text\":\"\xff\xfe\xc3\"}", Noise, ""},
+		{"not UTF-8, untyped", "{\"text\":\"\xc3\"}", Noise, ""},
+		{"not UTF-8 in a key", "{\"\xff\":1,\"type\":\"status\"}", Noise, ""},
+		{"UTF-8 is JSON", "{\"type\":\"token\",\"text\":\"h\xc3\xa9 \xf0\x9f\x98\x80\"}", EventLine, "token"},
+		{"a prompt not UTF-8 stays a prompt", "{\"type\":\"approval_request\",\"kind\":\"shell_command\",\"command\":\"rm \xff\"}", EventLine, "approval_request"},
+		{"a question not UTF-8 stays a prompt", "{\"type\":\"question\",\"text\":\"\xfe?\"}", EventLine, "question"},
 		{"escape at the end of a line", `{"type":"token","text":"\n"}`, EventLine, "token"},
 		{"escaped quote at the end of a line", `{"type":"token","text":"hi\"}`, Noise, ""},
 		{"truncated in the last string", `{"type":"token","text":"hel`, Noise, ""},
 		{"truncated in an escape", `{"type":"token","text":"\u00`, Noise, ""},
 		{"control character in a short string", "{\"type\":\"token\",\"text\":\"a\tb\"}", Noise, ""},
-		{"invalid UTF-8 in the type", "{\"type\":\"tok\xffen\"}", EventLine, "tok\ufffden"},
+		{"invalid UTF-8 in the type: not JSON", "{\"type\":\"tok\xffen\"}", Noise, ""},
 		{"UTF-8 in the type", `{"type":"café"}`, EventLine, "café"},
 		{"lone surrogate in the type", `{"type":"\ud800"}`, EventLine, "\ufffd"},
 		{"escaped key, then the plain one", `{"typ\u0065":"a","type":"b"}`, EventLine, "b"},
@@ -115,7 +122,8 @@ func TestEventDecodeError(t *testing.T) {
 
 func FuzzParseLine(f *testing.F) {
 	for _, s := range []string{`{"type":"x"}`, `{"\u0074ype":"y"}`, `{"a":{"type":"n"},"type":"t"}`, `[1]`, `noise`, `{"type":"a","type":"b"}`, `{"type":"\uD800"}`,
-		`{"type":"token","text":"hello "}`, `{"type":"token","text":"hi\"}`, `{"typ\u0065":"a","type":"b"}`, `{"type":"status","turn":1,"modes":[]}`} {
+		`{"type":"token","text":"hello "}`, `{"type":"token","text":"hi\"}`, `{"typ\u0065":"a","type":"b"}`, `{"type":"status","turn":1,"modes":[]}`,
+		"{\"type\":\"approval_request\",\"command\":\"\xff\"}", "{\"type\":\"token\",\"text\":\"\xc3\"}"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -135,6 +143,21 @@ func FuzzParseLine(f *testing.F) {
 		}
 		m, isObj := v.(map[string]any)
 		typ, isStr := m["type"].(string)
+		if !utf8.Valid(b) {
+			// JSON text is UTF-8: anything else is noise, but for a prompt, which must be
+			// answered (NotText).
+			if isObj && isStr && (typ == TypeApproval || typ == TypeQuestion) {
+				if l.Kind != EventLine || l.Type != typ || !l.NotText() {
+					t.Fatalf("%q: got %v %q, want a prompt that is not text", b, l.Kind, l.Type)
+				}
+			} else if l.Kind != Noise {
+				t.Fatalf("%q: got %v, want noise (not UTF-8)", b, l.Kind)
+			}
+			return
+		}
+		if l.NotText() {
+			t.Fatalf("%q: UTF-8 taken for not text", b)
+		}
 		// encoding/json matches keys exactly in a map, so this is the exact reference.
 		if isObj && isStr {
 			if l.Kind != EventLine || l.Type != typ {
@@ -177,3 +200,22 @@ func BenchmarkParseLine(b *testing.B) {
 }
 
 var parseSink Line
+
+func TestNotText(t *testing.T) {
+	for in, want := range map[string]bool{
+		"{\"type\":\"approval_request\",\"kind\":\"shell_command\",\"command\":\"rm \xff\"}": true,
+		"{\"type\":\"question\",\"text\":\"\xfe?\"}":                                         true,
+		`{"type":"question","text":"ok?"}`:                                                   false,
+		"{\"type\":\"token\",\"text\":\"\xff\"}":                                             false, // Noise already
+	} {
+		if got := ParseLine([]byte(in)).NotText(); got != want {
+			t.Errorf("NotText(%q) = %v", in, got)
+		}
+	}
+	if r := Refusal(TypeQuestion); r.Type != TypeQuestionResponse || string(r.Line) != string(QuestionResponse(nil)) {
+		t.Errorf("Refusal(question) = %s", r.Line)
+	}
+	if r := Refusal(TypeApproval); r.Type != TypeApprovalResponse || string(r.Line) != string(ApprovalResponse(false)) {
+		t.Errorf("Refusal(approval_request) = %s", r.Line)
+	}
+}

@@ -100,10 +100,9 @@ func (d *Daemon) dial(ctx context.Context) (link, error) {
 		h.Set("Fuseraft-Client-Id", d.ClientID)
 	}
 	// No Origin header is ever sent: the daemon refuses a handshake with one.
-	opts := &websocket.DialOptions{HTTPHeader: h}
-	if d.TLS != nil {
-		opts.HTTPClient = &http.Client{Transport: &http.Transport{TLSClientConfig: d.TLS, Proxy: http.ProxyFromEnvironment}}
-	}
+	// The shared client follows no redirect to another origin: the token stays with the
+	// daemon it was given for.
+	opts := &websocket.DialOptions{HTTPHeader: h, HTTPClient: HTTPClient(d.TLS)}
 	dctx, cancel := context.WithTimeout(ctx, d.helloTimeout())
 	defer cancel()
 	ws, resp, err := websocket.Dial(dctx, d.URL, opts)
