@@ -407,12 +407,11 @@ func (o *lsRun) fromFuseraft(args []string) error {
 	cmd.WaitDelay = time.Second
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return err
+		return cmdutil.StartFailed(bin, err)
 	}
 	child, err := proc.Start(cmd)
 	if err != nil {
-		return cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitUnavailable, "cannot run %s: %v", bin, err),
-			"pass --fuseraft PATH or set FUSERAFT_BIN to the fuseraft binary")
+		return cmdutil.StartFailed(bin, err)
 	}
 	// Stop fuseraft when we are interrupted; it is in our process group and usually gets the
 	// terminal's SIGINT too.

@@ -185,7 +185,7 @@ func runSession(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error
 	childErr := termsafe.NewWriter(ss.errw)
 	p, err := wire.Start(wire.Command{Bin: o.bin, Args: o.fuseraftArgs, Env: o.env, Stderr: childErr})
 	if err != nil {
-		return cmdutil.Errorf(cmdutil.ExitUnavailable, "starting fuseraft: %v", err)
+		return cmdutil.StartFailed(o.bin, err)
 	}
 	ss.proc = p
 	stdoutR := p.Stdout
