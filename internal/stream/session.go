@@ -50,6 +50,8 @@ var (
 	doubleInterrupt = 2 * time.Second
 	// stopWait is how long a stopped child gets between SIGTERM and SIGKILL.
 	stopWait = 2 * time.Second
+	// watchStdout tells when our stdout's reader has gone away; tests may replace it.
+	watchStdout = liveio.WatchStdout
 	// notifySignals subscribes to the signals fr-stream handles; tests may replace it.
 	notifySignals = func(c chan<- os.Signal) {
 		// SIGPIPE is caught so that a reader of our stdout that went away (| head -1) shows up
@@ -110,6 +112,11 @@ type session struct {
 	// (approval_request, question), under denyMu.
 	denyMu        sync.Mutex
 	asked, denied [2]int
+
+	// outGone says stdout's reader has gone away (a failed write, or the watcher); goneDenied
+	// counts the prompts fr-stream denied itself since, as nobody could answer them.
+	outGone    atomic.Bool
+	goneDenied atomic.Int64
 }
 
 // running says a turn (repl) or the run is going on, so there is something to interrupt.
@@ -280,6 +287,15 @@ func runSession(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error
 		close(inputDone)
 	}()
 
+	// A reader of our stdout that goes away while fr-stream has nothing to write (it waits for
+	// the answer to a prompt) is noticed by watching stdout, not only by the next write.
+	var outGoneC <-chan struct{}
+	if ss.term == nil {
+		gone, stopWatch := watchStdout(s.Out)
+		defer stopWatch()
+		outGoneC = gone
+	}
+
 	// Output: fuseraft's stdout, line by line, to our stdout.
 	var st stdoutState
 	outDone := make(chan struct{})
@@ -306,6 +322,15 @@ func runSession(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error
 	startGrace := func() {
 		if graceC == nil {
 			graceC = time.After(o.grace)
+		}
+	}
+	// Nobody reads our stdout any more: the session ends, within --grace.
+	closeOut := func() {
+		interrupted := ss.stdoutGone()
+		startGrace()
+		if o.mode == "run" && !interrupted && !ss.over.Load() {
+			// Nothing to interrupt (before ready): stop fuseraft.
+			stop()
 		}
 	}
 	inputDoneC := (<-chan struct{})(inputDone)
@@ -362,7 +387,10 @@ loop:
 			stop()
 		case <-outBroken:
 			outBroken = nil
-			stop()
+			closeOut()
+		case <-outGoneC:
+			outGoneC = nil
+			closeOut()
 		case sig := <-sigs:
 			switch sig {
 			case os.Interrupt:
@@ -418,7 +446,7 @@ loop:
 	if err := ss.out.Flush(); err != nil && st.outErr == nil {
 		st.outErr = err
 	}
-	if inputFailed != nil && st.protoErr == nil && st.outErr == nil && !userEnded {
+	if inputFailed != nil && st.protoErr == nil && st.outErr == nil && !ss.outGone.Load() && !userEnded {
 		return cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitUsage, "%v", inputFailed),
 			"input lines are tasks, messages and answers; send a file's contents through fuseraft's own tools")
 	}
@@ -435,11 +463,15 @@ func (ss *session) outcome(st *stdoutState, exitErr error, userEnded, graceExpir
 			return cmdutil.WithHint(st.protoErr, "upgrade fr, or pass --any-version to go on anyway")
 		}
 		return cmdutil.WithHint(&cmdutil.Error{Code: cmdutil.ExitProtocol, Err: st.protoErr}, "pass --any-version to go on anyway")
-	case st.outErr != nil:
-		if wire.IsBrokenPipe(st.outErr) {
-			return nil
-		}
+	case st.outErr != nil && !wire.IsBrokenPipe(st.outErr):
 		return fmt.Errorf("writing output: %w", st.outErr)
+	case st.outErr != nil || ss.outGone.Load():
+		// A reader that had enough (| head -1) is a quiet end; one that left a prompt without
+		// its answer is not.
+		if n := ss.goneDenied.Load(); n > 0 {
+			return cmdutil.Errorf(cmdutil.ExitFailed, "stdout was closed while %d prompt(s) waited for an answer: fr-stream denied them and ended the session", n)
+		}
+		return nil
 	case o.budget != nil && o.budget.Breached() != nil:
 		return o.budget.Breached().Err("")
 	case userEnded:
@@ -530,15 +562,13 @@ func (ss *session) readEvents(r io.ReadCloser, st *stdoutState, protoBad, outBro
 			ss.readFailed(err, st, protoBad)
 			return
 		}
-		if broken {
-			// Nobody reads our output any more; drain fuseraft's until it stops.
-			continue
-		}
 		ev, ok, stop := ss.take(b, st, protoBad)
 		if stop {
 			return
 		}
-		if !ok {
+		if !ok || broken {
+			// Nobody reads our output any more: fuseraft's is still read, and its prompts
+			// denied, until it stops.
 			continue
 		}
 		if ss.term != nil {
@@ -587,9 +617,6 @@ func (ss *session) passEvents(lines *passthru.Lines, st *stdoutState, protoBad, 
 			ss.readFailed(err, st, protoBad)
 			return
 		}
-		if broken {
-			continue
-		}
 		b := bytes.TrimSuffix(line, []byte("\n"))
 		asIs := len(b) < len(line)
 		if t := bytes.TrimSuffix(b, []byte("\r")); len(t) < len(b) {
@@ -599,8 +626,8 @@ func (ss *session) passEvents(lines *passthru.Lines, st *stdoutState, protoBad, 
 		if stop {
 			return
 		}
-		if !ok {
-			continue
+		if !ok || broken {
+			continue // a line not passed is dropped
 		}
 		if asIs {
 			err = lines.Pass()
@@ -680,6 +707,9 @@ func (ss *session) take(b []byte, st *stdoutState, protoBad chan struct{}) (ev w
 	} else {
 		ss.pump.Observe(ev)
 	}
+	if ss.outGone.Load() && wire.ChangesGate(ev.Type) {
+		ss.denyGone()
+	}
 	return ev, true, false
 }
 
@@ -748,6 +778,38 @@ func (ss *session) observeLimited(ev wire.Event) {
 			ss.pump.Abort()
 		}
 	}
+}
+
+// stdoutGone acts, once, on stdout's reader having gone away: nobody can see a prompt any more,
+// so the pending ones and every later one are denied; what runs is interrupted (an interrupt
+// line, sent after the denials), and input ends,
+// so that the session ends (the caller gives it --grace). It reports whether something was
+// interrupted.
+func (ss *session) stdoutGone() bool {
+	if ss.outGone.Swap(true) {
+		return false
+	}
+	ss.denyGone()
+	running := ss.running()
+	if running {
+		// As a line, after the denials: a signal could cancel the turn before fuseraft reads
+		// them, and a REPL would take an answer read after its prompt's turn for a message.
+		ss.pump.Gate.Push(wire.Input{Line: wire.Interrupt(), Type: wire.TypeInterrupt})
+	}
+	ss.pump.Abort()
+	return running
+}
+
+// denyGone denies the prompts nobody has answered, once stdout's reader has gone.
+func (ss *session) denyGone() {
+	ss.denyMu.Lock()
+	defer ss.denyMu.Unlock()
+	if n := ss.pump.DenyUnanswered("stdout was closed: nobody reads the session any more"); n > 0 {
+		if ss.goneDenied.Add(int64(n)) == int64(n) {
+			ss.warnf("stdout was closed while a prompt waited for its answer: denied, and the session ends")
+		}
+	}
+	ss.denied = ss.asked // a limit breached later has nothing left to deny
 }
 
 // denyLocked answers the pending prompt of kind k with a denial (a skip for a question), unless

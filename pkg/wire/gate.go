@@ -465,6 +465,30 @@ func (g *Gate) Deny(why string) {
 	}
 }
 
+// DenyUnanswered is Deny(why), and answers every pending prompt that has no answer yet with a
+// denial (a skip for a question), each paired with its own prompt: for a client that can no
+// longer ask anyone (its reader has gone). It returns how many prompts it answered.
+func (g *Gate) DenyUnanswered(why string) int {
+	g.Deny(why)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n := 0
+	for _, p := range g.prompts {
+		k := promptKind(p.typ)
+		if p.void != "" || p.seq <= g.answered[k] {
+			continue
+		}
+		in := Input{Line: ApprovalResponse(false), Type: TypeApprovalResponse}
+		if k == 1 {
+			in = Input{Line: QuestionResponse(nil), Type: TypeQuestionResponse}
+		}
+		g.answered[k] = p.seq
+		g.queue = append(g.queue, queued{in: in, seq: p.seq})
+		n++
+	}
+	return n
+}
+
 // denied is an answer as it may go: a denial or a skip once Deny was called (g.mu held).
 func (g *Gate) denied(in Input) Input {
 	if g.denying == "" {
