@@ -886,6 +886,11 @@ func (ss *session) limitLine(line []byte) (_ []byte, ok bool) {
 	}
 	if br := ss.o.budget.BeforeTurn(); br != nil {
 		ss.breach(br)
+		if !ss.running() {
+			// The Gate took this message for a turn that will now never start, and holds
+			// what comes after it for that turn: input ends here, whatever it does.
+			ss.pump.Abort()
+		}
 		return nil, false
 	}
 	return line, true
