@@ -457,6 +457,9 @@ loop:
 func (ss *session) outcome(st *stdoutState, exitErr error, userEnded, graceExpired bool) error {
 	o := ss.o
 	switch {
+	case st.protoErr == errSecondReady:
+		return cmdutil.WithHint(&cmdutil.Error{Code: cmdutil.ExitProtocol, Err: st.protoErr},
+			"fuseraft broke the protocol; the session was stopped so that no answer reached the wrong prompt")
 	case st.protoErr != nil:
 		var ve *wire.VersionError
 		if errors.As(st.protoErr, &ve) {
@@ -664,6 +667,13 @@ func (ss *session) take(b []byte, st *stdoutState, protoBad chan struct{}) (ev w
 		}
 		return ev, false, false
 	}
+	if st.ready && ev.Type == wire.TypeReady {
+		// One process is one session: answers written for the prompts before a second ready
+		// could be read for those after it, so fr-stream stops rather than guess.
+		st.protoErr = errSecondReady
+		close(protoBad)
+		return ev, false, true
+	}
 	if !st.ready {
 		switch ev.Type {
 		case wire.TypeReady:
@@ -712,6 +722,9 @@ func (ss *session) take(b []byte, st *stdoutState, protoBad chan struct{}) (ev w
 	}
 	return ev, true, false
 }
+
+// errSecondReady is a second ready from one fuseraft process.
+var errSecondReady = &wire.ProtocolError{Msg: "fuseraft sent ready a second time in one session (one process is one session)"}
 
 // errEndOfInput stops reading input at fuseraft's own end-of-input line.
 var errEndOfInput = errors.New("end of input")
