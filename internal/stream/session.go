@@ -36,6 +36,7 @@ type sessionOptions struct {
 	input        string
 	inputOnce    bool
 	grace        time.Duration
+	drain        time.Duration // after fuseraft exits, how long its stdout may stay open and empty
 	anyVersion   bool
 	maxLine      int // the longest input line; 0: wire.DefaultMaxLine
 	pretty       bool
@@ -50,6 +51,9 @@ var (
 	doubleInterrupt = 2 * time.Second
 	// stopWait is how long a stopped child gets between SIGTERM and SIGKILL.
 	stopWait = 2 * time.Second
+	// drainPoll is how often, once fuseraft has exited, fr-stream looks whether its stdout
+	// still holds anything unread (see sessionOptions.drain).
+	drainPoll = 100 * time.Millisecond
 	// watchStdout tells when our stdout's reader has gone away; tests may replace it.
 	watchStdout = liveio.WatchStdout
 	// notifySignals subscribes to the signals fr-stream handles; tests may replace it.
@@ -117,6 +121,9 @@ type session struct {
 	// counts the prompts fr-stream denied itself since, as nobody could answer them.
 	outGone    atomic.Bool
 	goneDenied atomic.Int64
+	// taken counts the lines of fuseraft's stdout looked at, so that draining it after
+	// fuseraft exits can tell a reader at work from one waiting for nothing.
+	taken atomic.Int64
 }
 
 // running says a turn (repl) or the run is going on, so there is something to interrupt.
@@ -339,21 +346,50 @@ func runSession(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error
 		inputFailed error // an input line over the limit
 		exitedC     = (<-chan error)(exited)
 		drainC      <-chan time.Time
+		drainTick   *time.Ticker
 		isExited    bool
+		idleSince   time.Time
+		lastTaken   int64
 	)
+	// stopDrain stops reading fuseraft's stdout once fuseraft has exited.
+	stopDrain := func() {
+		if isExited {
+			stdoutR.Close()
+		}
+	}
+	defer func() {
+		if drainTick != nil {
+			drainTick.Stop()
+		}
+	}()
 loop:
 	for {
 		select {
 		case <-outDone:
 			break loop
 		case exitErr = <-exitedC:
-			// fuseraft is gone, but something it started may still hold its stdout open:
-			// read what is left for a moment, then stop reading.
+			// fuseraft is gone: what it wrote is read to the end of its stdout, however long
+			// that takes. Something it started may hold the pipe open, though: reading stops
+			// once the pipe has stayed empty, with no line looked at, for --drain.
 			exitedC, isExited = nil, true
-			drainC = time.After(stopWait)
+			drainTick = time.NewTicker(drainPoll)
+			drainC, lastTaken = drainTick.C, ss.taken.Load()
 		case <-drainC:
-			stdoutR.Close()
-			drainC = nil
+			taken := ss.taken.Load()
+			if n, ok := pipeBuffered(stdoutR); (ok && n > 0) || taken != lastTaken {
+				idleSince, lastTaken = time.Time{}, taken
+				continue
+			}
+			if idleSince.IsZero() {
+				idleSince = time.Now()
+				continue
+			}
+			if time.Since(idleSince) >= o.drain {
+				ss.warnf("fuseraft has exited, but something it started still holds its output open; stopped reading it after --drain %s with nothing more", o.drain)
+				drainTick.Stop()
+				drainC = nil
+				stdoutR.Close()
+			}
 		case err := <-inputErr:
 			if wire.IsLineTooLong(err) {
 				inputFailed = err // said once the session is over, as its exit status
@@ -397,6 +433,7 @@ loop:
 				if !lastInt.IsZero() && time.Since(lastInt) < doubleInterrupt {
 					userEnded = true
 					stop()
+					stopDrain()
 					continue
 				}
 				lastInt = time.Now()
@@ -410,11 +447,13 @@ loop:
 			case syscall.SIGTERM, syscall.SIGHUP:
 				// End input now: messages still held for a turn are not sent.
 				ss.pump.Abort()
+				stopDrain()
 			}
 			// SIGPIPE: our reader went away; the failed write says so and ends the session.
 		case <-ctx.Done():
 			userEnded = true
 			stop()
+			stopDrain()
 		}
 	}
 
@@ -659,6 +698,7 @@ func (ss *session) readFailed(err error, st *stdoutState, protoBad chan struct{}
 // once the Gate has seen it; anything else goes to stderr. stop says reading must end (a
 // handshake fuseraft's version cannot speak).
 func (ss *session) take(b []byte, st *stdoutState, protoBad chan struct{}) (ev wire.Event, ok, stop bool) {
+	ss.taken.Add(1)
 	l := wire.ParseLine(b)
 	ev, ok = l.Event()
 	if !ok {
@@ -721,6 +761,14 @@ func (ss *session) take(b []byte, st *stdoutState, protoBad chan struct{}) (ev w
 		ss.denyGone()
 	}
 	return ev, true, false
+}
+
+// pipeBuffered is how many bytes wait unread in r, a pipe; ok is false where that is not known.
+func pipeBuffered(r io.Reader) (n int, ok bool) {
+	if f, isFile := r.(*os.File); isFile {
+		return liveio.Buffered(f)
+	}
+	return 0, false
 }
 
 // errSecondReady is a second ready from one fuseraft process.

@@ -140,6 +140,7 @@ func commonFlags() []cli.Flag {
 		cmdutil.ColorFlag("colour in pretty output"),
 		&cli.BoolFlag{Name: "timestamps", Usage: "in pretty output, start lines with the time their event arrived"},
 		&cli.DurationFlag{Name: "grace", Value: 60 * time.Second, Usage: "how long (a `DURATION`, e.g. 90s) to wait for fuseraft to finish after input ends or SIGTERM, before stopping it"},
+		&cli.DurationFlag{Name: "drain", Value: 10 * time.Second, Usage: "once fuseraft has exited, its output is read to the end; when something it started holds that open, stop reading after it has stayed empty for `DURATION`"},
 		&cli.BoolFlag{Name: "any-version", Usage: "go on, with a warning, when fuseraft speaks an unsupported protocolVersion"},
 		&cli.StringFlag{Name: "fuseraft", Usage: "the fuseraft binary `PATH` (default: $FUSERAFT_BIN, else fuseraft on PATH)"},
 		&cli.IntFlag{Name: "max-input-line", Hidden: true},
@@ -251,11 +252,15 @@ func options(c *cli.Context, s cmdutil.Streams, mode string, extra []string) (*s
 		input:      c.String("input"),
 		inputOnce:  c.Bool("input-eof"),
 		grace:      c.Duration("grace"),
+		drain:      c.Duration("drain"),
 		anyVersion: c.Bool("any-version"),
 		maxLine:    c.Int("max-input-line"),
 	}
 	if o.grace < 0 {
 		return nil, cmdutil.Usagef("--grace must not be negative")
+	}
+	if o.drain < 0 {
+		return nil, cmdutil.Usagef("--drain must not be negative")
 	}
 	if o.inputOnce && (o.input == "" || o.input == "-") {
 		return nil, cmdutil.WithHint(cmdutil.Usagef("--input-eof needs --input PATH"), "stdin always ends input at end of file")
