@@ -57,12 +57,14 @@ says so ("no sessions"), and the exit status is 0.
 EXIT STATUS
    0    success, empty lists included
    1    fuseraft reported an error (its message is printed), validate found errors (the item
-        is still printed), fuseraft failed or was killed by a signal, or --jq failed on an item
+        is still printed), fuseraft failed or was killed by a signal, fuseraft could not be
+        started for the machine's reasons (no file descriptors or memory left), or --jq failed
+        on an item
    2    usage: bad flag or resource, unknown --fields name (the available ones are listed),
         a --jq program that does not compile (a caret marks the place)
    3    fuseraft's stdout was not an envelope, or its protocolVersion is not supported
         (--any-version goes on with a warning)
-   10   fuseraft not found
+   10   fuseraft not found (not on PATH, or the file is missing)
    130  interrupted
 
 ENVIRONMENT
