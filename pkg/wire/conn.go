@@ -413,7 +413,7 @@ func (c *Conn) read(l link) error {
 				return fail(err)
 			}
 		}
-		if ln.Kind == EventLine && ln.Type == TypeReady && c.daemon == nil {
+		if ln.Kind == EventLine && ln.Type == TypeReady && c.daemon == nil && c.gate.mode != Serve {
 			// One process (or stream) is one session: after a second ready, an answer
 			// written for a prompt before it could be read for one after it.
 			if sawReady {
