@@ -11,6 +11,7 @@ complete -c fr-stream -n '__fish_seen_subcommand_from repl run' -l format -s f -
 complete -c fr-stream -n '__fish_seen_subcommand_from repl run' -l color -x -a 'auto always never' -d 'colour in pretty output: WHEN is auto, always or never'
 complete -c fr-stream -n '__fish_seen_subcommand_from repl run' -l timestamps -d 'in pretty output, start lines with the time their event arrived'
 complete -c fr-stream -n '__fish_seen_subcommand_from repl run' -l grace -r -d 'how long (a DURATION, e.g. 90s) to wait for fuseraft to finish after input ends or SIGTERM, before stopping it'
+complete -c fr-stream -n '__fish_seen_subcommand_from repl run' -l drain -r -d 'once fuseraft has exited, its output is read to the end; when something it started holds that open, stop reading after it has stayed empty for DURATION'
 complete -c fr-stream -n '__fish_seen_subcommand_from repl run' -l any-version -d 'go on, with a warning, when fuseraft speaks an unsupported protocolVersion'
 complete -c fr-stream -n '__fish_seen_subcommand_from repl run' -l fuseraft -r -d 'the fuseraft binary PATH (default: $FUSERAFT_BIN, else fuseraft on PATH)'
 complete -c fr-stream -n '__fish_seen_subcommand_from repl run' -l record-input -r -d 'write each line sent to fuseraft to FILE (for fr-report --input-log: a chat\'s own messages)'

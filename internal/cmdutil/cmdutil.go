@@ -221,6 +221,26 @@ func FindFuseraft(flag string, getenv func(string) string) (string, error) {
 	return path, nil
 }
 
+// StartFailed is the error of a fuseraft that could not be started: exit 10 ("fuseraft not
+// found") only when the executable is genuinely missing (it went away after FindFuseraft found
+// it); any other failure is the machine's (no file descriptors or memory left, a file that
+// cannot be executed) and is exit 1 with the system's error, so that a script retrying on 10
+// is not told to look for a fuseraft that is there.
+func StartFailed(bin string, err error) *Error {
+	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
+		return &Error{Code: ExitUnavailable, Err: fmt.Errorf("fuseraft not found: %v", err),
+			Hints: []string{"pass --fuseraft PATH or set FUSERAFT_BIN to the fuseraft binary (fr-sim works too)"}}
+	}
+	e := &Error{Code: ExitFailed, Err: fmt.Errorf("starting fuseraft (%s): %v", bin, err)}
+	switch {
+	case errors.Is(err, syscall.EMFILE), errors.Is(err, syscall.ENFILE):
+		e.Hints = []string{"too many open files: raise the limit (ulimit -n) or close some"}
+	case errors.Is(err, syscall.EACCES), errors.Is(err, syscall.ENOEXEC):
+		e.Hints = []string{"is " + bin + " an executable for this system?"}
+	}
+	return e
+}
+
 // IsTerminal reports whether v is an *os.File connected to a terminal.
 func IsTerminal(v any) bool {
 	f, ok := v.(*os.File)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -216,6 +217,27 @@ func TestCheckTask(t *testing.T) {
 		}
 		if err != nil && (CodeOf(err) != ExitUsage || err.Error() != "--task is empty") {
 			t.Errorf("CheckTask(%q): code %d, %q", tc.task, CodeOf(err), err)
+		}
+	}
+}
+
+// Only a missing executable is "fuseraft not found" (10); the machine's errors are 1.
+func TestStartFailed(t *testing.T) {
+	for _, tt := range []struct {
+		err  error
+		code int
+		want string
+	}{
+		{&os.PathError{Op: "fork/exec", Path: "/x/fuseraft", Err: syscall.ENOENT}, ExitUnavailable, "fuseraft not found"},
+		{&exec.Error{Name: "fuseraft", Err: exec.ErrNotFound}, ExitUnavailable, "fuseraft not found"},
+		{&os.SyscallError{Syscall: "pipe2", Err: syscall.EMFILE}, ExitFailed, "too many open files"},
+		{&os.SyscallError{Syscall: "pipe2", Err: syscall.ENFILE}, ExitFailed, "starting fuseraft (/x/fuseraft)"},
+		{&os.PathError{Op: "fork/exec", Path: "/x/fuseraft", Err: syscall.EACCES}, ExitFailed, "permission denied"},
+		{&os.PathError{Op: "fork/exec", Path: "/x/fuseraft", Err: syscall.ENOMEM}, ExitFailed, "starting fuseraft"},
+	} {
+		e := StartFailed("/x/fuseraft", tt.err)
+		if e.Code != tt.code || !strings.Contains(e.Error(), tt.want) {
+			t.Errorf("StartFailed(%v) = %d %q, want %d and %q", tt.err, e.Code, e.Error(), tt.code, tt.want)
 		}
 	}
 }

@@ -226,6 +226,15 @@ func (p *Pump) Answer(in wire.Input) {
 	p.wake()
 }
 
+// DenyUnanswered makes the Gate approve nothing from now on and answers every pending prompt
+// that has no answer yet with a denial (see [wire.Gate.DenyUnanswered]), for a client nobody
+// can answer for any more. It returns how many prompts it answered.
+func (p *Pump) DenyUnanswered(why string) int {
+	n := p.Gate.DenyUnanswered(why)
+	p.wake()
+	return n
+}
+
 // Observe updates the prompt state from an event fuseraft sent. Call it before the event
 // reaches anyone who may answer it, or their answer could arrive before the Gate knows the
 // prompt and be dropped as stray.

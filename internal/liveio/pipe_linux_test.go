@@ -38,3 +38,20 @@ func TestGrowPipe(t *testing.T) {
 	GrowPipe(f)
 	GrowPipe(&bytes.Buffer{})
 }
+
+// Buffered says what a pipe holds unread.
+func TestBuffered(t *testing.T) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	defer pw.Close()
+	if n, ok := Buffered(pr); !ok || n != 0 {
+		t.Fatalf("empty pipe: %d %v", n, ok)
+	}
+	pw.Write([]byte("hello\n"))
+	if n, ok := Buffered(pr); !ok || n != 6 {
+		t.Fatalf("pipe holding 6 bytes: %d %v", n, ok)
+	}
+}

@@ -63,13 +63,14 @@ EXIT STATUS
    0    success, empty lists included
    1    fuseraft reported an error (its message is printed), no session ID starts with the
         prefix given, validate found errors (the item is still printed), fuseraft failed or
-        was killed by a signal, or --jq failed on an item
+        was killed by a signal, fuseraft could not be started for the machine's reasons (no
+        file descriptors or memory left), or --jq failed on an item
    2    usage: bad flag or resource, unknown --fields name (the available ones are listed),
         a --jq program that does not compile (a caret marks the place), a session ID prefix
         that several sessions' ids start with (they are listed)
    3    fuseraft's stdout was not an envelope, or its protocolVersion is not supported
         (--any-version goes on with a warning)
-   10   fuseraft not found
+   10   fuseraft not found (not on PATH, or the file is missing)
    130  interrupted
 
 ENVIRONMENT
@@ -429,12 +430,11 @@ func (o *lsRun) fromFuseraft(args []string) error {
 	cmd.WaitDelay = time.Second
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return err
+		return cmdutil.StartFailed(bin, err)
 	}
 	child, err := proc.Start(cmd)
 	if err != nil {
-		return cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitUnavailable, "cannot run %s: %v", bin, err),
-			"pass --fuseraft PATH or set FUSERAFT_BIN to the fuseraft binary")
+		return cmdutil.StartFailed(bin, err)
 	}
 	// Stop fuseraft when we are interrupted; it is in our process group and usually gets the
 	// terminal's SIGINT too.

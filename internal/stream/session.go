@@ -36,6 +36,7 @@ type sessionOptions struct {
 	input        string
 	inputOnce    bool
 	grace        time.Duration
+	drain        time.Duration // after fuseraft exits, how long its stdout may stay open and empty
 	anyVersion   bool
 	maxLine      int // the longest input line; 0: wire.DefaultMaxLine
 	pretty       bool
@@ -51,6 +52,11 @@ var (
 	doubleInterrupt = 2 * time.Second
 	// stopWait is how long a stopped child gets between SIGTERM and SIGKILL.
 	stopWait = 2 * time.Second
+	// drainPoll is how often, once fuseraft has exited, fr-stream looks whether its stdout
+	// still holds anything unread (see sessionOptions.drain).
+	drainPoll = 100 * time.Millisecond
+	// watchStdout tells when our stdout's reader has gone away; tests may replace it.
+	watchStdout = liveio.WatchStdout
 	// notifySignals subscribes to the signals fr-stream handles; tests may replace it.
 	notifySignals = func(c chan<- os.Signal) {
 		// SIGPIPE is caught so that a reader of our stdout that went away (| head -1) shows up
@@ -111,6 +117,14 @@ type session struct {
 	// (approval_request, question), under denyMu.
 	denyMu        sync.Mutex
 	asked, denied [2]int
+
+	// outGone says stdout's reader has gone away (a failed write, or the watcher); goneDenied
+	// counts the prompts fr-stream denied itself since, as nobody could answer them.
+	outGone    atomic.Bool
+	goneDenied atomic.Int64
+	// taken counts the lines of fuseraft's stdout looked at, so that draining it after
+	// fuseraft exits can tell a reader at work from one waiting for nothing.
+	taken atomic.Int64
 }
 
 // running says a turn (repl) or the run is going on, so there is something to interrupt.
@@ -189,7 +203,7 @@ func runSession(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error
 	childErr := termsafe.NewWriter(ss.errw)
 	p, err := wire.Start(wire.Command{Bin: o.bin, Args: o.fuseraftArgs, Env: o.env, Stderr: childErr})
 	if err != nil {
-		return cmdutil.Errorf(cmdutil.ExitUnavailable, "starting fuseraft: %v", err)
+		return cmdutil.StartFailed(o.bin, err)
 	}
 	ss.proc = p
 	stdoutR := p.Stdout
@@ -284,6 +298,15 @@ func runSession(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error
 		close(inputDone)
 	}()
 
+	// A reader of our stdout that goes away while fr-stream has nothing to write (it waits for
+	// the answer to a prompt) is noticed by watching stdout, not only by the next write.
+	var outGoneC <-chan struct{}
+	if ss.term == nil {
+		gone, stopWatch := watchStdout(s.Out)
+		defer stopWatch()
+		outGoneC = gone
+	}
+
 	// Output: fuseraft's stdout, line by line, to our stdout.
 	var st stdoutState
 	outDone := make(chan struct{})
@@ -312,27 +335,65 @@ func runSession(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error
 			graceC = time.After(o.grace)
 		}
 	}
+	// Nobody reads our stdout any more: the session ends, within --grace.
+	closeOut := func() {
+		interrupted := ss.stdoutGone()
+		startGrace()
+		if o.mode == "run" && !interrupted && !ss.over.Load() {
+			// Nothing to interrupt (before ready): stop fuseraft.
+			stop()
+		}
+	}
 	inputDoneC := (<-chan struct{})(inputDone)
 	var (
 		exitErr     error
 		inputFailed error // an input line over the limit
 		exitedC     = (<-chan error)(exited)
 		drainC      <-chan time.Time
+		drainTick   *time.Ticker
 		isExited    bool
+		idleSince   time.Time
+		lastTaken   int64
 	)
+	// stopDrain stops reading fuseraft's stdout once fuseraft has exited.
+	stopDrain := func() {
+		if isExited {
+			stdoutR.Close()
+		}
+	}
+	defer func() {
+		if drainTick != nil {
+			drainTick.Stop()
+		}
+	}()
 loop:
 	for {
 		select {
 		case <-outDone:
 			break loop
 		case exitErr = <-exitedC:
-			// fuseraft is gone, but something it started may still hold its stdout open:
-			// read what is left for a moment, then stop reading.
+			// fuseraft is gone: what it wrote is read to the end of its stdout, however long
+			// that takes. Something it started may hold the pipe open, though: reading stops
+			// once the pipe has stayed empty, with no line looked at, for --drain.
 			exitedC, isExited = nil, true
-			drainC = time.After(stopWait)
+			drainTick = time.NewTicker(drainPoll)
+			drainC, lastTaken = drainTick.C, ss.taken.Load()
 		case <-drainC:
-			stdoutR.Close()
-			drainC = nil
+			taken := ss.taken.Load()
+			if n, ok := pipeBuffered(stdoutR); (ok && n > 0) || taken != lastTaken {
+				idleSince, lastTaken = time.Time{}, taken
+				continue
+			}
+			if idleSince.IsZero() {
+				idleSince = time.Now()
+				continue
+			}
+			if time.Since(idleSince) >= o.drain {
+				ss.warnf("fuseraft has exited, but something it started still holds its output open; stopped reading it after --drain %s with nothing more", o.drain)
+				drainTick.Stop()
+				drainC = nil
+				stdoutR.Close()
+			}
 		case err := <-inputErr:
 			if wire.IsLineTooLong(err) {
 				inputFailed = err // said once the session is over, as its exit status
@@ -366,13 +427,17 @@ loop:
 			stop()
 		case <-outBroken:
 			outBroken = nil
-			stop()
+			closeOut()
+		case <-outGoneC:
+			outGoneC = nil
+			closeOut()
 		case sig := <-sigs:
 			switch sig {
 			case os.Interrupt:
 				if !lastInt.IsZero() && time.Since(lastInt) < doubleInterrupt {
 					userEnded = true
 					stop()
+					stopDrain()
 					continue
 				}
 				lastInt = time.Now()
@@ -386,11 +451,13 @@ loop:
 			case syscall.SIGTERM, syscall.SIGHUP:
 				// End input now: messages still held for a turn are not sent.
 				ss.pump.Abort()
+				stopDrain()
 			}
 			// SIGPIPE: our reader went away; the failed write says so and ends the session.
 		case <-ctx.Done():
 			userEnded = true
 			stop()
+			stopDrain()
 		}
 	}
 
@@ -422,7 +489,7 @@ loop:
 	if err := ss.out.Flush(); err != nil && st.outErr == nil {
 		st.outErr = err
 	}
-	if inputFailed != nil && st.protoErr == nil && st.outErr == nil && !userEnded {
+	if inputFailed != nil && st.protoErr == nil && st.outErr == nil && !ss.outGone.Load() && !userEnded {
 		return cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitUsage, "%v", inputFailed),
 			"input lines are tasks, messages and answers; send a file's contents through fuseraft's own tools")
 	}
@@ -433,17 +500,24 @@ loop:
 func (ss *session) outcome(st *stdoutState, exitErr error, userEnded, graceExpired bool) error {
 	o := ss.o
 	switch {
+	case st.protoErr == errSecondReady:
+		return cmdutil.WithHint(&cmdutil.Error{Code: cmdutil.ExitProtocol, Err: st.protoErr},
+			"fuseraft broke the protocol; the session was stopped so that no answer reached the wrong prompt")
 	case st.protoErr != nil:
 		var ve *wire.VersionError
 		if errors.As(st.protoErr, &ve) {
 			return cmdutil.WithHint(st.protoErr, "upgrade fr, or pass --any-version to go on anyway")
 		}
 		return cmdutil.WithHint(&cmdutil.Error{Code: cmdutil.ExitProtocol, Err: st.protoErr}, "pass --any-version to go on anyway")
-	case st.outErr != nil:
-		if wire.IsBrokenPipe(st.outErr) {
-			return nil
-		}
+	case st.outErr != nil && !wire.IsBrokenPipe(st.outErr):
 		return fmt.Errorf("writing output: %w", st.outErr)
+	case st.outErr != nil || ss.outGone.Load():
+		// A reader that had enough (| head -1) is a quiet end; one that left a prompt without
+		// its answer is not.
+		if n := ss.goneDenied.Load(); n > 0 {
+			return cmdutil.Errorf(cmdutil.ExitFailed, "stdout was closed while %d prompt(s) waited for an answer: fr-stream denied them and ended the session", n)
+		}
+		return nil
 	case o.budget != nil && o.budget.Breached() != nil:
 		return o.budget.Breached().Err("")
 	case userEnded:
@@ -534,15 +608,13 @@ func (ss *session) readEvents(r io.ReadCloser, st *stdoutState, protoBad, outBro
 			ss.readFailed(err, st, protoBad)
 			return
 		}
-		if broken {
-			// Nobody reads our output any more; drain fuseraft's until it stops.
-			continue
-		}
 		ev, ok, stop := ss.take(b, st, protoBad)
 		if stop {
 			return
 		}
-		if !ok {
+		if !ok || broken {
+			// Nobody reads our output any more: fuseraft's is still read, and its prompts
+			// denied, until it stops.
 			continue
 		}
 		if ss.term != nil {
@@ -591,9 +663,6 @@ func (ss *session) passEvents(lines *passthru.Lines, st *stdoutState, protoBad, 
 			ss.readFailed(err, st, protoBad)
 			return
 		}
-		if broken {
-			continue
-		}
 		b := bytes.TrimSuffix(line, []byte("\n"))
 		asIs := len(b) < len(line)
 		if t := bytes.TrimSuffix(b, []byte("\r")); len(t) < len(b) {
@@ -603,8 +672,8 @@ func (ss *session) passEvents(lines *passthru.Lines, st *stdoutState, protoBad, 
 		if stop {
 			return
 		}
-		if !ok {
-			continue
+		if !ok || broken {
+			continue // a line not passed is dropped
 		}
 		if asIs {
 			err = lines.Pass()
@@ -633,6 +702,7 @@ func (ss *session) readFailed(err error, st *stdoutState, protoBad chan struct{}
 // once the Gate has seen it; anything else goes to stderr. stop says reading must end (a
 // handshake fuseraft's version cannot speak).
 func (ss *session) take(b []byte, st *stdoutState, protoBad chan struct{}) (ev wire.Event, ok, stop bool) {
+	ss.taken.Add(1)
 	l := wire.ParseLine(b)
 	ev, ok = l.Event()
 	if !ok {
@@ -644,6 +714,13 @@ func (ss *session) take(b []byte, st *stdoutState, protoBad chan struct{}) (ev w
 	if l.NotText() {
 		ss.refuseNotText(ev)
 		return ev, false, false
+	}
+	if st.ready && ev.Type == wire.TypeReady {
+		// One process is one session: answers written for the prompts before a second ready
+		// could be read for those after it, so fr-stream stops rather than guess.
+		st.protoErr = errSecondReady
+		close(protoBad)
+		return ev, false, true
 	}
 	if !st.ready {
 		switch ev.Type {
@@ -688,8 +765,22 @@ func (ss *session) take(b []byte, st *stdoutState, protoBad chan struct{}) (ev w
 	} else {
 		ss.pump.Observe(ev)
 	}
+	if ss.outGone.Load() && wire.ChangesGate(ev.Type) {
+		ss.denyGone()
+	}
 	return ev, true, false
 }
+
+// pipeBuffered is how many bytes wait unread in r, a pipe; ok is false where that is not known.
+func pipeBuffered(r io.Reader) (n int, ok bool) {
+	if f, isFile := r.(*os.File); isFile {
+		return liveio.Buffered(f)
+	}
+	return 0, false
+}
+
+// errSecondReady is a second ready from one fuseraft process.
+var errSecondReady = &wire.ProtocolError{Msg: "fuseraft sent ready a second time in one session (one process is one session)"}
 
 // errEndOfInput stops reading input at fuseraft's own end-of-input line.
 var errEndOfInput = errors.New("end of input")
@@ -781,6 +872,38 @@ func (ss *session) refuseNotText(ev wire.Event) {
 	ss.denyMu.Unlock()
 }
 
+// stdoutGone acts, once, on stdout's reader having gone away: nobody can see a prompt any more,
+// so the pending ones and every later one are denied; what runs is interrupted (an interrupt
+// line, sent after the denials), and input ends,
+// so that the session ends (the caller gives it --grace). It reports whether something was
+// interrupted.
+func (ss *session) stdoutGone() bool {
+	if ss.outGone.Swap(true) {
+		return false
+	}
+	ss.denyGone()
+	running := ss.running()
+	if running {
+		// As a line, after the denials: a signal could cancel the turn before fuseraft reads
+		// them, and a REPL would take an answer read after its prompt's turn for a message.
+		ss.pump.Gate.Push(wire.Input{Line: wire.Interrupt(), Type: wire.TypeInterrupt})
+	}
+	ss.pump.Abort()
+	return running
+}
+
+// denyGone denies the prompts nobody has answered, once stdout's reader has gone.
+func (ss *session) denyGone() {
+	ss.denyMu.Lock()
+	defer ss.denyMu.Unlock()
+	if n := ss.pump.DenyUnanswered("stdout was closed: nobody reads the session any more"); n > 0 {
+		if ss.goneDenied.Add(int64(n)) == int64(n) {
+			ss.warnf("stdout was closed while a prompt waited for its answer: denied, and the session ends")
+		}
+	}
+	ss.denied = ss.asked // a limit breached later has nothing left to deny
+}
+
 // denyLocked answers the pending prompt of kind k with a denial (a skip for a question), unless
 // this session denied it already. denyMu is held.
 func (ss *session) denyLocked(k int) {
@@ -855,6 +978,11 @@ func (ss *session) limitLine(line []byte) (_ []byte, ok bool) {
 	}
 	if br := ss.o.budget.BeforeTurn(); br != nil {
 		ss.breach(br)
+		if !ss.running() {
+			// The Gate took this message for a turn that will now never start, and holds
+			// what comes after it for that turn: input ends here, whatever it does.
+			ss.pump.Abort()
+		}
 		return nil, false
 	}
 	return line, true

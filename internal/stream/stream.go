@@ -67,11 +67,26 @@ second one within 2 seconds ends the session (exit 130). SIGTERM and SIGHUP end 
 
 END OF INPUT
 When input ends, fr-stream closes fuseraft's stdin and waits for it to finish: a REPL makes
-one more model call before session_end. After --grace it stops fuseraft. Input ends at end of
+one more model call before session_end. After --grace it stops fuseraft. Once fuseraft has
+exited, what it wrote is read to the end, however long that takes; when something it started
+still holds its output open, fr-stream stops reading once that has stayed empty for --drain. Input ends at end of
 file of stdin or of a regular --input file; at a {"type":"user_input","text":null} line
 (fuseraft's own end-of-input line); or on SIGTERM. A named pipe given to --input is held
 open, so writers may come and go (one writing approvals, another messages) without ending the
 session; with --input-eof the first end of file ends input instead.
+
+A CLOSED STDOUT
+A reader of stdout that goes away (| head -1, or a consumer that crashed) is noticed at once
+when stdout is a pipe or a socket, even while fr-stream has nothing to write (it waits for the
+answer to a prompt); elsewhere at the next write. Nobody can answer a prompt any more, so
+fr-stream denies the pending one and every later one itself, interrupts what runs, ends input,
+and gives fuseraft --grace to end the session. It exits 0 when no prompt was pending, 1 when
+one had to be denied.
+
+ONE SESSION
+One fuseraft process is one session, with one ready. A second ready would leave answers
+written for the prompts before it to be read for those after it: fr-stream stops fuseraft and
+exits 3 instead.
 
 BOUNDED INPUT
 At most 1024 input lines are held (waiting for a turn to end or for a prompt's answer): past
@@ -98,17 +113,21 @@ concurrent runs lose nothing; each run goes past a limit by at most the turn it 
 Without a --max-* flag it only keeps the totals.
 
 EXIT STATUS
-  0    repl: the session ended with session_end
+  0    repl: the session ended with session_end; or stdout's reader went away with no
+       prompt pending
   N    run: the result event's exitCode (0 when the run succeeded)
   1    fuseraft ended before ready (its message on stderr), died mid-session, or did not
-       finish within --grace of the end of input
+       finish within --grace of the end of input; stdout's reader went away while a prompt
+       waited for its answer (fr-stream denied it); fuseraft could not be started for the
+       machine's reasons (no file descriptors or memory left: the system's error on stderr)
   N    run: a run that failed before it started (only a result, sessionId null): its
        exitCode, or 1; its errorMessage on stderr
   2    usage error (an empty TASK, an unset $TASK, too), or an input line over 256 MiB
-  3    fuseraft speaks an unsupported protocolVersion (see --any-version)
+  3    fuseraft speaks an unsupported protocolVersion (see --any-version), or sends ready a
+       second time in one session
   6    stopped by a limit: --max-turns, --max-tokens, --max-duration, --max-cost (or a
        --budget-file that cannot be read or written)
-  10   fuseraft not found
+  10   fuseraft not found (not on PATH, or the file is missing)
   130  the session was ended by the user (a second Ctrl-C)
 
 ENVIRONMENT
@@ -141,6 +160,7 @@ func commonFlags() []cli.Flag {
 		cmdutil.ColorFlag("colour in pretty output"),
 		&cli.BoolFlag{Name: "timestamps", Usage: "in pretty output, start lines with the time their event arrived"},
 		&cli.DurationFlag{Name: "grace", Value: 60 * time.Second, Usage: "how long (a `DURATION`, e.g. 90s) to wait for fuseraft to finish after input ends or SIGTERM, before stopping it"},
+		&cli.DurationFlag{Name: "drain", Value: 10 * time.Second, Usage: "once fuseraft has exited, its output is read to the end; when something it started holds that open, stop reading after it has stayed empty for `DURATION`"},
 		&cli.BoolFlag{Name: "any-version", Usage: "go on, with a warning, when fuseraft speaks an unsupported protocolVersion"},
 		&cli.StringFlag{Name: "fuseraft", Usage: "the fuseraft binary `PATH` (default: $FUSERAFT_BIN, else fuseraft on PATH)"},
 		&cli.StringFlag{Name: "record-input", Usage: "write each line sent to fuseraft to `FILE` (for fr-report --input-log: a chat's own messages)"},
@@ -253,11 +273,15 @@ func options(c *cli.Context, s cmdutil.Streams, mode string, extra []string) (*s
 		input:      c.String("input"),
 		inputOnce:  c.Bool("input-eof"),
 		grace:      c.Duration("grace"),
+		drain:      c.Duration("drain"),
 		anyVersion: c.Bool("any-version"),
 		maxLine:    c.Int("max-input-line"),
 	}
 	if o.grace < 0 {
 		return nil, cmdutil.Usagef("--grace must not be negative")
+	}
+	if o.drain < 0 {
+		return nil, cmdutil.Usagef("--drain must not be negative")
 	}
 	if o.inputOnce && (o.input == "" || o.input == "-") {
 		return nil, cmdutil.WithHint(cmdutil.Usagef("--input-eof needs --input PATH"), "stdin always ends input at end of file")

@@ -3,12 +3,14 @@
 package stream
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -143,11 +145,18 @@ var (
 var scriptEnv = []string{"PATH", "HOME", "TMPDIR", "WORK", "FUSERAFT_BIN", "FRSIM_PACE",
 	"FRSIM_FAULTS", "FRSIM_RECORD", "FRSIM_SCENARIO", "SLOW", "CODE", "GORACE"}
 
-// start OUT ERR CMD ARGS...: start CMD in the background with stdout and stderr in files, so
-// a script can watch them grow. It is killed when the script ends, passed or failed.
+// start [-closeat REGEXP] OUT ERR CMD ARGS...: start CMD in the background with stdout and
+// stderr in files, so a script can watch them grow. It is killed when the script ends, passed
+// or failed. With -closeat, stdout is a pipe whose reader copies lines to OUT and goes away
+// after the first line that matches REGEXP, as a consumer that crashed or had enough.
 func cmdStart(ts *testscript.TestScript, neg bool, args []string) {
+	var closeAt *regexp.Regexp
+	if len(args) > 1 && args[0] == "-closeat" {
+		closeAt = regexp.MustCompile(args[1])
+		args = args[2:]
+	}
 	if len(args) < 3 {
-		ts.Fatalf("usage: start OUT ERR CMD [ARGS...]")
+		ts.Fatalf("usage: start [-closeat REGEXP] OUT ERR CMD [ARGS...]")
 	}
 	bin := args[2]
 	for _, dir := range filepath.SplitList(ts.Getenv("PATH")) {
@@ -166,9 +175,32 @@ func cmdStart(ts *testscript.TestScript, neg bool, args []string) {
 	errf, err := os.Create(ts.MkAbs(args[1]))
 	ts.Check(err)
 	cmd.Stdout, cmd.Stderr = out, errf
+	var pr *os.File
+	if closeAt != nil {
+		var pw *os.File
+		pr, pw, err = os.Pipe()
+		ts.Check(err)
+		defer pw.Close()
+		cmd.Stdout = pw
+	}
 	ts.Check(cmd.Start())
-	out.Close()
 	errf.Close()
+	if pr != nil {
+		go func() {
+			defer out.Close()
+			defer pr.Close()
+			sc := bufio.NewScanner(pr)
+			sc.Buffer(nil, 1<<20)
+			for sc.Scan() {
+				fmt.Fprintf(out, "%s\n", sc.Bytes())
+				if closeAt.Match(sc.Bytes()) {
+					return
+				}
+			}
+		}()
+	} else {
+		out.Close()
+	}
 	st := &started{cmd: cmd, done: make(chan struct{})}
 	go func() { st.err = cmd.Wait(); close(st.done) }()
 	startedMu.Lock()

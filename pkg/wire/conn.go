@@ -380,6 +380,7 @@ func (c *Conn) read(l link) error {
 	}
 	defer helloTimer.Stop()
 	replaced := false
+	sawReady := false
 	bt := batcher{free: c.free}
 	// fail hands on the lines read before err, then returns it.
 	fail := func(err error) error {
@@ -411,6 +412,14 @@ func (c *Conn) read(l link) error {
 			if err := c.checkHello(ln); err != nil {
 				return fail(err)
 			}
+		}
+		if ln.Kind == EventLine && ln.Type == TypeReady && c.daemon == nil && c.gate.mode != Serve {
+			// One process (or stream) is one session: after a second ready, an answer
+			// written for a prompt before it could be read for one after it.
+			if sawReady {
+				return fail(&ProtocolError{Msg: "a second ready in one session (one process is one session)"})
+			}
+			sawReady = true
 		}
 		if ln.Kind == EventLine {
 			// The Gate learns of a prompt before anyone can answer it.

@@ -85,8 +85,15 @@ type Decision struct {
 // turn ends (message_end, cancelled, error, session_end, result) or the shell escape does
 // (shell_end). While a turn runs and no prompt is pending, an interrupt and a user_input that
 // is one of the ready event's midTurnCommands ("/model x" when "/model" is listed) go at once,
-// ahead of the held messages. A ready event starts from a clean state. In Bridge mode only
-// answers and interrupts are sent; anything else is dropped.
+// ahead of the held messages. In Bridge mode only answers and interrupts are sent; anything
+// else is dropped.
+//
+// ready is the handshake of one process, and one process is one session: a second ready from
+// the same process (or stream) breaks the contract, since the answers written for the prompts
+// before it could be read by fuseraft for those after it. A client must stop there rather than
+// guess (a Conn returns a *ProtocolError, fr-stream exits 3), and not feed it to the Gate. A
+// Gate fed a ready again (a new connection over a transport that reconnects) starts from a
+// clean state: every prompt still pending is void.
 type Gate struct {
 	mu      sync.Mutex
 	mode    Mode
@@ -463,6 +470,30 @@ func (g *Gate) Deny(why string) {
 			g.denying = "nothing more is sent"
 		}
 	}
+}
+
+// DenyUnanswered is Deny(why), and answers every pending prompt that has no answer yet with a
+// denial (a skip for a question), each paired with its own prompt: for a client that can no
+// longer ask anyone (its reader has gone). It returns how many prompts it answered.
+func (g *Gate) DenyUnanswered(why string) int {
+	g.Deny(why)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n := 0
+	for _, p := range g.prompts {
+		k := promptKind(p.typ)
+		if p.void != "" || p.seq <= g.answered[k] {
+			continue
+		}
+		in := Input{Line: ApprovalResponse(false), Type: TypeApprovalResponse}
+		if k == 1 {
+			in = Input{Line: QuestionResponse(nil), Type: TypeQuestionResponse}
+		}
+		g.answered[k] = p.seq
+		g.queue = append(g.queue, queued{in: in, seq: p.seq})
+		n++
+	}
+	return n
 }
 
 // denied is an answer as it may go: a denial or a skip once Deny was called (g.mu held).

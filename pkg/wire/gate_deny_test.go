@@ -1,6 +1,9 @@
 package wire
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // After Deny nothing is approved: answers queued before, and pushed after, go as denials (or
 // skips), still one per prompt; tasks and messages are dropped wherever they wait; interrupts
@@ -47,5 +50,43 @@ func TestGateDeny(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { runPairs(t, tt.mode, tt.steps) })
+	}
+}
+
+// DenyUnanswered answers each pending prompt that has no answer yet, once, with a denial paired
+// with it; a prompt already answered keeps its one answer (as a denial now), and nothing is
+// answered twice.
+func TestGateDenyUnanswered(t *testing.T) {
+	g := NewGate(Stdio)
+	g.Observe(Event{Type: TypeReady, Raw: []byte(`{"type":"ready","protocolVersion":1,"midTurnCommands":[]}`)})
+	g.Observe(Event{Type: TypeTurnStart, Raw: []byte(`{"type":"turn_start","text":null}`)})
+	if n := g.DenyUnanswered("nobody reads"); n != 0 {
+		t.Fatalf("nothing pending, %d answered", n)
+	}
+	g.Observe(Event{Type: TypeApproval, Raw: []byte(shellPrompt)})
+	in, _ := ParseInput([]byte(allow))
+	g.Push(in) // answered already
+	g.Observe(Event{Type: TypeApproval, Raw: []byte(shellPrompt)})
+	g.Observe(Event{Type: TypeQuestion, Raw: []byte(question)})
+	if n := g.DenyUnanswered("nobody reads"); n != 2 {
+		t.Fatalf("DenyUnanswered = %d, want 2 (the second approval, the question)", n)
+	}
+	if n := g.DenyUnanswered("nobody reads"); n != 0 {
+		t.Fatalf("again: %d, want 0", n)
+	}
+	var sent []string
+	for {
+		d, ok := g.Next()
+		if !ok {
+			break
+		}
+		if d.Action != Send {
+			t.Fatalf("dropped %s: %s", d.Input.Line, d.Reason)
+		}
+		sent = append(sent, string(d.Input.Line))
+	}
+	want := []string{deny, deny, `{"type":"question_response","answer":null}`}
+	if strings.Join(sent, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("sent %q, want %q", sent, want)
 	}
 }

@@ -1,6 +1,6 @@
 //go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
-package attach
+package liveio
 
 import (
 	"bytes"
@@ -8,13 +8,15 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/fuseraft/fr/internal/testkit"
 )
 
 // stdout that is a pipe is watched: its reader going away is noticed with nothing written, and
 // the watcher ends when stopped.
 func TestWatchStdout(t *testing.T) {
-	if g, stop := watchStdout(&bytes.Buffer{}); g != nil {
+	if g, stop := WatchStdout(&bytes.Buffer{}); g != nil {
 		t.Error("a buffer is watched")
 		stop()
 	}
@@ -23,7 +25,7 @@ func TestWatchStdout(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if g, stop := watchStdout(f); g != nil {
+	if g, stop := WatchStdout(f); g != nil {
 		t.Error("a regular file is watched")
 		stop()
 	}
@@ -33,7 +35,7 @@ func TestWatchStdout(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pw.Close()
-	gone, stop := watchStdout(pw)
+	gone, stop := WatchStdout(pw)
 	defer stop()
 	if gone == nil {
 		t.Skip("stdout cannot be watched here")
@@ -46,7 +48,7 @@ func TestWatchStdout(t *testing.T) {
 	pr.Close()
 	select {
 	case <-gone:
-	case <-testkit.After(2 * time.Second):
+	case <-testkit.After(20 * time.Second):
 		t.Fatal("the reader going away was not noticed")
 	}
 
@@ -56,7 +58,7 @@ func TestWatchStdout(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pw2.Close()
-	gone2, stop2 := watchStdout(pw2)
+	gone2, stop2 := WatchStdout(pw2)
 	stop2()
 	time.Sleep(2 * watchPollMillis * time.Millisecond)
 	pr2.Close()
@@ -64,5 +66,32 @@ func TestWatchStdout(t *testing.T) {
 	case <-gone2:
 		t.Error("a stopped watcher still reported")
 	case <-time.After(2 * watchPollMillis * time.Millisecond):
+	}
+}
+
+// stdout that is a socket (a consumer at the other end of a socketpair, as a supervisor
+// connects it) is watched too: its peer closing is noticed with nothing written.
+func TestWatchStdoutSocket(t *testing.T) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours, peer := os.NewFile(uintptr(fds[0]), "out"), os.NewFile(uintptr(fds[1]), "peer")
+	defer ours.Close()
+	gone, stop := WatchStdout(ours)
+	defer stop()
+	if gone == nil {
+		t.Fatal("a socket is not watched")
+	}
+	select {
+	case <-gone:
+		t.Fatal("gone with its peer still there")
+	case <-time.After(300 * time.Millisecond):
+	}
+	peer.Close()
+	select {
+	case <-gone:
+	case <-testkit.After(20 * time.Second):
+		t.Fatal("the peer going away was not noticed")
 	}
 }

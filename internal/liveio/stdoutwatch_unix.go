@@ -1,6 +1,6 @@
 //go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
-package attach
+package liveio
 
 import (
 	"errors"
@@ -11,15 +11,17 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// watchPollMillis bounds each poll, so that the watcher notices stop soon after fr-attach ends.
+// watchPollMillis bounds each poll, so that the watcher notices stop soon after it is called.
 const watchPollMillis = 250
 
-// watchStdout watches out when it is a pipe and closes the returned channel once the pipe's
-// reader has gone away (| head -1 having read enough), so that fr-attach need not wait for its
-// next write to learn it. A pipe whose readers are all gone reports POLLERR, even to a poll
-// asking for no events. The channel is nil (never ready) when out is not a pipe. stop ends the
-// watcher; call it when fr-attach ends.
-func watchStdout(out io.Writer) (gone <-chan struct{}, stop func()) {
+// WatchStdout watches out when it is a pipe or a socket and closes the returned channel once
+// its reader has gone away (| head -1 having read enough, a consumer that crashed), so that a
+// command that has nothing to write (it waits for the answer to a prompt, or for a daemon)
+// need not wait for its next write to learn it. A pipe whose readers are all gone reports
+// POLLERR, and a socket whose peer has closed POLLHUP, even to a poll asking for no events.
+// The channel is nil (never ready) when out is neither, or cannot be watched here. stop ends
+// the watcher; call it when the command ends.
+func WatchStdout(out io.Writer) (gone <-chan struct{}, stop func()) {
 	f, ok := out.(*os.File)
 	if !ok {
 		return nil, func() {}
@@ -28,11 +30,14 @@ func watchStdout(out io.Writer) (gone <-chan struct{}, stop func()) {
 	if err != nil {
 		return nil, func() {}
 	}
-	isPipe := false
+	watched := false
 	if rc.Control(func(fd uintptr) {
 		var st unix.Stat_t
-		isPipe = unix.Fstat(int(fd), &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFIFO
-	}) != nil || !isPipe {
+		if unix.Fstat(int(fd), &st) == nil {
+			m := st.Mode & unix.S_IFMT
+			watched = m == unix.S_IFIFO || m == unix.S_IFSOCK
+		}
+	}) != nil || !watched {
 		return nil, func() {}
 	}
 	ch := make(chan struct{})
@@ -56,7 +61,7 @@ func watchStdout(out io.Writer) (gone <-chan struct{}, stop func()) {
 			if err != nil || broken {
 				return
 			}
-			if closed {
+			if closed && !stopped.Load() {
 				close(ch)
 				return
 			}
