@@ -193,7 +193,7 @@ func newApp(s cmdutil.Streams, extra []string) *cli.App {
 				if c.Bool("questions") {
 					o.env = append(o.env, "FUSERAFT_VSCODE_QUESTIONS=1")
 				}
-				return runSession(c.Context, s, o)
+				return start(c, s, o)
 			},
 		},
 		{
@@ -237,14 +237,14 @@ func newApp(s cmdutil.Streams, extra []string) *cli.App {
 					o.fuseraftArgs = append(o.fuseraftArgs, "-c", cfg, c.Args().First())
 				}
 				o.fuseraftArgs = append(o.fuseraftArgs, extra...)
-				return runSession(c.Context, s, o)
+				return start(c, s, o)
 			},
 		},
 	}
 	return cmdutil.Finish(app)
 }
 
-// options reads the flags every command shares.
+// options reads and checks the flags every command shares; start looks for fuseraft.
 func options(c *cli.Context, s cmdutil.Streams, mode string, extra []string) (*sessionOptions, error) {
 	o := &sessionOptions{
 		mode:       mode,
@@ -278,12 +278,18 @@ func options(c *cli.Context, s cmdutil.Streams, mode string, extra []string) (*s
 		return nil, err
 	}
 	o.budget = lim
+	return o, nil
+}
+
+// start looks for fuseraft and runs the session. It comes after every check of the command
+// line, so that a usage error is reported as one (exit 2) whether or not fuseraft is found.
+func start(c *cli.Context, s cmdutil.Streams, o *sessionOptions) error {
 	bin, err := cmdutil.FindFuseraft(c.String("fuseraft"), s.Env)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	o.bin = bin
-	return o, nil
+	return runSession(c.Context, s, o)
 }
 
 // splitArgs takes the arguments after the first "--" of a repl or run command line, which go
