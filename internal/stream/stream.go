@@ -24,7 +24,7 @@ var stdoutIsTerminal = func(w io.Writer) bool { return cmdutil.IsTerminal(w) }
 func Run(ctx context.Context, s cmdutil.Streams, args []string) int {
 	args, extra := splitArgs(args)
 	app := newApp(s, extra)
-	return cmdutil.RunApp(ctx, app, s, cmdutil.Intersperse(app, args))
+	return cmdutil.RunApp(ctx, app, s, args)
 }
 
 // App returns fr-stream's complete command definition (for help and man pages).
