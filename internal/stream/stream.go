@@ -172,11 +172,15 @@ func newApp(s cmdutil.Streams, extra []string) *cli.App {
 			Flags: append([]cli.Flag{
 				&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "the model `ID` (see 'fr-ls models')"},
 				&cli.StringFlag{Name: "resume", Aliases: []string{"r"}, Usage: "continue the chat with session `ID` (see 'fr-ls repl-sessions')"},
-				&cli.BoolFlag{Name: "questions", Usage: "let the agent ask questions (sets FUSERAFT_VSCODE_QUESTIONS=1); answer them with question_response lines"},
+				&cli.BoolFlag{Name: "questions", Usage: "let the agent ask questions (sets FUSERAFT_VSCODE_QUESTIONS=1), as it may by default in a chat on a terminal; answer them with question_response lines"},
+				&cli.BoolFlag{Name: "no-questions", Usage: "do not let the agent ask questions, not even in a chat on a terminal"},
 			}, commonFlags()...),
 			Action: func(c *cli.Context) error {
 				if c.Args().Len() > 0 {
 					return cmdutil.WithHint(cmdutil.Usagef("unexpected argument %q", c.Args().First()), "send messages on stdin or --input; pass fuseraft arguments after --")
+				}
+				if c.Bool("questions") && c.Bool("no-questions") {
+					return cmdutil.WithHint(cmdutil.Usagef("--questions and --no-questions cannot be combined"), "see 'fr-stream repl --help'")
 				}
 				o, err := options(c, s, "repl", extra)
 				if err != nil {
@@ -190,7 +194,8 @@ func newApp(s cmdutil.Streams, extra []string) *cli.App {
 					o.fuseraftArgs = append(o.fuseraftArgs, "--resume", r)
 				}
 				o.fuseraftArgs = append(o.fuseraftArgs, extra...)
-				if c.Bool("questions") {
+				// In a chat the person at the terminal can always answer.
+				if c.Bool("questions") || (!c.Bool("no-questions") && interactive(s, o)) {
 					o.env = append(o.env, "FUSERAFT_VSCODE_QUESTIONS=1")
 				}
 				return start(c, s, o)
