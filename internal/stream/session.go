@@ -110,6 +110,8 @@ type session struct {
 	// (approval_request, question), under denyMu.
 	denyMu        sync.Mutex
 	asked, denied [2]int
+	// The prompts nothing can answer once input has ended, said on stderr.
+	unanswered unanswered
 }
 
 // running says a turn (repl) or the run is going on, so there is something to interrupt.
@@ -275,6 +277,7 @@ func runSession(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error
 		if err == nil && held > 0 {
 			ss.warnf("input ended with %d line(s) still held (for the answer to a prompt, or for the end of a turn); they were not sent", held)
 		}
+		ss.unanswered.end(ss)
 		// A send error means fuseraft's stdin is gone (it exited); its exit is reported below.
 		ss.closeStdin()
 		close(inputDone)
@@ -680,6 +683,7 @@ func (ss *session) take(b []byte, st *stdoutState, protoBad chan struct{}) (ev w
 	} else {
 		ss.pump.Observe(ev)
 	}
+	ss.unanswered.observe(ss, ev)
 	return ev, true, false
 }
 
