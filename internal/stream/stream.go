@@ -53,7 +53,8 @@ ON A TERMINAL
 With stdin and stdout both terminals, pretty output (the default there; --format jsonl keeps
 the plain stream) and no --input, the session is a chat: events are rendered above an input
 line, and a line typed there is a message (in a run, which reads no messages, it is not sent).
-A reply shows as it is streamed. While an approval waits the input line asks 'allow? [y/N]':
+A reply shows as it is streamed. The agent may ask questions there without --questions
+(--no-questions stops it). While an approval waits the input line asks 'allow? [y/N]':
 y or yes allows, n, no or an empty line denies, anything else is asked again; a file write's
 diff is cut after 200 lines, and d shows it whole in $PAGER (else less). A question lists its
 options by number: answer with a number, an option's text, your own text where the question
@@ -66,7 +67,9 @@ second one within 2 seconds ends the session (exit 130). SIGTERM and SIGHUP end 
 
 END OF INPUT
 When input ends, fr-stream closes fuseraft's stdin and waits for it to finish: a REPL makes
-one more model call before session_end. After --grace it stops fuseraft. Input ends at end of
+one more model call before session_end. Nothing can answer a prompt then: fuseraft denies
+the one pending and every later one (skips a question), and fr-stream says so on stderr,
+one line each ("input has ended and nobody can answer ..."), as fr-attach does. After --grace it stops fuseraft. Input ends at end of
 file of stdin or of a regular --input file; at a {"type":"user_input","text":null} line
 (fuseraft's own end-of-input line); or on SIGTERM. A named pipe given to --input is held
 open, so writers may come and go (one writing approvals, another messages) without ending the
