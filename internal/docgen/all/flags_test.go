@@ -134,3 +134,40 @@ func TestFlagsBeforeAndAfterTheSubcommand(t *testing.T) {
 		t.Fatalf("only %d flags of subcommands tried", n)
 	}
 }
+
+// A flag written before its subcommand is read (does it take a value?) from the first
+// definition of its name below: within a command every definition of a name must agree.
+func TestFlagNamesAgreeOnValues(t *testing.T) {
+	for _, app := range Apps() {
+		if app.SkipFlagParsing {
+			continue
+		}
+		takes := map[string]bool{}
+		where := map[string]string{}
+		var check func(at string, flags []cli.Flag)
+		check = func(at string, flags []cli.Flag) {
+			for _, f := range flags {
+				v := true
+				if d, ok := f.(cli.DocGenerationFlag); ok {
+					v = d.TakesValue()
+				}
+				for _, n := range f.Names() {
+					if w, seen := where[n]; seen && takes[n] != v {
+						t.Errorf("%s: -%s takes a value in %s (%v) but not in %s (%v)", app.Name, n, w, takes[n], at, v)
+					}
+					takes[n], where[n] = v, at
+				}
+			}
+		}
+		check(app.Name, app.Flags)
+		var walk func(path string, cmds []*cli.Command)
+		walk = func(path string, cmds []*cli.Command) {
+			for _, c := range cmds {
+				p := path + " " + c.Name
+				check(p, c.Flags)
+				walk(p, c.Subcommands)
+			}
+		}
+		walk(app.Name, app.Commands)
+	}
+}
