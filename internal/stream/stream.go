@@ -22,7 +22,7 @@ var stdoutIsTerminal = func(w io.Writer) bool { return cmdutil.IsTerminal(w) }
 
 // Run runs fr-stream with args (args[0] is the program name) and returns its exit code.
 func Run(ctx context.Context, s cmdutil.Streams, args []string) int {
-	args, extra := splitArgs(args)
+	args, extra := splitArgs(newApp(s, nil), args)
 	app := newApp(s, extra)
 	return cmdutil.RunApp(ctx, app, s, args)
 }
@@ -301,15 +301,18 @@ func start(c *cli.Context, s cmdutil.Streams, o *sessionOptions) error {
 }
 
 // splitArgs takes the arguments after the first "--" of a repl or run command line, which go
-// to fuseraft unchanged; flags may come anywhere in the rest (cmdutil.Intersperse).
-func splitArgs(args []string) (rest, extra []string) {
-	if len(args) < 2 || (args[1] != "repl" && args[1] != "run") {
-		return args, nil
-	}
+// to fuseraft unchanged; flags may come anywhere in the rest, before the command too, as app
+// reads them (cmdutil.Intersperse).
+func splitArgs(app *cli.App, args []string) (rest, extra []string) {
 	for i, a := range args {
-		if a == "--" {
-			return args[:i], append([]string{}, args[i+1:]...)
+		if a != "--" {
+			continue
 		}
+		head := cmdutil.Intersperse(app, args[:i])
+		if len(head) < 2 || (head[1] != "repl" && head[1] != "run") {
+			return args, nil
+		}
+		return args[:i], append([]string{}, args[i+1:]...)
 	}
 	return args, nil
 }
