@@ -59,9 +59,9 @@ type level struct {
 // repl` is `fr-stream repl --fuseraft X`). Which flags take a value is read from those
 // definitions (for a flag before its subcommand, from the first definition of it among the
 // subcommands below), never from a second list. A flag no level defines stays with the level
-// it was written at, whose error then names it. The flags of a level keep their order. Everything after
-// `--` is an argument; the arguments come after a `--` then, so one that starts with a dash
-// stays an argument. A subcommand that parses its own arguments (SkipFlagParsing) gets them
+// it was written at, whose error then names it. The flags of a level keep their order.
+// Everything after `--` is an argument; the arguments come after a `--` then, so one that
+// starts with a dash stays an argument. A subcommand that parses its own arguments (SkipFlagParsing) gets them
 // as they are. A command line that asks for a subcommand's help (--help, -h) is that: its
 // arguments are dropped. An app that parses its own arguments gets them as they are.
 func Intersperse(app *cli.App, args []string) []string {

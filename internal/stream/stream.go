@@ -67,13 +67,14 @@ second one within 2 seconds ends the session (exit 130). SIGTERM and SIGHUP end 
 
 END OF INPUT
 When input ends, fr-stream closes fuseraft's stdin and waits for it to finish: a REPL makes
-one more model call before session_end. Nothing can answer a prompt then: fuseraft denies
-the one pending and every later one (skips a question), and fr-stream says so on stderr,
-one line each ("input has ended and nobody can answer ..."), as fr-attach does. After --grace it stops fuseraft. Input ends at end of
-file of stdin or of a regular --input file; at a {"type":"user_input","text":null} line
-(fuseraft's own end-of-input line); or on SIGTERM. A named pipe given to --input is held
-open, so writers may come and go (one writing approvals, another messages) without ending the
-session; with --input-eof the first end of file ends input instead.
+one more model call before session_end. After --grace it stops fuseraft. Nothing can answer
+a prompt then: fuseraft denies the one pending and every later one (skips a question), and
+fr-stream says so on stderr, one line each ("input has ended and nobody can answer ..."), as
+fr-attach does. Input ends at end of file of stdin or of a regular --input file; at a
+{"type":"user_input","text":null} line (fuseraft's own end-of-input line); or on SIGTERM. A
+named pipe given to --input is held open, so writers may come and go (one writing approvals,
+another messages) without ending the session; with --input-eof the first end of file ends
+input instead.
 
 BOUNDED INPUT
 At most 1024 input lines are held (waiting for a turn to end or for a prompt's answer): past
