@@ -34,7 +34,7 @@ func Run(ctx context.Context, s cmdutil.Streams, args []string) int {
 		defer debug.SetGCPercent(debug.SetGCPercent(400))
 	}
 	app := App(s)
-	return cmdutil.RunApp(ctx, app, s, cmdutil.Intersperse(app, args))
+	return cmdutil.RunApp(ctx, app, s, args)
 }
 
 // lookup returns the value of a flag set on the command or any parent.

@@ -219,7 +219,7 @@ func TestReorderArgs(t *testing.T) {
 		{"fr-approve --policy p.yaml", "fr-approve --policy p.yaml"},
 		{"fr-approve check run.jsonl --policy p.yaml", "fr-approve check --policy p.yaml run.jsonl"},
 		{"fr-approve check a b --format=table -p p.yaml", "fr-approve check --format=table -p p.yaml a b"},
-		{"fr-approve --root /r check a --fail-on-deny", "fr-approve --root /r check --fail-on-deny a"},
+		{"fr-approve --root /r check a --fail-on-deny", "fr-approve check --root /r --fail-on-deny a"},
 		{"fr-approve check a -- --policy", "fr-approve check -- a --policy"},
 		{"fr-approve verify-audit audit.log --head H", "fr-approve verify-audit --head H audit.log"},
 		{"fr-approve test x.yaml -v", "fr-approve test -v x.yaml"},

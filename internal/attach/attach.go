@@ -275,11 +275,15 @@ func parseOptions(c *cli.Context, s cmdutil.Streams) (options, error) {
 	o.color = cmdutil.UseColor(c.String("color"), s.Env, outTTY)
 	l, err := parseLimits(c, s)
 	o.limits = l
-	return o, err
+	if err != nil {
+		return o, err
+	}
+	return o, defaultSocket(s, &o.target)
 }
 
 // parseTarget reads where the daemon is and how to authenticate: --socket or --url (else the
-// socket derived from the working directory), the token, the client id and the CA.
+// socket derived from the working directory, by defaultSocket), the token, the client id and
+// the CA.
 func parseTarget(c *cli.Context, s cmdutil.Streams, o *options) error {
 	t := &o.target
 	t.ping = c.Duration("ping-interval")
@@ -331,11 +335,19 @@ func parseTarget(c *cli.Context, s cmdutil.Streams, o *options) error {
 		t.clientID = "fr-attach-" + hex.EncodeToString(b[:])
 		o.randomID = true
 	}
-	if t.url == "" && t.socket == "" {
-		var err error
-		if t.socket, err = wire.DefaultSocketPath(s.Env); err != nil {
-			return cmdutil.WithHint(err, "pass --socket PATH, or set FUSERAFT_HOME (to a shorter directory when the path is too long)")
-		}
+	return nil
+}
+
+// defaultSocket derives the socket from the working directory when neither --socket nor --url
+// is given. It comes after every check of the command line, so that a usage error is reported
+// as one (exit 2) whether or not a socket path can be derived.
+func defaultSocket(s cmdutil.Streams, t *target) error {
+	if t.url != "" || t.socket != "" {
+		return nil
+	}
+	var err error
+	if t.socket, err = wire.DefaultSocketPath(s.Env); err != nil {
+		return cmdutil.WithHint(err, "pass --socket PATH, or set FUSERAFT_HOME (to a shorter directory when the path is too long)")
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/internal/console"
 	"github.com/fuseraft/fr/internal/liveio"
+	"github.com/fuseraft/fr/internal/prompt"
 	"github.com/fuseraft/fr/internal/render"
 	"github.com/fuseraft/fr/internal/units"
 	"github.com/fuseraft/fr/pkg/wire"
@@ -567,13 +568,8 @@ func (a *attacher) follow(ev wire.Event) error {
 		a.lastPrompt, a.lastPromptType = "", "" // a prompt pending after this is a new one
 	}
 	switch ev.Type {
-	case wire.TypeApproval:
-		a.lastPrompt, a.lastPromptType = "an approval_request", ev.Type
-		if r, err := wire.DecodeApprovalRequest(ev.Raw); err == nil {
-			a.lastPrompt += " (" + cmdutil.FirstLine(r.Summary()) + ")"
-		}
-	case wire.TypeQuestion:
-		a.lastPrompt, a.lastPromptType = "a question", ev.Type
+	case wire.TypeApproval, wire.TypeQuestion:
+		a.lastPrompt, a.lastPromptType = prompt.Describe(ev), ev.Type
 	case wire.TypeQueued:
 		var q wire.Queued
 		if ev.Decode(&q) == nil {
@@ -641,10 +637,10 @@ func (a *attacher) pump() error {
 		if a.limitDeny(p) {
 			// Stopped by a limit: denied as nobody's answer could approve it now.
 		} else if p == wire.TypeQuestion {
-			a.warnf("input has ended and nobody can answer %s; skipping it", what)
+			a.warnf("%s", prompt.Unanswered(what, true))
 			a.gate.Answer(wire.Input{Line: wire.QuestionResponse(nil), Type: wire.TypeQuestionResponse})
 		} else {
-			a.warnf("input has ended and nobody can answer %s; denying it", what)
+			a.warnf("%s", prompt.Unanswered(what, false))
 			a.gate.Answer(wire.Input{Line: wire.ApprovalResponse(false), Type: wire.TypeApprovalResponse})
 		}
 		a.lastPrompt, a.lastPromptType = "", ""

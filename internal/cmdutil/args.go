@@ -45,25 +45,37 @@ type level struct {
 	name  string // "" for the app
 	got   []string
 	open  bool // its flags also apply at deeper levels
+	own   bool // it parses its own arguments (SkipFlagParsing): only those after it are its
 }
 
 // Intersperse lets flags follow arguments, as users expect (`fr-dispatch wait ID --timeout
-// 5m`), although urfave/cli stops reading flags at the first argument: it moves every flag in
-// front of the arguments, at the level whose definitions it belongs to (the innermost of the
-// subcommands named first that defines it, else the app: `fr-dispatch wait ID --url U` is
-// `fr-dispatch --url U wait ID`; not the app when OwnFlags marked its flags as its own).
-// Which flags take a value is read from those definitions, never from a second list. A flag
-// no level defines stays with the innermost one, whose error then names it. Everything after
-// `--` is an argument; the arguments come after a `--` then, so one that starts with a dash
-// stays an argument. A subcommand that parses its own arguments (SkipFlagParsing) gets them
+// 5m`), although urfave/cli stops reading flags at the first argument, and lets a
+// subcommand's flags come before the subcommand (`fr-stream --fuseraft fr-sim repl`),
+// although urfave/cli reads there only the app's: it moves every flag in front of the
+// arguments, at the level whose definitions it belongs to. That is the innermost level of the
+// command line that defines it and that it reaches: every subcommand named after it, and the
+// levels it was written at or after, unless OwnFlags marked the app's flags as its own
+// (`fr-dispatch wait ID --url U` is `fr-dispatch --url U wait ID`, `fr-stream --fuseraft X
+// repl` is `fr-stream repl --fuseraft X`). Which flags take a value is read from those
+// definitions (for a flag before its subcommand, from the first definition of it among the
+// subcommands below), never from a second list. A flag no level defines stays with the level
+// it was written at, whose error then names it. The flags of a level keep their order.
+// Everything after `--` is an argument; the arguments come after a `--` then, so one that
+// starts with a dash stays an argument. A subcommand that parses its own arguments (SkipFlagParsing) gets them
 // as they are. A command line that asks for a subcommand's help (--help, -h) is that: its
-// arguments are dropped.
+// arguments are dropped. An app that parses its own arguments gets them as they are.
 func Intersperse(app *cli.App, args []string) []string {
-	if len(args) < 2 {
+	if len(args) < 2 || app.SkipFlagParsing {
 		return args
 	}
 	levels := []*level{{flags: app.Flags, subs: app.Commands, open: appFlagsInherited(app)}}
 	var pos, verbatim []string
+	// the flags, with their values and the level named last before them
+	type flagAt struct {
+		got   []string
+		depth int
+	}
+	var flags []flagAt
 	dashdash := false
 	rest := args[1:]
 	for i := 0; i < len(rest); i++ {
@@ -74,17 +86,21 @@ func Intersperse(app *cli.App, args []string) []string {
 			break
 		}
 		if strings.HasPrefix(a, "-") && a != "-" {
-			l := owner(levels, a)
-			l.got = append(l.got, a)
-			if takesValue(definitions(levels, l, a), a) && i+1 < len(rest) {
-				i++
-				l.got = append(l.got, rest[i])
+			defs := definitions(levels, owner(levels, len(levels)-1, a), a)
+			if !defines(defs, a) && len(pos) == 0 {
+				defs = below(levels[len(levels)-1].subs, a)
 			}
+			got := []string{a}
+			if takesValue(defs, a) && i+1 < len(rest) {
+				i++
+				got = append(got, rest[i])
+			}
+			flags = append(flags, flagAt{got, len(levels) - 1})
 			continue
 		}
 		if len(pos) == 0 {
 			if c := findCommand(levels[len(levels)-1].subs, a); c != nil {
-				levels = append(levels, &level{flags: c.Flags, subs: c.Subcommands, name: a, open: true})
+				levels = append(levels, &level{flags: c.Flags, subs: c.Subcommands, name: a, open: true, own: c.SkipFlagParsing})
 				if c.SkipFlagParsing {
 					verbatim = rest[i+1:]
 					break
@@ -93,6 +109,10 @@ func Intersperse(app *cli.App, args []string) []string {
 			}
 		}
 		pos = append(pos, a)
+	}
+	for _, f := range flags {
+		l := owner(levels, f.depth, f.got[0])
+		l.got = append(l.got, f.got...)
 	}
 	out := []string{args[0]}
 	for _, l := range levels {
@@ -114,20 +134,40 @@ func Intersperse(app *cli.App, args []string) []string {
 	return append(out, pos...)
 }
 
-// owner is the level a flag written after the last of levels belongs to: the innermost that
-// defines it and whose flags reach that far, else the innermost.
-func owner(levels []*level, arg string) *level {
-	last := levels[len(levels)-1]
+// owner is the level a flag written after levels[depth] was named belongs to: the innermost
+// that defines it and that it reaches (one named after it, unless it parses its own
+// arguments; one named before it when the levels from there to depth pass their flags on),
+// else levels[depth].
+func owner(levels []*level, depth int, arg string) *level {
 	for i := len(levels) - 1; i >= 0; i-- {
 		l := levels[i]
-		if i < len(levels)-1 && !l.open {
+		if i < depth && !l.open {
 			break
+		}
+		if i > depth && l.own {
+			continue
 		}
 		if defines(l.flags, arg) {
 			return l
 		}
 	}
-	return last
+	return levels[depth]
+}
+
+// below are the flags of the first of cmds, or of their subcommands, that defines arg: which
+// says whether a flag written before its subcommand takes a value.
+func below(cmds []*cli.Command, arg string) []cli.Flag {
+	for _, c := range cmds {
+		if defines(c.Flags, arg) {
+			return c.Flags
+		}
+	}
+	for _, c := range cmds {
+		if f := below(c.Subcommands, arg); f != nil {
+			return f
+		}
+	}
+	return nil
 }
 
 // definitions are the flags that say whether arg takes a value: its owner's, or when the

@@ -31,6 +31,12 @@ func TestIntersperse(t *testing.T) {
 		{"p wait wait", "p wait wait"},           // the second is an argument
 		{"p x wait --quiet", "p --quiet x wait"}, // not a subcommand after an argument
 		{"p wait a --unknown b", "p wait --unknown a b"},
+		// a subcommand's flags before it are its own, their values read from its definitions
+		{"p --timeout 5m wait a", "p wait --timeout 5m a"},
+		{"p --quiet wait a", "p wait --quiet a"},
+		{"p --head HASH verify log", "p verify --head HASH log"},
+		{"p --url u --timeout=5m wait a --quiet", "p --url u wait --timeout=5m --quiet a"},
+		{"p --nope wait a", "p --nope wait a"}, // nobody's: the app's error names it
 	}
 	for _, tt := range tests {
 		got := strings.Join(Intersperse(app, strings.Fields(tt.in)), " ")
@@ -48,7 +54,7 @@ func TestIntersperseLevels(t *testing.T) {
 				{Name: "verify-audit", Flags: []cli.Flag{&cli.StringFlag{Name: "head"}}},
 				{Name: "check", Flags: []cli.Flag{&cli.StringFlag{Name: "policy", Aliases: []string{"p"}}}},
 				{Name: "scenario", Subcommands: []*cli.Command{{Name: "check", Flags: []cli.Flag{&cli.BoolFlag{Name: "strict"}}}}},
-				{Name: "serve", SkipFlagParsing: true},
+				{Name: "serve", SkipFlagParsing: true, Flags: []cli.Flag{&cli.StringFlag{Name: "socket"}}},
 			},
 		}
 	}
@@ -66,7 +72,14 @@ func TestIntersperseLevels(t *testing.T) {
 		{own, "p scenario check f.yaml --strict", "p scenario check --strict f.yaml"},
 		{own, "p serve --socket s x --y", "p serve --socket s x --y"},
 		{own, "p --audit a serve x", "p --audit a serve x"},
+		{own, "p --socket s serve x", "p --socket s serve x"}, // serve reads only what follows it
 		{own, "p verify-audit audit.log --help", "p verify-audit --help"},
+		{own, "p --head H verify-audit audit.log", "p verify-audit --head H audit.log"},
+		{own, "p --strict scenario check f.yaml", "p scenario check --strict f.yaml"},
+		// check defines it too: its own, which it reads, not the app's
+		{own, "p -p x.yaml check ev.jsonl", "p check -p x.yaml ev.jsonl"},
+		{newApp(), "p -p x.yaml check ev.jsonl", "p check -p x.yaml ev.jsonl"},
+		{newApp(), "p --audit a.log -p x.yaml verify-audit", "p --audit a.log -p x.yaml verify-audit"},
 	}
 	for _, tt := range tests {
 		if got := strings.Join(Intersperse(tt.app, strings.Fields(tt.in)), " "); got != tt.out {

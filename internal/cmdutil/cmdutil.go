@@ -285,13 +285,18 @@ func NewApp(s Streams, name, usage string) *cli.App {
 
 // UsageError is an OnUsageError handler: the flag error becomes exit 2 with a hint, and a
 // flag nobody defines is named with two dashes, with the closest defined one as a suggestion
-// ("unknown flag --formt; did you mean --format?").
+// ("unknown flag --formt; did you mean --format?"): of the command's flags, or before any
+// command, of the app's and its commands' (which may come before them too).
 func UsageError(c *cli.Context, err error, _ bool) error {
 	name := c.App.Name
 	flags := c.App.Flags
 	if c.Command != nil && c.Command.Name != "" && c.Command.Name != c.App.Name {
 		name += " " + c.Command.Name
 		flags = append(append([]cli.Flag{}, c.Command.Flags...), InheritedFlags(c.App)...)
+	} else {
+		for _, cmd := range c.App.Commands {
+			flags = append(flags, cmd.Flags...)
+		}
 	}
 	if bad, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: "); ok {
 		err = errors.New(UnknownFlag(strings.TrimLeft(bad, "-"), flagNames(flags)))
@@ -313,9 +318,10 @@ func CheckTask(what, task string) error {
 }
 
 // RunApp runs app with args (args[0] is the program name) and returns the exit code, printing
-// any error in fr's voice.
+// any error in fr's voice. Every command's flags are read the one way Intersperse says: before
+// or after its subcommand and its arguments.
 func RunApp(ctx context.Context, app *cli.App, s Streams, args []string) int {
-	err := app.RunContext(ctx, args)
+	err := app.RunContext(ctx, Intersperse(app, args))
 	return Report(app.Name, s.Err, err)
 }
 

@@ -107,7 +107,7 @@ func Run(ctx context.Context, s cmdutil.Streams, args []string) int {
 	ctx, stop := cmdutil.Interruptible(ctx)
 	defer stop()
 	app := App(s)
-	return cmdutil.RunApp(ctx, app, s, cmdutil.Intersperse(app, args))
+	return cmdutil.RunApp(ctx, app, s, args)
 }
 
 // App is fr-dispatch's definition: its flags, subcommands and help, for Run and the docs.

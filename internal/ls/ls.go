@@ -29,7 +29,7 @@ func Run(ctx context.Context, s cmdutil.Streams, args []string) int {
 	ctx, stop := cmdutil.Interruptible(ctx)
 	defer stop()
 	app := App(s)
-	return cmdutil.RunApp(ctx, app, s, cmdutil.Intersperse(app, args))
+	return cmdutil.RunApp(ctx, app, s, args)
 }
 
 const description = `fr-ls runs one of fuseraft's resource queries with --json appended (the command line is

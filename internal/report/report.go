@@ -131,7 +131,7 @@ var printers = map[string]printer{
 func Run(ctx context.Context, s cmdutil.Streams, args []string) int {
 	cmdutil.QuietOnClosedStdout(s)
 	app := App(s)
-	return cmdutil.RunApp(ctx, app, s, cmdutil.Intersperse(app, args))
+	return cmdutil.RunApp(ctx, app, s, args)
 }
 
 // App is fr-report's definition: its flags and help, for Run and the docs.

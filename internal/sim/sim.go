@@ -25,7 +25,7 @@ const prog = "fr-sim"
 // Run runs fr-sim with args (args[0] is the program name) and returns its exit code.
 func Run(ctx context.Context, s cmdutil.Streams, args []string) int {
 	app := App(s)
-	return cmdutil.RunApp(ctx, app, s, cmdutil.Intersperse(app, args))
+	return cmdutil.RunApp(ctx, app, s, args)
 }
 
 // env folds the global flags into the environment a mode sees.

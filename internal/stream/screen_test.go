@@ -93,7 +93,8 @@ func TestScreenChatQuestion(t *testing.T) {
 
 func TestScreenChatInterrupt(t *testing.T) {
 	consoletest.EachScreen(t, func(t *testing.T, cols int, color bool, name string) {
-		tm, record := chatOn(t, cols, color)
+		// the second turn is the question's: without questions it ends at once
+		tm, record := chatOn(t, cols, color, "--no-questions")
 		tm.WaitLast("▶ chat", 1, "›")
 		tm.Type("first\r")
 		tm.WaitLast("", 0, "┃ allow? [y/N]")

@@ -125,6 +125,8 @@ type session struct {
 	// taken counts the lines of fuseraft's stdout looked at, so that draining it after
 	// fuseraft exits can tell a reader at work from one waiting for nothing.
 	taken atomic.Int64
+	// The prompts nothing can answer once input has ended, said on stderr.
+	unanswered unanswered
 }
 
 // running says a turn (repl) or the run is going on, so there is something to interrupt.
@@ -293,6 +295,7 @@ func runSession(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error
 		if err == nil && held > 0 {
 			ss.warnf("input ended with %d line(s) still held (for the answer to a prompt, or for the end of a turn); they were not sent", held)
 		}
+		ss.unanswered.end(ss)
 		// A send error means fuseraft's stdin is gone (it exited); its exit is reported below.
 		ss.closeStdin()
 		close(inputDone)
@@ -768,6 +771,7 @@ func (ss *session) take(b []byte, st *stdoutState, protoBad chan struct{}) (ev w
 	if ss.outGone.Load() && wire.ChangesGate(ev.Type) {
 		ss.denyGone()
 	}
+	ss.unanswered.observe(ss, ev)
 	return ev, true, false
 }
 

@@ -22,9 +22,9 @@ var stdoutIsTerminal = func(w io.Writer) bool { return cmdutil.IsTerminal(w) }
 
 // Run runs fr-stream with args (args[0] is the program name) and returns its exit code.
 func Run(ctx context.Context, s cmdutil.Streams, args []string) int {
-	args, extra := splitArgs(args)
+	args, extra := splitArgs(newApp(s, nil), args)
 	app := newApp(s, extra)
-	return cmdutil.RunApp(ctx, app, s, cmdutil.Intersperse(app, args))
+	return cmdutil.RunApp(ctx, app, s, args)
 }
 
 // App returns fr-stream's complete command definition (for help and man pages).
@@ -54,7 +54,8 @@ ON A TERMINAL
 With stdin and stdout both terminals, pretty output (the default there; --format jsonl keeps
 the plain stream) and no --input, the session is a chat: events are rendered above an input
 line, and a line typed there is a message (in a run, which reads no messages, it is not sent).
-A reply shows as it is streamed. While an approval waits the input line asks 'allow? [y/N]':
+A reply shows as it is streamed. The agent may ask questions there without --questions
+(--no-questions stops it). While an approval waits the input line asks 'allow? [y/N]':
 y or yes allows, n, no or an empty line denies, anything else is asked again; a file write's
 diff is cut after 200 lines, and d shows it whole in $PAGER (else less). A question lists its
 options by number: answer with a number, an option's text, your own text where the question
@@ -69,11 +70,15 @@ END OF INPUT
 When input ends, fr-stream closes fuseraft's stdin and waits for it to finish: a REPL makes
 one more model call before session_end. After --grace it stops fuseraft. Once fuseraft has
 exited, what it wrote is read to the end, however long that takes; when something it started
-still holds its output open, fr-stream stops reading once that has stayed empty for --drain. Input ends at end of
-file of stdin or of a regular --input file; at a {"type":"user_input","text":null} line
-(fuseraft's own end-of-input line); or on SIGTERM. A named pipe given to --input is held
-open, so writers may come and go (one writing approvals, another messages) without ending the
-session; with --input-eof the first end of file ends input instead.
+still holds its output open, fr-stream stops reading once that has stayed empty for --drain.
+Nothing can answer
+a prompt then: fuseraft denies the one pending and every later one (skips a question), and
+fr-stream says so on stderr, one line each ("input has ended and nobody can answer ..."), as
+fr-attach does. Input ends at end of file of stdin or of a regular --input file; at a
+{"type":"user_input","text":null} line (fuseraft's own end-of-input line); or on SIGTERM. A
+named pipe given to --input is held open, so writers may come and go (one writing approvals,
+another messages) without ending the session; with --input-eof the first end of file ends
+input instead.
 
 A CLOSED STDOUT
 A reader of stdout that goes away (| head -1, or a consumer that crashed) is noticed at once
@@ -194,11 +199,15 @@ func newApp(s cmdutil.Streams, extra []string) *cli.App {
 			Flags: append([]cli.Flag{
 				&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "the model `ID` (see 'fr-ls models')"},
 				&cli.StringFlag{Name: "resume", Aliases: []string{"r"}, Usage: "continue the chat with session `ID` (see 'fr-ls repl-sessions')"},
-				&cli.BoolFlag{Name: "questions", Usage: "let the agent ask questions (sets FUSERAFT_VSCODE_QUESTIONS=1); answer them with question_response lines"},
+				&cli.BoolFlag{Name: "questions", Usage: "let the agent ask questions (sets FUSERAFT_VSCODE_QUESTIONS=1), as it may by default in a chat on a terminal; answer them with question_response lines"},
+				&cli.BoolFlag{Name: "no-questions", Usage: "do not let the agent ask questions, not even in a chat on a terminal"},
 			}, commonFlags()...),
 			Action: func(c *cli.Context) error {
 				if c.Args().Len() > 0 {
 					return cmdutil.WithHint(cmdutil.Usagef("unexpected argument %q", c.Args().First()), "send messages on stdin or --input; pass fuseraft arguments after --")
+				}
+				if c.Bool("questions") && c.Bool("no-questions") {
+					return cmdutil.WithHint(cmdutil.Usagef("--questions and --no-questions cannot be combined"), "see 'fr-stream repl --help'")
 				}
 				o, err := options(c, s, "repl", extra)
 				if err != nil {
@@ -212,10 +221,11 @@ func newApp(s cmdutil.Streams, extra []string) *cli.App {
 					o.fuseraftArgs = append(o.fuseraftArgs, "--resume", r)
 				}
 				o.fuseraftArgs = append(o.fuseraftArgs, extra...)
-				if c.Bool("questions") {
+				// In a chat the person at the terminal can always answer.
+				if c.Bool("questions") || (!c.Bool("no-questions") && interactive(s, o)) {
 					o.env = append(o.env, "FUSERAFT_VSCODE_QUESTIONS=1")
 				}
-				return runRecorded(c.Context, s, o)
+				return start(c, s, o)
 			},
 		},
 		{
@@ -259,14 +269,14 @@ func newApp(s cmdutil.Streams, extra []string) *cli.App {
 					o.fuseraftArgs = append(o.fuseraftArgs, "-c", cfg, c.Args().First())
 				}
 				o.fuseraftArgs = append(o.fuseraftArgs, extra...)
-				return runRecorded(c.Context, s, o)
+				return start(c, s, o)
 			},
 		},
 	}
 	return cmdutil.Finish(app)
 }
 
-// options reads the flags every command shares.
+// options reads and checks the flags every command shares; start looks for fuseraft.
 func options(c *cli.Context, s cmdutil.Streams, mode string, extra []string) (*sessionOptions, error) {
 	o := &sessionOptions{
 		mode:       mode,
@@ -304,17 +314,23 @@ func options(c *cli.Context, s cmdutil.Streams, mode string, extra []string) (*s
 		return nil, err
 	}
 	o.budget = lim
+	return o, nil
+}
+
+// start looks for fuseraft and runs the session. It comes after every check of the command
+// line, so that a usage error is reported as one (exit 2) whether or not fuseraft is found.
+func start(c *cli.Context, s cmdutil.Streams, o *sessionOptions) error {
 	bin, err := cmdutil.FindFuseraft(c.String("fuseraft"), s.Env)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	o.bin = bin
 	if p := c.String("record-input"); p != "" {
 		if o.record, err = openInputRecord(p); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return o, nil
+	return runRecorded(c.Context, s, o)
 }
 
 // runRecorded runs the session, then closes --record-input's file: a failed write to it
@@ -328,15 +344,18 @@ func runRecorded(ctx context.Context, s cmdutil.Streams, o *sessionOptions) erro
 }
 
 // splitArgs takes the arguments after the first "--" of a repl or run command line, which go
-// to fuseraft unchanged; flags may come anywhere in the rest (cmdutil.Intersperse).
-func splitArgs(args []string) (rest, extra []string) {
-	if len(args) < 2 || (args[1] != "repl" && args[1] != "run") {
-		return args, nil
-	}
+// to fuseraft unchanged; flags may come anywhere in the rest, before the command too, as app
+// reads them (cmdutil.Intersperse).
+func splitArgs(app *cli.App, args []string) (rest, extra []string) {
 	for i, a := range args {
-		if a == "--" {
-			return args[:i], append([]string{}, args[i+1:]...)
+		if a != "--" {
+			continue
 		}
+		head := cmdutil.Intersperse(app, args[:i])
+		if len(head) < 2 || (head[1] != "repl" && head[1] != "run") {
+			return args, nil
+		}
+		return args[:i], append([]string{}, args[i+1:]...)
 	}
 	return args, nil
 }

@@ -26,9 +26,13 @@ func TestSplitArgs(t *testing.T) {
 		{"fr-stream run -c team.yaml - --input in", "fr-stream run -c team.yaml --input in -", ""},
 		{"fr-stream run task -f pretty -r x", "fr-stream run -f pretty -r x task", ""},
 		{"fr-stream other a --b", "fr-stream --b other a", ""},
+		// the command's flags before it
+		{"fr-stream --model m repl -- --flag", "fr-stream repl --model m", "--flag"},
+		{"fr-stream --fuseraft run run -c x t -- a", "fr-stream run --fuseraft run -c x t", "a"},
+		{"fr-stream --fuseraft repl -- a", "fr-stream --fuseraft repl -- a", ""}, // no command named
 	}
 	for _, tt := range tests {
-		rest, extra := splitArgs(strings.Fields(tt.in))
+		rest, extra := splitArgs(App(cmdutil.Streams{}), strings.Fields(tt.in))
 		app := App(cmdutil.Streams{})
 		if got := strings.Join(cmdutil.Intersperse(app, rest), " "); got != tt.rest {
 			t.Errorf("splitArgs(%q) rest = %q, want %q", tt.in, got, tt.rest)
