@@ -8,6 +8,7 @@ import (
 	"github.com/fuseraft/fr/internal/cmdutil"
 	asking "github.com/fuseraft/fr/internal/prompt"
 	"github.com/fuseraft/fr/internal/render"
+	"github.com/fuseraft/fr/internal/termsafe"
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
@@ -74,6 +75,7 @@ func (a *Asker) Waiting() int { return len(a.prompts) }
 func (a *Asker) Refresh(ready string) (aside bool) {
 	if len(a.prompts) == 0 {
 		a.con.SetPage(0, nil)
+		a.con.SetSubject("", "")
 		a.con.SetPrompt(a.paint("\x1b[1;36m", ready), render.StringWidth(ready), 0)
 		return false
 	}
@@ -90,6 +92,7 @@ func (a *Asker) Refresh(ready string) (aside bool) {
 		a.con.SetPage(0, nil)
 	}
 	bar := a.paint("\x1b[1;33m", "┃ ")
+	a.con.SetSubject(bar, Subject(p.typ, p.req, p.q))
 	return a.con.SetPrompt(bar+a.paint("\x1b[1m", text), 2+render.StringWidth(text), p.id)
 }
 
@@ -151,6 +154,22 @@ func (a *Asker) Read(t Line) Reply {
 		return Reply{Note: fmt.Sprintf("no prompt waits for an answer: %q was not sent", text)}
 	}
 	return Reply{Task: t.Text}
+}
+
+// Subject restates what a prompt asks about, in a line: the kind and the command, path,
+// action or route of an approval, a question's text. It is shown right above the input line
+// while the prompt waits.
+func Subject(typ string, req *wire.ApprovalRequest, q *wire.Question) string {
+	if typ == wire.TypeQuestion {
+		if q == nil || strings.TrimSpace(q.Question) == "" {
+			return "question"
+		}
+		return "question: " + termsafe.Line(strings.Join(strings.Fields(q.Question), " "))
+	}
+	if req == nil {
+		return "approval: a malformed request (deny it)"
+	}
+	return "approval: " + termsafe.Line(strings.Join(strings.Fields(req.Summary()), " "))
 }
 
 // questionPrompt is the input line's prompt for a question.
