@@ -32,6 +32,7 @@ type waiting struct {
 	typ string // wire.TypeApproval or wire.TypeQuestion
 	q   *wire.Question
 	req *wire.ApprovalRequest
+	raw []byte // the approval_request as it came
 }
 
 // NewAsker asks on con's input line.
@@ -51,6 +52,8 @@ func (a *Asker) Observe(ev wire.Event) bool {
 			}
 		} else if req, err := wire.DecodeApprovalRequest(ev.Raw); err == nil {
 			p.req = req
+		} else {
+			p.raw = ev.Raw
 		}
 		a.prompts = append(a.prompts, p)
 		return true
@@ -92,7 +95,11 @@ func (a *Asker) Refresh(ready string) (aside bool) {
 		a.con.SetPage(0, nil)
 	}
 	bar := a.paint("\x1b[1;33m", "┃ ")
-	a.con.SetSubject(bar, Subject(p.typ, p.req, p.q))
+	subject := ""
+	if p.typ == wire.TypeApproval {
+		subject = Subject(p.req, p.raw, a.con.Cols())
+	}
+	a.con.SetSubject(bar, subject)
 	return a.con.SetPrompt(bar+a.paint("\x1b[1m", text), 2+render.StringWidth(text), p.id)
 }
 
@@ -156,20 +163,26 @@ func (a *Asker) Read(t Line) Reply {
 	return Reply{Task: t.Text}
 }
 
-// Subject restates what a prompt asks about, in a line: the kind and the command, path,
-// action or route of an approval, a question's text. It is shown right above the input line
-// while the prompt waits.
-func Subject(typ string, req *wire.ApprovalRequest, q *wire.Question) string {
-	if typ == wire.TypeQuestion {
-		if q == nil || strings.TrimSpace(q.Question) == "" {
-			return "question"
-		}
-		return "question: " + termsafe.Line(strings.Join(strings.Fields(q.Question), " "))
-	}
+// Subject restates what an approval asks about, in a line: its kind and its command, path,
+// action or route. Where the prompt printed more than a few rows (a file write's diff, a
+// long or many-lined command or detail, an event that could not be read), it is shown again
+// right above the input line while the prompt waits, so that it is in view however far the
+// rest scrolled; else it is "" (the prompt is in view already). width is the terminal's.
+func Subject(req *wire.ApprovalRequest, raw []byte, width int) string {
 	if req == nil {
+		if len(raw) == 0 {
+			return ""
+		}
 		return "approval: a malformed request (deny it)"
 	}
-	return "approval: " + termsafe.Line(strings.Join(strings.Fields(req.Summary()), " "))
+	long := func(s string) bool { return strings.Contains(strings.TrimSpace(s), "\n") || len(s) > 10*width }
+	switch {
+	case req.Kind == wire.KindFileWrite, !wire.KnownKind(req.Kind),
+		req.Kind == wire.KindShellCommand && long(req.Command),
+		req.Kind == wire.KindToolAction && long(req.Detail):
+		return "approval: " + termsafe.Line(strings.Join(strings.Fields(req.Summary()), " "))
+	}
+	return ""
 }
 
 // questionPrompt is the input line's prompt for a question.

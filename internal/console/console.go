@@ -307,7 +307,7 @@ const maxSubjectRows = 3
 // SetSubject restates, right above the input line, what the prompt there asks about (plain
 // text, wrapped at spaces to the width, after bar on each row), so that it is in view however
 // far what was printed with the prompt scrolled; "" takes it away. It is drawn with the next
-// output or by Settle. A line finished at the prompt takes it away.
+// output or by Settle.
 func (c *Console) SetSubject(bar, text string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -692,11 +692,6 @@ func (c *Console) Feed(p []byte) (lines []Line, eof bool) {
 			b.WriteString(string(c.line))
 			b.WriteString("\r\n")
 			c.line, c.pos, c.scroll = nil, 0, 0
-			if c.promptID != 0 && c.subject != "" {
-				// answered: what it asked about is above, where the prompt was printed
-				c.subject = ""
-				c.subjectRows = nil
-			}
 			if c.promptID == 0 {
 				c.drawTo(&b)
 			} else {
