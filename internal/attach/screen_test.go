@@ -252,3 +252,25 @@ func TestScreenCtrlCInPager(t *testing.T) {
 		t.Errorf("the daemon received %q", got)
 	}
 }
+
+// theReply is what the story task streams, four bytes a token.
+const theReply = "I ran the tests and wrote a test for it. The parser now keeps quoted words together when a quote is escaped, so a commit message like 'fix: keep it' stays one word for git, and the release notes say so in the changelog for everyone who reads them."
+
+// A reply streamed in pieces that cut words breaks at spaces, never inside a word.
+func TestScreenReplyWraps(t *testing.T) {
+	consoletest.EachScreen(t, func(t *testing.T, cols int, color bool, name string) {
+		sock, _ := daemon(t)
+		tm := attachOn(t, cols, color, nil, "--socket", sock)
+		tm.WaitText("▶ attached", 1)
+		tm.Type("story\r")
+		s := tm.WaitText("Told.", 1)
+		_, after, _ := strings.Cut(s, "Writer is starting\n")
+		reply, _, _ := strings.Cut(after, "\n✓")
+		if got, want := strings.Fields(reply), strings.Fields(theReply); !slices.Equal(got, want) {
+			t.Errorf("the reply's words broken at the screen's edge:\n%s", s)
+		}
+		consoletest.Golden(t, "attach-reply-"+name, tm.Screen(color))
+		tm.Type("\x04")
+		tm.Exit()
+	})
+}

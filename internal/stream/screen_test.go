@@ -185,3 +185,24 @@ func TestScreenChatBigWrite(t *testing.T) {
 		}
 	})
 }
+
+// theReply is what testdata/reply.yaml streams, four bytes a token.
+const theReply = "I ran the tests and wrote a test for it. The parser now keeps quoted words together when a quote is escaped, so a commit message like 'fix: keep it' stays one word for git, and the release notes say so in the changelog for everyone who reads them."
+
+// A reply streamed in pieces that cut words breaks at spaces, never inside a word.
+func TestScreenChatReplyWraps(t *testing.T) {
+	consoletest.EachScreen(t, func(t *testing.T, cols int, color bool, name string) {
+		tm, _ := chatOnSize(t, cols, consoletest.Rows, color, "testdata/reply.yaml", nil)
+		tm.WaitLast("▶ chat", 1, "›")
+		tm.Type("tell me\r")
+		s := tm.WaitLast("who reads them.", 1, "›")
+		_, after, _ := strings.Cut(s, "› tell me\n")
+		reply, _, _ := strings.Cut(after, "— turn")
+		if got, want := strings.Fields(reply), strings.Fields(theReply); !slices.Equal(got, want) {
+			t.Errorf("the reply's words broken at the screen's edge:\n%s", s)
+		}
+		consoletest.Golden(t, "chat-reply-"+name, tm.Screen(color))
+		tm.Type("\x04")
+		tm.Exit()
+	})
+}
