@@ -78,7 +78,7 @@ type Renderer struct {
 	word          strings.Builder
 	wordCols      int
 	run           strings.Builder // streamed text not painted yet
-	b       strings.Builder
+	b             strings.Builder
 }
 
 // New returns a Renderer writing to w.
