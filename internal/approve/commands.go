@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -310,9 +311,9 @@ func runTest(dec *policy.Decider, t *policy.Test) string {
 		return ""
 	}
 	d := dec.Decide(t.Event)
-	by := d.Decider
+	by, decider := d.Decider, d.Decider
 	if d.Rule != "" {
-		by = d.Rule
+		by, decider = "rule "+strconv.Quote(d.Rule), d.Rule
 	}
 	detail := ""
 	if d.Part != "" {
@@ -324,8 +325,8 @@ func runTest(dec *policy.Decider, t *policy.Test) string {
 	if d.Verdict.String() != t.Expect {
 		return fmt.Sprintf("got %s by %s%s, want %s", d.Verdict, by, detail, t.Expect)
 	}
-	if t.Rule != "" && by != t.Rule {
-		return fmt.Sprintf("got %s by %s%s, want rule %s", d.Verdict, by, detail, t.Rule)
+	if t.Rule != "" && decider != t.Rule {
+		return fmt.Sprintf("got %s by %s%s, want rule %q", d.Verdict, by, detail, t.Rule)
 	}
 	return ""
 }

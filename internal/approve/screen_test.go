@@ -183,3 +183,30 @@ func TestScreenApproveBigWrite(t *testing.T) {
 		}
 	})
 }
+
+// pushPart is a simple command longer than a line of either terminal.
+const pushPart = "git push origin HEAD:main --force-with-lease --follow-tags --atomic --set-upstream --verbose --progress --signed=if-asked --push-option=ci.skip --recurse-submodules=check"
+
+// The policy's reason breaks at spaces, never inside a word that fits on a line.
+func TestScreenApproveReasonWraps(t *testing.T) {
+	consoletest.EachScreen(t, func(t *testing.T, cols int, color bool, name string) {
+		tm, _, _ := approveOnSize(t, cols, consoletest.Rows, color, askPolicy, nil,
+			`{"type":"approval_request","kind":"shell_command","command":"ls && `+pushPart+`"}`)
+		s := tm.WaitLast("policy: ask", 1, "allow? [y/N]")
+		why := "policy: ask (default), for " + pushPart + ": no rule matches"
+		if len(why) <= cols {
+			t.Fatalf("the reason fits on a line of %d columns", cols)
+		}
+		_, after, _ := strings.Cut(s, "\npolicy: ")
+		shown := "policy: " + after[:strings.LastIndex(after, "\nallow? [y/N]")]
+		if got, want := strings.Fields(shown), strings.Fields(why); !slices.Equal(got, want) {
+			t.Errorf("the reason is broken inside words:\n%s", s)
+		}
+		consoletest.Golden(t, "approve-reason-"+name, tm.Screen(color))
+		tm.Type("n\r")
+		tm.WaitText("✗ denied", 1)
+		if code := tm.Exit(); code != 0 {
+			t.Errorf("exit %d", code)
+		}
+	})
+}
