@@ -6,9 +6,11 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/fuseraft/fr/internal/console/consoletest"
 	"github.com/fuseraft/fr/internal/render"
+	"github.com/fuseraft/fr/internal/termsafe"
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
@@ -96,4 +98,36 @@ func TestStreamWordTakenBack(t *testing.T) {
 	if len(rows) != 2 || !strings.HasSuffix(rows[1], " it.") || strings.Contains(rows[0], " i") && strings.HasSuffix(rows[0], " i") {
 		t.Errorf("rows with times: %q", rows)
 	}
+}
+
+// Whatever streams in, however cut, a terminal never has to wrap a row (none is wider than the
+// width less one column), and no text is lost: the letters shown are the letters sent.
+func FuzzStreamWrap(f *testing.F) {
+	f.Add(reply, uint64(1), uint8(20))
+	f.Add("a\tb  c\n\nd "+strings.Repeat("x", 50)+" 漢字漢字 é", uint64(7), uint8(11))
+	f.Fuzz(func(t *testing.T, text string, seed uint64, w uint8) {
+		cols := 4 + int(w)%150
+		if len(text) > 2000 || !utf8.ValidString(text) {
+			t.Skip()
+		}
+		rng := rand.New(rand.NewPCG(seed, 1))
+		var cuts []int
+		for i := 1; i < len(text); i += 1 + rng.IntN(8) {
+			if utf8.RuneStart(text[i]) {
+				cuts = append(cuts, i)
+			}
+		}
+		rows := streamOn(t, cols, "token", text, cuts, false)
+		var got strings.Builder
+		for _, row := range rows {
+			if render.StringWidth(row) > cols-1 {
+				t.Fatalf("%d columns: a row of %d: %q", cols, render.StringWidth(row), row)
+			}
+			got.WriteString(row)
+		}
+		strip := func(s string) string { return strings.Join(strings.Fields(s), "") }
+		if want := strip(termsafe.Text(text)); strip(got.String()) != want {
+			t.Fatalf("%d columns: shown %q, sent %q", cols, strip(got.String()), want)
+		}
+	})
 }
