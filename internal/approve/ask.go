@@ -216,9 +216,6 @@ func (a *ttyAsker) Approve(ctx context.Context, req *wire.ApprovalRequest, d pol
 	// The policy's reason wraps at spaces, never inside a word that fits on a line.
 	why := strings.Join(render.Wrap(whyText(req, d), width-1), "\n")
 	b.WriteString(why + "\n")
-	// restate says again what is asked about, right above the question, when more than its
-	// first lines were shown: however far they scrolled, the person sees what they answer.
-	restate := ""
 	switch {
 	case req.Kind == wire.KindFileWrite:
 		// UnifiedDiff makes the text safe for the terminal itself, and needs the raw contents to
@@ -238,22 +235,22 @@ func (a *ttyAsker) Approve(ctx context.Context, req *wire.ApprovalRequest, d pol
 		if cut {
 			b.WriteString(paint("\x1b[2m", console.DiffMore) + "\n")
 		}
-		restate = restated(head, why, width, paint)
 	case req.Kind == wire.KindShellCommand && strings.ContainsAny(req.Command, "\n"):
 		for _, l := range strings.Split(req.Command, "\n") {
 			b.WriteString("  | " + termsafe.Line(l) + "\n")
 		}
-		restate = restated(head, why, width, paint)
 	case !wire.KnownKind(req.Kind):
 		raw := string(req.Raw)
 		if len(raw) > 4000 {
 			raw = raw[:4000] + "… (cut)"
 		}
 		b.WriteString("  " + termsafe.Line(raw) + "\n")
-		restate = restated(head, why, width, paint)
 	}
-	if restate != "" {
-		b.WriteString(restate + "\n")
+	// What is asked about is said again right above the question where the prompt printed
+	// more than a few rows (the rule fr-attach and fr-stream follow): however far its first
+	// lines scrolled, the person sees what they answer.
+	if console.Subject(req, nil, width) != "" {
+		b.WriteString(restated(head, why, width, paint) + "\n")
 	}
 	b.WriteString(prompt.Approval)
 	allow := false

@@ -210,3 +210,25 @@ func TestScreenApproveReasonWraps(t *testing.T) {
 		}
 	})
 }
+
+// A command longer than ten lines of the terminal is said again, cut to three lines, right
+// above the question, with the policy's reason, however far its first lines scrolled.
+func TestScreenApproveHugeCommand(t *testing.T) {
+	huge := strings.TrimSuffix(strings.Repeat("echo step && ", 110), " && ")
+	for _, cols := range []int{60, 120} {
+		t.Run(fmt.Sprint(cols), func(t *testing.T) {
+			t.Parallel()
+			tm, _, _ := approveOnSize(t, cols, 30, false, askPolicy, nil,
+				`{"type":"approval_request","kind":"shell_command","command":"`+huge+`"}`)
+			v := tm.WaitView("the question", func(v string) bool { return lastRows(v, 1)[0] == "allow? [y/N]" })
+			rows := lastRows(v, 5)
+			if !strings.HasPrefix(rows[0], "approval: shell: echo step") || !strings.HasSuffix(rows[2], "…") ||
+				rows[3] != "policy: ask (default), for echo step: no rule matches" {
+				t.Errorf("what is asked about is not right above the question:\n%s", v)
+			}
+			tm.Type("n\r")
+			tm.WaitText("✗ denied", 1)
+			tm.Exit()
+		})
+	}
+}
