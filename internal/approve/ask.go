@@ -12,9 +12,11 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+	"golang.org/x/term"
 
 	"github.com/fuseraft/fr/internal/approve/policy"
 	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/console"
 	"github.com/fuseraft/fr/internal/prompt"
 	"github.com/fuseraft/fr/internal/render"
 	"github.com/fuseraft/fr/internal/termsafe"
@@ -50,6 +52,10 @@ type ttyAsker struct {
 	f       *os.File
 	openErr error
 	lines   chan ttyLine
+	// want asks the reader for one more line: the terminal is read only while an answer is
+	// awaited, so that a pager run meanwhile is the only one reading it
+	want    chan struct{}
+	wanting bool // a line was asked for and has not come
 	warned  bool
 	// shown is when the current prompt was put up: a line read before it answers nothing
 	shown time.Time
@@ -70,16 +76,18 @@ func (a *ttyAsker) open() error {
 		}
 		a.f = f
 		a.lines = make(chan ttyLine, 16)
+		a.want = make(chan struct{}, 1)
+		lines, want := a.lines, a.want
 		go func() {
 			r := bufio.NewReader(f)
-			for {
+			for range want {
 				s, err := r.ReadString('\n')
 				if err != nil {
-					a.lines <- ttyLine{s: s, err: err, at: time.Now()}
-					close(a.lines)
+					lines <- ttyLine{s: s, err: err, at: time.Now()}
+					close(lines)
 					return
 				}
-				a.lines <- ttyLine{s: s, at: time.Now()}
+				lines <- ttyLine{s: s, at: time.Now()}
 			}
 		}()
 	})
@@ -97,6 +105,7 @@ func (a *ttyAsker) discard() {
 	for {
 		select {
 		case l, ok := <-a.lines:
+			a.wanting = false
 			if !ok || l.err != nil {
 				// keep the end of input for the read that follows
 				a.lines = closedWith(l)
@@ -131,8 +140,16 @@ func (a *ttyAsker) deadline() (<-chan time.Time, func()) {
 // read waits for a line, the prompt's deadline or ctx.
 func (a *ttyAsker) read(ctx context.Context, timer <-chan time.Time) (string, string, error) {
 	for {
+		if !a.wanting {
+			select {
+			case a.want <- struct{}{}:
+			default:
+			}
+			a.wanting = true
+		}
 		select {
 		case l, ok := <-a.lines:
+			a.wanting = false
 			if !ok || l.err != nil {
 				if ok {
 					a.lines = closedWith(l)
@@ -155,13 +172,29 @@ func (a *ttyAsker) read(ctx context.Context, timer <-chan time.Time) (string, st
 
 // close closes the terminal, which also ends the goroutine reading it.
 func (a *ttyAsker) close() {
-	if a.f != nil {
+	if a.f != nil && a.want != nil {
 		a.f.Close()
+		close(a.want)
+		a.want = nil
 	}
 }
 
 func (a *ttyAsker) useColor() bool {
 	return cmdutil.UseColor(a.color, a.getenv, true)
+}
+
+// size is the terminal's width (else $COLUMNS, else 80) and height (0 when unknown).
+func (a *ttyAsker) size() (width, height int) {
+	width = render.Width(a.f, a.getenv)
+	if _, h, err := term.GetSize(int(a.f.Fd())); err == nil && h > 0 {
+		height = h
+	}
+	return width, height
+}
+
+// rows is how many rows of a terminal width columns wide the line s takes.
+func rows(s string, width int) int {
+	return max(1, (render.StringWidth(s)+width-1)/width)
 }
 
 func (a *ttyAsker) Approve(ctx context.Context, req *wire.ApprovalRequest, d policy.Decision) (bool, string, []string, error) {
@@ -170,33 +203,37 @@ func (a *ttyAsker) Approve(ctx context.Context, req *wire.ApprovalRequest, d pol
 	}
 	a.discard()
 	color := a.useColor()
+	width, height := a.size()
+	paint := func(sgr, s string) string {
+		if color {
+			return sgr + s + "\x1b[0m"
+		}
+		return s
+	}
 	var b strings.Builder
 	head := "approval: " + termsafe.Line(req.Summary())
-	if color {
-		head = "\x1b[1;33m" + head + "\x1b[0m"
-	}
-	b.WriteString("\n" + head + "\n")
-	why := "policy: " + d.Verdict.String()
-	if d.Rule != "" {
-		why += " (rule " + termsafe.Line(d.Rule) + ")"
-	} else {
-		why += " (" + termsafe.Line(d.Decider) + ")"
-	}
-	if d.Part != "" && d.Part != strings.TrimSpace(req.Command) {
-		why += ", for " + termsafe.Line(d.Part)
-	}
-	if d.Reason != "" && d.Decider != policy.ByRule {
-		why += ": " + termsafe.Line(d.Reason)
-	}
+	b.WriteString("\n" + paint("\x1b[1;33m", head) + "\n")
+	// The policy's reason wraps at spaces, never inside a word that fits on a line.
+	why := strings.Join(render.Wrap(whyText(req, d), width-1), "\n")
 	b.WriteString(why + "\n")
 	switch {
 	case req.Kind == wire.KindFileWrite:
 		// UnifiedDiff makes the text safe for the terminal itself, and needs the raw contents to
-		// tell binary files and line-end changes apart.
-		b.WriteString(render.UnifiedDiff(req.Path, req.OldContent, req.NewContent,
-			render.DiffOptions{Color: color, MaxLines: 400}))
-		if !strings.HasSuffix(b.String(), "\n") {
+		// tell binary files and line-end changes apart. On a terminal of known height, the
+		// diff is cut to what fits on the screen with the rest of the prompt; d shows it whole.
+		maxLines := 400
+		if height > 0 {
+			used := 1 + rows(head, width) + strings.Count(why, "\n") + 1 + 2 + restateRows(head, why, width) + 1
+			maxLines = max(height-used, 5)
+		}
+		diff, cut := render.UnifiedDiffCut(req.Path, req.OldContent, req.NewContent,
+			render.DiffOptions{Color: color, MaxLines: maxLines})
+		b.WriteString(diff)
+		if !strings.HasSuffix(diff, "\n") {
 			b.WriteByte('\n')
+		}
+		if cut {
+			b.WriteString(paint("\x1b[2m", console.DiffMore) + "\n")
 		}
 	case req.Kind == wire.KindShellCommand && strings.ContainsAny(req.Command, "\n"):
 		for _, l := range strings.Split(req.Command, "\n") {
@@ -209,6 +246,12 @@ func (a *ttyAsker) Approve(ctx context.Context, req *wire.ApprovalRequest, d pol
 		}
 		b.WriteString("  " + termsafe.Line(raw) + "\n")
 	}
+	// What is asked about is said again right above the question where the prompt printed
+	// more than a few rows (the rule fr-attach and fr-stream follow): however far its first
+	// lines scrolled, the person sees what they answer.
+	if console.Subject(req, nil, width) != "" {
+		b.WriteString(restated(head, why, width, paint) + "\n")
+	}
 	b.WriteString(prompt.Approval)
 	allow := false
 	by, typed, err := a.ask(ctx, b.String(), func(ans string) bool {
@@ -216,9 +259,19 @@ func (a *ttyAsker) Approve(ctx context.Context, req *wire.ApprovalRequest, d pol
 		case prompt.Allow:
 			allow = true
 		case prompt.Deny:
+		case prompt.Diff:
+			if req.Kind != wire.KindFileWrite {
+				fmt.Fprintf(a.f, "d shows the whole diff of a file write; this prompt is not one: %s: %s", prompt.Hint, prompt.Approval)
+				return false
+			}
+			// The whole diff in $PAGER, through the pager every command that asks uses; then
+			// what is asked about, and the question, again.
+			console.Page(render.UnifiedDiff(req.Path, req.OldContent, req.NewContent, render.DiffOptions{}),
+				console.PageOn{Out: a.f, Fd: int(a.f.Fd()), Getenv: a.getenv})
+			fmt.Fprintf(a.f, "%s\n%s", restated(head, why, width, paint), prompt.Approval)
+			return false
 		default:
-			// Anything else (a typo, "d" where the whole diff is on the screen already)
-			// answers nothing: ask again.
+			// Anything else (a typo) answers nothing: ask again.
 			fmt.Fprintf(a.f, "%s: %s", prompt.Hint, prompt.Approval)
 			return false
 		}
@@ -226,6 +279,43 @@ func (a *ttyAsker) Approve(ctx context.Context, req *wire.ApprovalRequest, d pol
 		return true
 	})
 	return allow, by, typed, err
+}
+
+// whyText says what the policy made of a prompt: its verdict, the rule (its name quoted) or
+// what decided, the part of a command that decided, and the reason.
+func whyText(req *wire.ApprovalRequest, d policy.Decision) string {
+	why := "policy: " + d.Verdict.String()
+	if d.Rule != "" {
+		why += " (rule " + termsafe.Line(strconv.Quote(d.Rule)) + ")"
+	} else {
+		why += " (" + termsafe.Line(d.Decider) + ")"
+	}
+	if d.Part != "" && d.Part != strings.TrimSpace(req.Command) {
+		why += ", for " + termsafe.Line(d.Part)
+	}
+	if d.Reason != "" && d.Decider != policy.ByRule {
+		why += ": " + termsafe.Line(d.Reason)
+	}
+	return why
+}
+
+// maxRestateRows bounds the rows the subject of a prompt takes when it is restated above the
+// question (it was shown whole above).
+const maxRestateRows = 3
+
+// restated is what a prompt asks about (head, cut to a few rows) and the policy's reason
+// (why, already wrapped), to show right above the question.
+func restated(head, why string, width int, paint func(sgr, s string) string) string {
+	var b strings.Builder
+	for _, row := range render.WrapRows(head, width-1, maxRestateRows) {
+		b.WriteString(paint("\x1b[1;33m", row) + "\n")
+	}
+	return b.String() + why
+}
+
+// restateRows is how many rows restated takes.
+func restateRows(head, why string, width int) int {
+	return len(render.WrapRows(head, width-1, maxRestateRows)) + strings.Count(why, "\n") + 1
 }
 
 // ask shows text, then reads answers until done takes one. It returns who answered

@@ -204,10 +204,10 @@ rules:
 		t.Errorf("audit line 2: %v", recs[1])
 	}
 	if recs[4]["decider"] != "default" || !strings.Contains(fmt.Sprint(recs[4]["reason"]),
-		"rule words would allow it, but its when condition failed (test") {
+		"rule \"words\" would allow it, but its when condition failed (test") {
 		t.Errorf("audit line 5: %v", recs[4])
 	}
-	if !strings.Contains(errs, "rule no-long-sleep: when") || !strings.Contains(errs, "rule words: when") {
+	if !strings.Contains(errs, "rule \"no-long-sleep\": when") || !strings.Contains(errs, "rule \"words\": when") {
 		t.Errorf("stderr:\n%s", errs)
 	}
 }

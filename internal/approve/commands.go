@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -310,9 +311,9 @@ func runTest(dec *policy.Decider, t *policy.Test) string {
 		return ""
 	}
 	d := dec.Decide(t.Event)
-	by := d.Decider
+	by, decider := d.Decider, d.Decider
 	if d.Rule != "" {
-		by = d.Rule
+		by, decider = "rule "+strconv.Quote(d.Rule), d.Rule
 	}
 	detail := ""
 	if d.Part != "" {
@@ -324,8 +325,8 @@ func runTest(dec *policy.Decider, t *policy.Test) string {
 	if d.Verdict.String() != t.Expect {
 		return fmt.Sprintf("got %s by %s%s, want %s", d.Verdict, by, detail, t.Expect)
 	}
-	if t.Rule != "" && by != t.Rule {
-		return fmt.Sprintf("got %s by %s%s, want rule %s", d.Verdict, by, detail, t.Rule)
+	if t.Rule != "" && decider != t.Rule {
+		return fmt.Sprintf("got %s by %s%s, want rule %q", d.Verdict, by, detail, t.Rule)
 	}
 	return ""
 }
@@ -343,7 +344,8 @@ func lintCommand(s cmdutil.Streams) *cli.Command {
 			"find -fprint, ...: each is tried against the policy), allow paths matching the whole tree,\n" +
 			"unanchored regular expressions, when conditions that fail on ordinary prompts (a field left\n" +
 			"out or null, a one-word command: a failed condition counts as a match for deny and ask rules\n" +
-			"and as no match for allow rules), and policies without tests.\n\n" +
+			"and as no match for allow rules), and policies without tests. A policy without findings\n" +
+			"gets a line of its own: ok   FILE: no findings.\n\n" +
 			"EXIT STATUS\n  0 no findings; 1 findings; 2 invalid policy\n\n" +
 			"EXAMPLES\n  fr-approve lint --policy examples/ci-go.yaml\n  fr-approve lint examples/*.yaml || echo 'review the policy'",
 		Flags: []cli.Flag{policyFlag()},
@@ -360,7 +362,12 @@ func lintCommand(s cmdutil.Streams) *cli.Command {
 				if err != nil {
 					return err
 				}
-				for _, x := range policy.Lint(p) {
+				xs := policy.Lint(p)
+				if len(xs) == 0 {
+					// as test says ok for a policy whose tests pass
+					fmt.Fprintf(w, "ok   %s: no findings\n", termsafe.Line(f))
+				}
+				for _, x := range xs {
 					found = true
 					if x.Line > 0 {
 						fmt.Fprintf(w, "%s:%d: %s\n", termsafe.Line(f), x.Line, termsafe.Text(x.Msg))

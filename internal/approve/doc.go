@@ -9,10 +9,13 @@ event, and every line that is not JSON, is ignored. The protocolVersion of ready
 events is checked.
 
 A policy decides each prompt: allow, deny, or ask a person. Asking happens on the terminal
-(/dev/tty, or --tty), never on stdin or stdout: a one-line summary (file writes as a unified diff,
-coloured unless NO_COLOR), then "allow? [y/N]", as fr-attach asks it. y or yes allows; n, no or
-an empty line denies; anything else answers nothing and is asked again; the answer is then shown
-(✓ approved, ✗ denied). With no terminal, or no answer within --ask-timeout (counted from when
+(/dev/tty, or --tty), never on stdin or stdout: a one-line summary and the policy's reason (file
+writes as a unified diff, coloured unless NO_COLOR, cut to fit the screen), then "allow? [y/N]",
+as fr-attach asks it; where more than those lines was shown, the summary and the reason are said
+again right above the question. Each answer is a line (then Enter): y or yes allows; n, no or an
+empty line denies; d or diff shows a file write's whole diff in $PAGER (else less) and asks
+again; anything else answers nothing and is asked again; the answer is then shown (✓ approved,
+✗ denied). With no terminal, or no answer within --ask-timeout (counted from when
 the prompt was first shown), the prompt is denied and recorded as no-tty or timeout, never as a
 person's answer.
 
@@ -218,6 +221,7 @@ EXIT STATUS
 
 ENVIRONMENT
   NO_COLOR   no colour in prompts and diffs on the terminal
+  PAGER      what d at a prompt shows a file write's whole diff in (else less)
   TERM       TERM=dumb turns colour off too
 
 EXAMPLES

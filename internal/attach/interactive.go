@@ -85,7 +85,7 @@ type ui struct {
 
 func (u *ui) renderer(width int) *render.Renderer {
 	return render.New(u.a.out, render.Options{Color: u.a.o.color, Width: width, Timestamps: u.a.o.timestamps,
-		DiffMore: console.DiffMore})
+		DiffMore: console.DiffMore, WrapStream: true})
 }
 
 func (u *ui) note(format string, args ...any) error {

@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -18,6 +19,12 @@ import (
 // attachOn runs fr-attach on a terminal cols wide.
 func attachOn(t *testing.T, cols int, color bool, env []string, args ...string) *consoletest.Term {
 	t.Helper()
+	return attachOnSize(t, cols, consoletest.Rows, color, env, args...)
+}
+
+// attachOnSize is attachOn on a terminal cols wide and rows high.
+func attachOnSize(t *testing.T, cols, rows int, color bool, env []string, args ...string) *consoletest.Term {
+	t.Helper()
 	bin, err := exec.LookPath("fr-attach")
 	if err != nil {
 		t.Fatal(err)
@@ -26,7 +33,7 @@ func attachOn(t *testing.T, cols int, color bool, env []string, args ...string) 
 	cmd := exec.Command(bin, append(args, "--color", c)...)
 	cmd.Env = append(os.Environ(), "TERM=xterm", "NO_COLOR=", "FUSERAFT_SERVE_TOKEN=", "PAGER=", "HOME="+t.TempDir())
 	cmd.Env = append(cmd.Env, env...)
-	return consoletest.Start(t, cols, cmd)
+	return consoletest.StartSize(t, cols, rows, cmd)
 }
 
 // words are the words of s, for checking that a prompt shows all of it.
@@ -120,6 +127,48 @@ func TestScreenDiffInPager(t *testing.T) {
 	})
 }
 
+// lastRows is the last n rows of a view.
+func lastRows(view string, n int) []string {
+	rows := strings.Split(strings.TrimRight(view, "\n"), "\n")
+	return rows[max(len(rows)-n, 0):]
+}
+
+// On a terminal 30 rows high, a file write far longer than the screen says what it asks about
+// right above the question, however far its head scrolled, before and after the pager.
+func TestScreenDiffInWindow(t *testing.T) {
+	consoletest.EachScreen(t, func(t *testing.T, cols int, color bool, name string) {
+		sock, record := daemon(t)
+		pager, got, _ := pagerScript(t)
+		tm := attachOnSize(t, cols, 30, color, []string{"PAGER=" + pager}, "--socket", sock)
+		tm.WaitText("▶ attached", 1)
+		tm.Type("bigwrite\r")
+		restated := []string{"┃ approval: write: docs/notes.txt", "┃ allow? [y/N]"}
+		atQuestion := func(v string) bool { return slices.Equal(lastRows(v, 2), restated) }
+		v := tm.WaitView("what is asked about right above the question", atQuestion)
+		if strings.Contains(v, "approve? write") {
+			t.Errorf("the prompt's head is in the window: the test shows nothing\n%s", v)
+		}
+		consoletest.Golden(t, "attach-diff-window-"+name, tm.View(color))
+		tm.Type("d\r")
+		tm.WaitView("the question again after the pager", func(v string) bool {
+			return strings.Contains(v, "the pager ran") && atQuestion(v)
+		})
+		if diff, err := os.ReadFile(got); err != nil || !strings.Contains(string(diff), "+line 259 of the NOTES") {
+			t.Errorf("the pager was not given the whole diff (%v)", err)
+		}
+		tm.Type("y\r")
+		tm.WaitText("Wrote docs/notes.txt.", 1)
+		if v := tm.View(false); strings.Contains(v, "┃ approval: write") {
+			t.Errorf("what was asked about stays above the input line once answered:\n%s", v)
+		}
+		tm.Type("\x04")
+		tm.Exit()
+		if got := received(t, record); !strings.Contains(strings.Join(got, "\n"), `"approved":true`) {
+			t.Errorf("the daemon received %q", got)
+		}
+	})
+}
+
 func TestScreenDaemonGone(t *testing.T) {
 	consoletest.EachScreen(t, func(t *testing.T, cols int, color bool, name string) {
 		dir := shortDir(t)
@@ -202,4 +251,26 @@ func TestScreenCtrlCInPager(t *testing.T) {
 	if got := received(t, record); !strings.Contains(strings.Join(got, "\n"), `"approved":true`) {
 		t.Errorf("the daemon received %q", got)
 	}
+}
+
+// theReply is what the story task streams, four bytes a token.
+const theReply = "I ran the tests and wrote a test for it. The parser now keeps quoted words together when a quote is escaped, so a commit message like 'fix: keep it' stays one word for git, and the release notes say so in the changelog for everyone who reads them."
+
+// A reply streamed in pieces that cut words breaks at spaces, never inside a word.
+func TestScreenReplyWraps(t *testing.T) {
+	consoletest.EachScreen(t, func(t *testing.T, cols int, color bool, name string) {
+		sock, _ := daemon(t)
+		tm := attachOn(t, cols, color, nil, "--socket", sock)
+		tm.WaitText("▶ attached", 1)
+		tm.Type("story\r")
+		s := tm.WaitText("Told.", 1)
+		_, after, _ := strings.Cut(s, "Writer is starting\n")
+		reply, _, _ := strings.Cut(after, "\n✓")
+		if got, want := strings.Fields(reply), strings.Fields(theReply); !slices.Equal(got, want) {
+			t.Errorf("the reply's words broken at the screen's edge:\n%s", s)
+		}
+		consoletest.Golden(t, "attach-reply-"+name, tm.Screen(color))
+		tm.Type("\x04")
+		tm.Exit()
+	})
 }

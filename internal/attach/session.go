@@ -66,7 +66,8 @@ type attacher struct {
 func newAttacher(s cmdutil.Streams, o options) *attacher {
 	a := &attacher{s: s, o: o, out: wire.NewWriter(s.Out), gate: wire.NewGate(wire.Serve)}
 	if o.pretty {
-		a.rend = render.New(a.out, render.Options{Color: o.color, Width: render.Width(s.Out, s.Env), Timestamps: o.timestamps})
+		a.rend = render.New(a.out, render.Options{Color: o.color, Width: render.Width(s.Out, s.Env), Timestamps: o.timestamps,
+			WrapStream: cmdutil.IsTerminal(s.Out)})
 	}
 	return a
 }
@@ -78,7 +79,8 @@ func (a *attacher) queueOutput() {
 	a.outStalled = a.outq.stalled
 	a.out = wire.NewWriter(a.outq)
 	if a.rend != nil {
-		a.rend = render.New(a.out, render.Options{Color: a.o.color, Width: render.Width(a.s.Out, a.s.Env), Timestamps: a.o.timestamps})
+		a.rend = render.New(a.out, render.Options{Color: a.o.color, Width: render.Width(a.s.Out, a.s.Env), Timestamps: a.o.timestamps,
+			WrapStream: cmdutil.IsTerminal(a.s.Out)})
 	}
 }
 

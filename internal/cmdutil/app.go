@@ -3,6 +3,7 @@ package cmdutil
 import (
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -101,7 +102,7 @@ var Shells = []string{"bash", "zsh", "fish"}
 // CompletionScript returns app's completion script for shell (one of Shells), as 'make man'
 // writes it to completions/.
 func CompletionScript(app *cli.App, shell string) (string, error) {
-	if err := CheckEnum("completion", shell, Shells); err != nil {
+	if err := CheckShell(shell); err != nil {
 		return "", err
 	}
 	switch shell {
@@ -111,6 +112,15 @@ func CompletionScript(app *cli.App, shell string) (string, error) {
 		return docgen.Fish(app), nil
 	}
 	return docgen.Bash(app), nil
+}
+
+// CheckShell returns the usage error for a shell no completion script is written for, in
+// the same words in every command (completion SHELL, fr-filter --completion SHELL).
+func CheckShell(shell string) error {
+	if slices.Contains(Shells, shell) {
+		return nil
+	}
+	return Usagef("%q is not a supported shell: completion scripts are written for %s", shell, orList(Shells))
 }
 
 func completionCommand(prog string) *cli.Command {

@@ -71,7 +71,7 @@ func TestFinish(t *testing.T) {
 		{"fr-x serv", 2, "", "fr-x: error: unknown command \"serv\"; did you mean serve?\n"},
 		{"fr-x completion bash", 0, "complete -o default -F _fr_x fr-x", ""},
 		{"fr-x completion fish", 0, "complete -c fr-x", ""},
-		{"fr-x completion tcsh", 2, "", "fr-x: error: --completion must be bash, zsh or fish, not \"tcsh\"\n"},
+		{"fr-x completion tcsh", 2, "", "fr-x: error: \"tcsh\" is not a supported shell: completion scripts are written for bash, zsh or fish\n"},
 	} {
 		var out, errb bytes.Buffer
 		app, s := testApp(&out, &errb)

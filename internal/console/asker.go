@@ -8,6 +8,7 @@ import (
 	"github.com/fuseraft/fr/internal/cmdutil"
 	asking "github.com/fuseraft/fr/internal/prompt"
 	"github.com/fuseraft/fr/internal/render"
+	"github.com/fuseraft/fr/internal/termsafe"
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
@@ -31,6 +32,7 @@ type waiting struct {
 	typ string // wire.TypeApproval or wire.TypeQuestion
 	q   *wire.Question
 	req *wire.ApprovalRequest
+	raw []byte // the approval_request as it came
 }
 
 // NewAsker asks on con's input line.
@@ -50,6 +52,8 @@ func (a *Asker) Observe(ev wire.Event) bool {
 			}
 		} else if req, err := wire.DecodeApprovalRequest(ev.Raw); err == nil {
 			p.req = req
+		} else {
+			p.raw = ev.Raw
 		}
 		a.prompts = append(a.prompts, p)
 		return true
@@ -74,6 +78,7 @@ func (a *Asker) Waiting() int { return len(a.prompts) }
 func (a *Asker) Refresh(ready string) (aside bool) {
 	if len(a.prompts) == 0 {
 		a.con.SetPage(0, nil)
+		a.con.SetSubject("", "")
 		a.con.SetPrompt(a.paint("\x1b[1;36m", ready), render.StringWidth(ready), 0)
 		return false
 	}
@@ -90,6 +95,11 @@ func (a *Asker) Refresh(ready string) (aside bool) {
 		a.con.SetPage(0, nil)
 	}
 	bar := a.paint("\x1b[1;33m", "┃ ")
+	subject := ""
+	if p.typ == wire.TypeApproval {
+		subject = Subject(p.req, p.raw, a.con.Cols())
+	}
+	a.con.SetSubject(bar, subject)
 	return a.con.SetPrompt(bar+a.paint("\x1b[1m", text), 2+render.StringWidth(text), p.id)
 }
 
@@ -151,6 +161,28 @@ func (a *Asker) Read(t Line) Reply {
 		return Reply{Note: fmt.Sprintf("no prompt waits for an answer: %q was not sent", text)}
 	}
 	return Reply{Task: t.Text}
+}
+
+// Subject restates what an approval asks about, in a line: its kind and its command, path,
+// action or route. Where the prompt printed more than a few rows (a file write's diff, a
+// long or many-lined command or detail, an event that could not be read), it is shown again
+// right above the input line while the prompt waits, so that it is in view however far the
+// rest scrolled; else it is "" (the prompt is in view already). width is the terminal's.
+func Subject(req *wire.ApprovalRequest, raw []byte, width int) string {
+	if req == nil {
+		if len(raw) == 0 {
+			return ""
+		}
+		return "approval: a malformed request (deny it)"
+	}
+	long := func(s string) bool { return strings.Contains(strings.TrimSpace(s), "\n") || len(s) > 10*width }
+	switch {
+	case req.Kind == wire.KindFileWrite, !wire.KnownKind(req.Kind),
+		req.Kind == wire.KindShellCommand && long(req.Command),
+		req.Kind == wire.KindToolAction && long(req.Detail):
+		return "approval: " + termsafe.Line(strings.Join(strings.Fields(req.Summary()), " "))
+	}
+	return ""
 }
 
 // questionPrompt is the input line's prompt for a question.

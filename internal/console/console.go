@@ -51,7 +51,11 @@ type Console struct {
 
 	status      string   // a line above the input line that updates in place ("" none)
 	statusRows  []string // status, wrapped to the width
-	statusShown int      // rows above the input line on the screen: the open line's, the status's
+	statusShown int      // rows above the input line on the screen: the open line's, the status's, the subject's
+
+	subject     string   // what the prompt on the input line asks about, right above it ("" none)
+	subjectBar  string   // styled, before each of its rows
+	subjectRows []string // subject, wrapped to the width (styled)
 
 	paused  bool      // a pager has the terminal: output waits
 	pending []pending // output that came while paused
@@ -287,6 +291,49 @@ func (c *Console) wrapStatus() {
 	if c.status != "" {
 		c.statusRows = render.Wrap(c.status, c.width-1)
 	}
+	c.subjectRows = nil
+	if c.subject != "" {
+		bw := render.StringWidth(stripSGR(c.subjectBar))
+		for _, row := range render.WrapRows(c.subject, c.width-1-bw, maxSubjectRows) {
+			c.subjectRows = append(c.subjectRows, c.subjectBar+row)
+		}
+	}
+}
+
+// maxSubjectRows is how many rows the subject of a prompt takes at most, right above it; a
+// longer one is cut with "…" (it is shown whole where the prompt was printed).
+const maxSubjectRows = 3
+
+// SetSubject restates, right above the input line, what the prompt there asks about (plain
+// text, wrapped at spaces to the width, after bar on each row), so that it is in view however
+// far what was printed with the prompt scrolled; "" takes it away. It is drawn with the next
+// output or by Settle.
+func (c *Console) SetSubject(bar, text string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if text == c.subject && bar == c.subjectBar {
+		return
+	}
+	c.subject, c.subjectBar = text, bar
+	c.wrapStatus()
+	c.dirty = true
+}
+
+// stripSGR drops colour sequences, to measure styled text.
+func stripSGR(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == 0x1b && i+1 < len(s) && s[i+1] == '[' {
+			j := i + 2
+			for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
+				j++
+			}
+			i = j
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
 // SetPage gives the prompt id a page: what d typed at it shows in a pager (a file write's
@@ -384,6 +431,11 @@ func (c *Console) drawTo(b *bytes.Buffer) {
 		b.WriteString("\r\n")
 	}
 	c.statusShown += len(c.statusRows)
+	for _, row := range c.subjectRows {
+		b.WriteString(row)
+		b.WriteString("\x1b[0m\r\n")
+	}
+	c.statusShown += len(c.subjectRows)
 	b.WriteString(c.prompt)
 	c.drawn, c.dirty = true, false
 	if !c.edit {

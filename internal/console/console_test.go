@@ -385,3 +385,32 @@ func TestAskerDiffOnlyForFileWrites(t *testing.T) {
 		t.Error("a file write has no page of its diff")
 	}
 }
+
+// What an approval asks about is said again above the input line where the prompt printed
+// more than a few rows, and only there.
+func TestSubject(t *testing.T) {
+	long := strings.Repeat("echo word && ", 80)
+	for _, c := range []struct {
+		event, want string
+	}{
+		{`{"type":"approval_request","kind":"shell_command","command":"make"}`, ""},
+		{`{"type":"approval_request","kind":"shell_command","command":"cat <<EOF\nx\nEOF"}`, "approval: shell: cat <<EOF x EOF"},
+		{`{"type":"approval_request","kind":"shell_command","command":"` + long + `"}`, "approval: shell: " + strings.TrimSpace(long)},
+		{`{"type":"approval_request","kind":"file_write","path":"a.txt","oldContent":"","newContent":"x\n"}`, "approval: write: a.txt"},
+		{`{"type":"approval_request","kind":"tool_action","plugin":"fs","action":"read"}`, ""},
+		{`{"type":"approval_request","kind":"browser","url":"x"}`, `approval: unknown kind "browser"`},
+		{`{"type":"approval_request","kind":"file_write"}`, "approval: a malformed request (deny it)"},
+		{`{"type":"approval_request","kind":"shell_command","command":"ls\u001b[2J"}`, ""},
+		{`{"type":"approval_request","kind":"file_write","path":"a\u001b[2J","oldContent":"","newContent":"x\n"}`, "approval: write: a␛[2J"},
+	} {
+		ev, _ := wire.ParseLine([]byte(c.event)).Event()
+		req, err := wire.DecodeApprovalRequest(ev.Raw)
+		var raw []byte
+		if err != nil {
+			req, raw = nil, ev.Raw
+		}
+		if got := Subject(req, raw, 60); got != c.want {
+			t.Errorf("%s: got %q, want %q", c.event, got, c.want)
+		}
+	}
+}

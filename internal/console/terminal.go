@@ -141,36 +141,64 @@ func (c *Console) CookedLine(text string) Line {
 	return l
 }
 
-// Page shows text (made safe for the terminal here, whatever it holds) in $PAGER, else in
-// less, with the terminal in the mode the pager expects; output waits meanwhile. With neither,
-// or when stdout is not a terminal file, text is printed above the input line.
+// Page shows text in a pager (see Page), with output held back meanwhile and the input line
+// drawn again after it.
 func (t *Terminal) Page(text string) {
-	text = termsafe.Text(text)
 	t.pause()
 	defer t.resume()
-	cmdline := strings.TrimSpace(t.getenv("PAGER"))
+	Page(text, PageOn{Out: t.out, Fd: t.fd, Getenv: t.getenv, Cooked: func() func() {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		if t.restore == nil {
+			return func() {}
+		}
+		t.restore()
+		return func() {
+			t.mu.Lock()
+			defer t.mu.Unlock()
+			if t.restore != nil {
+				EditMode(t.fd)
+			}
+		}
+	}})
+}
+
+// PageOn is the terminal a page is shown on.
+type PageOn struct {
+	Out    io.Writer           // the terminal (a pager runs only where it is an *os.File)
+	Fd     int                 // the terminal's input, for its jobs; -1 when not known
+	Getenv func(string) string // gives $PAGER
+	// Cooked puts the terminal in the mode a pager expects and returns what puts it back;
+	// nil when it is in that mode already.
+	Cooked func() (back func())
+}
+
+// Page shows text (made safe for the terminal here, whatever it holds) in $PAGER, else in
+// less, as the terminal's foreground job. With neither, or when the terminal is not a file,
+// text is printed on it. It is what every command that asks shows a whole diff with.
+func Page(text string, on PageOn) {
+	text = termsafe.Text(text)
+	cmdline := strings.TrimSpace(on.Getenv("PAGER"))
 	if cmdline == "" {
 		if _, err := exec.LookPath("less"); err == nil {
 			cmdline = "less"
 		}
 	}
-	f, isFile := t.out.(*os.File)
+	f, isFile := on.Out.(*os.File)
 	if cmdline == "" || !isFile {
-		io.WriteString(t.out, strings.ReplaceAll(strings.TrimRight(text, "\n")+"\n", "\n", "\r\n"))
+		io.WriteString(on.Out, strings.ReplaceAll(strings.TrimRight(text, "\n")+"\n", "\n", "\r\n"))
 		return
 	}
-	t.mu.Lock()
-	cooked := t.restore != nil
-	if cooked {
-		t.restore()
+	back := func() {}
+	if on.Cooked != nil {
+		back = on.Cooked()
 	}
-	t.mu.Unlock()
 	cmd := exec.Command("/bin/sh", "-c", cmdline)
 	cmd.Stdin = strings.NewReader(text)
 	cmd.Stdout, cmd.Stderr = f, f
 	giveBack := func() {}
-	if t.fd >= 0 {
-		giveBack = foreground(cmd, t.fd)
+	if on.Fd >= 0 {
+		giveBack = foreground(cmd, on.Fd)
 	}
 	err := cmd.Run()
 	giveBack()
@@ -178,16 +206,10 @@ func (t *Terminal) Page(text string) {
 		// Ctrl-C in the pager ends the pager, as quitting it does.
 		err = nil
 	}
-	if cooked {
-		t.mu.Lock()
-		if t.restore != nil {
-			EditMode(t.fd)
-		}
-		t.mu.Unlock()
-	}
+	back()
 	if err != nil {
-		fmt.Fprintf(t.out, "the pager %s failed (%v); the diff is below\r\n", termsafe.Line(cmdline), err)
-		io.WriteString(t.out, strings.ReplaceAll(strings.TrimRight(text, "\n")+"\n", "\n", "\r\n"))
+		fmt.Fprintf(on.Out, "the pager %s failed (%v); the diff is below\r\n", termsafe.Line(cmdline), err)
+		io.WriteString(on.Out, strings.ReplaceAll(strings.TrimRight(text, "\n")+"\n", "\n", "\r\n"))
 	}
 }
 

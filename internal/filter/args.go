@@ -341,7 +341,7 @@ func parseArgs(args []string) (*options, error) {
 		return nil, cmdutil.WithHint(err, "see 'fr-filter --help'")
 	}
 	if o.completion != "" {
-		if err := cmdutil.CheckEnum("completion", o.completion, cmdutil.Shells); err != nil {
+		if err := cmdutil.CheckShell(o.completion); err != nil {
 			return nil, cmdutil.WithHint(err, "see 'fr-filter --help'")
 		}
 	}

@@ -56,6 +56,13 @@ func UnifiedDiff(path, old, new string, opts DiffOptions) string {
 	return s
 }
 
+// UnifiedDiffCut is UnifiedDiff that also says whether anything was cut (lines past
+// MaxLines, or lines cut to the width).
+func UnifiedDiffCut(path, old, new string, opts DiffOptions) (diff string, cut bool) {
+	s, _, _, cut := unifiedDiff(path, old, new, opts)
+	return s, cut
+}
+
 // unifiedDiff is UnifiedDiff that also counts the lines added and removed, and says whether
 // anything was cut (lines past MaxLines, or lines cut to the width).
 func unifiedDiff(path, old, new string, opts DiffOptions) (diff string, added, removed int, cut bool) {

@@ -39,6 +39,12 @@ type Options struct {
 	DiffMore string
 	// Now is the clock for timestamps; nil means time.Now.
 	Now func() time.Time
+	// WrapStream breaks streamed text (a reply, thinking, shell output) into lines that fit
+	// Width, at spaces, as it streams: for a terminal, whose own wrapping would split words.
+	// A word that began near the end of a line and outgrows it is taken back (the cursor moves
+	// back over it and clears it) and written again on the next line; a word longer than a
+	// whole line breaks where the line ends.
+	WrapStream bool
 }
 
 const (
@@ -66,7 +72,13 @@ type Renderer struct {
 	open    streamKind // the streamed text now open, if any
 	atStart bool       // the open stream is at the start of a line
 	later   bool       // the open stream is past its first line
-	b       strings.Builder
+	// with WrapStream: the columns used on the stream's row, where its text starts (after the
+	// time and the kind's mark), and the word being written at its end
+	col, rowStart int
+	word          strings.Builder
+	wordCols      int
+	run           strings.Builder // streamed text not painted yet
+	b             strings.Builder
 }
 
 // New returns a Renderer writing to w.
@@ -240,11 +252,19 @@ func (r *Renderer) stream(kind streamKind, text string) {
 		r.open = kind
 		r.atStart = true
 		r.later = false
+		r.col, r.rowStart = 0, 0
+		r.word.Reset()
+		r.wordCols = 0
 		if ts := r.stamp(); ts != "" {
 			r.paint(dim, ts)
+			r.col = StringWidth(ts)
 		}
 	}
 	text = termsafe.Text(text)
+	if r.opts.WrapStream {
+		r.streamWrapped(kind, text)
+		return
+	}
 	for text != "" {
 		seg, rest, nl := strings.Cut(text, "\n")
 		if r.atStart && (seg != "" || nl) {
@@ -274,6 +294,125 @@ func (r *Renderer) stream(kind streamKind, text string) {
 		}
 		text = rest
 	}
+}
+
+// streamWrapped is stream for a terminal (Options.WrapStream): lines break at spaces to fit
+// the width, never inside a word that fits on a line.
+func (r *Renderer) streamWrapped(kind streamKind, text string) {
+	// The last column is left empty: a terminal that filled it waits to wrap, and moving the
+	// cursor back from there is not the same on every terminal.
+	avail := max(r.width-1, 1)
+	for _, rn := range text {
+		switch {
+		case rn == '\n':
+			r.streamPrefix(kind) // an empty line still gets its mark
+			r.flushRun(kind)
+			r.b.WriteByte('\n')
+			r.atStart, r.later = true, true
+			r.col = 0
+			r.word.Reset()
+			r.wordCols = 0
+			continue
+		case rn == ' ' || rn == '\t':
+			r.streamPrefix(kind)
+			w := 1
+			if rn == '\t' {
+				w = 8 - r.col%8
+			}
+			r.word.Reset()
+			r.wordCols = 0
+			if r.col+w > avail {
+				// the line ends here: the space is where it breaks
+				r.streamBreak(kind)
+				continue
+			}
+			r.run.WriteRune(rn)
+			r.col += w
+			continue
+		}
+		r.streamPrefix(kind)
+		rw := runeWidth(rn)
+		if r.col+rw > avail {
+			word := r.word.String()
+			r.flushRun(kind)
+			if r.wordCols > 0 && r.col-r.wordCols > r.rowStart && r.wordCols+rw <= avail-r.nextRowStart(kind) {
+				// The word began on this line and fits on the next: take it back, and write it
+				// there.
+				fmt.Fprintf(&r.b, "\x1b[%dD\x1b[K", r.wordCols)
+				r.streamBreak(kind)
+				r.streamPrefix(kind)
+				r.run.WriteString(word)
+				r.col += r.wordCols
+			} else {
+				// A word longer than a line breaks where the line ends.
+				r.streamBreak(kind)
+				r.streamPrefix(kind)
+				r.word.Reset()
+				r.wordCols = 0
+			}
+		}
+		r.run.WriteRune(rn)
+		r.word.WriteRune(rn)
+		r.col += rw
+		r.wordCols += rw
+	}
+	r.flushRun(kind)
+}
+
+// streamPrefix starts a line of streamed text: under the first line's time, the kind's mark.
+func (r *Renderer) streamPrefix(kind streamKind) {
+	if !r.atStart {
+		return
+	}
+	r.flushRun(kind)
+	if r.later && r.opts.Timestamps {
+		pad := strings.Repeat(" ", len(r.stamp()))
+		r.b.WriteString(pad)
+		r.col += len(pad)
+	}
+	switch kind {
+	case streamThinking:
+		r.paint(dim, "┊ ")
+		r.col += 2
+	case streamShell:
+		r.paint(dim, "│ ")
+		r.col += 2
+	}
+	r.rowStart = r.col
+	r.atStart = false
+}
+
+// nextRowStart is the column where the text of the stream's next line starts.
+func (r *Renderer) nextRowStart(kind streamKind) int {
+	n := 0
+	if r.opts.Timestamps {
+		n = len(r.stamp())
+	}
+	if kind == streamThinking || kind == streamShell {
+		n += 2
+	}
+	return n
+}
+
+// streamBreak ends a line of streamed text where it no longer fits.
+func (r *Renderer) streamBreak(kind streamKind) {
+	r.flushRun(kind)
+	r.b.WriteByte('\n')
+	r.atStart, r.later = true, true
+	r.col = 0
+}
+
+// flushRun paints the streamed text not painted yet.
+func (r *Renderer) flushRun(kind streamKind) {
+	if r.run.Len() == 0 {
+		return
+	}
+	if kind == streamThinking {
+		r.paint(dim, r.run.String())
+	} else {
+		r.b.WriteString(r.run.String())
+	}
+	r.run.Reset()
 }
 
 func (r *Renderer) endStream() {

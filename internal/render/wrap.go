@@ -148,3 +148,15 @@ func wordWidth(cells []cell) int {
 	}
 	return w
 }
+
+// WrapRows is Wrap kept to at most rows lines: when text needs more, the last one shown ends
+// with "…". rows <= 0 keeps every line.
+func WrapRows(text string, width, rows int) []string {
+	lines := Wrap(text, width)
+	if rows <= 0 || len(lines) <= rows {
+		return lines
+	}
+	lines = lines[:rows]
+	lines[rows-1] = cutMarked(lines[rows-1], max(width, 1))
+	return lines
+}

@@ -194,6 +194,7 @@ func runSession(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error
 			Color:      cmdutil.UseColor(o.color, s.Env, term),
 			Width:      width(s),
 			Timestamps: o.timestamps,
+			WrapStream: term,
 		})
 		if interactive(s, o) {
 			ss.term = ss.openTerminal()

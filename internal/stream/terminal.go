@@ -61,7 +61,7 @@ func (ss *session) openTerminal() *terminal {
 
 func (t *terminal) renderer() *render.Renderer {
 	return render.New(t.ss.out, render.Options{Color: t.color, Width: t.width, Timestamps: t.ss.o.timestamps,
-		DiffMore: console.DiffMore})
+		DiffMore: console.DiffMore, WrapStream: true})
 }
 
 // event renders an event fuseraft sent (the gate has observed it) and puts the prompt it

@@ -254,7 +254,7 @@ func (d *Decider) whenReason(r *Rule) string {
 		return ""
 	}
 	if r.Decision == Allow {
-		return fmt.Sprintf("rule %s would allow it, but its when condition failed (%v), which an allow rule takes as no match", r.Name, err)
+		return fmt.Sprintf("rule %q would allow it, but its when condition failed (%v), which an allow rule takes as no match", r.Name, err)
 	}
 	what := "a deny rule"
 	if r.Decision == Ask {
@@ -274,7 +274,7 @@ func (d *Decider) warnWhen(ev *event, r *Rule, err error) {
 	if r.Decision == Allow {
 		what = "does not allow (a failed condition counts as no match for allow rules)"
 	}
-	d.warn("rule %s: when %q: %v; the rule %s", r.Name, r.WhenSrc, err, what)
+	d.warn("rule %q: when %q: %v; the rule %s", r.Name, r.WhenSrc, err, what)
 }
 
 // runCond runs a condition; err is the error it gave (whenTrue then fails closed).
@@ -324,7 +324,7 @@ func (d *Decider) runJQ(ev *event, name, src string, code *gojq.Code) bool {
 	}
 	res, err := d.runCode(v, code)
 	if err != nil {
-		d.warn("rule %s: when %q: %v; the rule does not match", name, src, err)
+		d.warn("rule %q: when %q: %v; the rule does not match", name, src, err)
 	}
 	return res
 }
@@ -454,7 +454,7 @@ func (d *Decider) decideOne(req *wire.ApprovalRequest, ev *event) Decision {
 		ok, why := d.matchOne(r, req, fw)
 		if !ok {
 			if why != "" && blocked == "" {
-				blocked = fmt.Sprintf("rule %s would allow it, but %s", r.Name, why)
+				blocked = fmt.Sprintf("rule %q would allow it, but %s", r.Name, why)
 			}
 			continue
 		}
@@ -466,7 +466,7 @@ func (d *Decider) decideOne(req *wire.ApprovalRequest, ev *event) Decision {
 		}
 		if r.Decision == Allow && !d.limitOK(r) {
 			if blocked == "" {
-				blocked = fmt.Sprintf("rule %s reached its limit (%s)", r.Name, r.Limit)
+				blocked = fmt.Sprintf("rule %q reached its limit (%s)", r.Name, r.Limit)
 			}
 			continue
 		}
@@ -826,7 +826,7 @@ func (d *Decider) decidePart(p *Part, ev *event) *Decision {
 		ok, why := d.matchPart(r, p)
 		if !ok {
 			if why != "" && blocked == "" {
-				blocked = fmt.Sprintf("rule %s would allow it, but it %s", r.Name, why)
+				blocked = fmt.Sprintf("rule %q would allow it, but it %s", r.Name, why)
 			}
 			return
 		}
@@ -838,7 +838,7 @@ func (d *Decider) decidePart(p *Part, ev *event) *Decision {
 		}
 		if r.Decision == Allow && !d.limitOK(r) {
 			if blocked == "" {
-				blocked = fmt.Sprintf("rule %s reached its limit (%s)", r.Name, r.Limit)
+				blocked = fmt.Sprintf("rule %q reached its limit (%s)", r.Name, r.Limit)
 			}
 			return
 		}

@@ -29,18 +29,18 @@ func Lint(p *Policy) []Finding {
 				continue
 			}
 			if s.Decision > r.Decision {
-				add(r.Line, r.Name, "rule %s can never decide: the stricter rule %s (line %d, %s) matches whenever it does",
+				add(r.Line, r.Name, "rule %q can never decide: the stricter rule %q (line %d, %s) matches whenever it does",
 					r.Name, s.Name, s.Line, s.Decision)
 				break
 			}
 			if s.Decision == r.Decision && s.index < r.index {
-				add(r.Line, r.Name, "rule %s can never decide: rule %s (line %d) comes first with the same decision and matches whenever it does",
+				add(r.Line, r.Name, "rule %q can never decide: rule %q (line %d) comes first with the same decision and matches whenever it does",
 					r.Name, s.Name, s.Line)
 				break
 			}
 		}
 		if r.Kind != "" && !isKnownKind(r.Kind) {
-			add(r.Line, r.Name, "rule %s names kind %q, which fr-approve does not know: a typo? (a kind fuseraft adds later is fine to name)", r.Name, r.Kind)
+			add(r.Line, r.Name, "rule %q names kind %q, which fr-approve does not know: a typo? (a kind fuseraft adds later is fine to name)", r.Name, r.Kind)
 		}
 		if r.Decision == Allow {
 			lintAllow(r, add)
@@ -48,7 +48,7 @@ func Lint(p *Policy) []Finding {
 	}
 	for _, q := range p.Questions {
 		if q.Answer == "text" && strings.TrimSpace(q.Text) == "" {
-			add(q.Line, q.Name, "question rule %s answers with empty text; use skip: true to skip", q.Name)
+			add(q.Line, q.Name, "question rule %q answers with empty text; use skip: true to skip", q.Name)
 		}
 	}
 	lintProbes(p, add)
@@ -187,7 +187,7 @@ func lintAcceptedOptions(p *Policy, add func(int, string, string, ...any)) {
 				if u.kind == riskWrites {
 					advice = "add a deny or ask rule with paths: inside_root for " + prog + ", or spell out its value in the pattern"
 				}
-				add(line, r.Name, "allow rule %s accepts %s %s, which %s, with any value; %s", r.Name, prog, u.spell, u.kind, advice)
+				add(line, r.Name, "allow rule %q accepts %s %s, which %s, with any value; %s", r.Name, prog, u.spell, u.kind, advice)
 			}
 		}
 	}
@@ -314,7 +314,7 @@ func lintProbes(p *Policy, add func(int, string, string, ...any)) {
 		if dec.Verdict != Allow || dec.Decider != ByRule {
 			continue
 		}
-		add(lines[dec.Rule], dec.Rule, "rule %s allows %q (%s); add a deny rule for it, or narrow the pattern", dec.Rule, pr.cmd, pr.why)
+		add(lines[dec.Rule], dec.Rule, "rule %q allows %q (%s); add a deny rule for it, or narrow the pattern", dec.Rule, pr.cmd, pr.why)
 	}
 }
 
@@ -322,7 +322,7 @@ func lintAllow(r *Rule, add func(int, string, string, ...any)) {
 	lintAllowScope(r, add)
 	if r.Shell != nil {
 		if len(r.Shell.Commands) == 0 && r.When == nil {
-			add(r.Line, r.Name, "allow rule %s allows every shell command", r.Name)
+			add(r.Line, r.Name, "allow rule %q allows every shell command", r.Name)
 		}
 		for _, c := range r.Shell.Commands {
 			lintAllowPattern(r, c, add)
@@ -344,7 +344,7 @@ func lintAllow(r *Rule, add func(int, string, string, ...any)) {
 		lintAllowTool(r, add)
 	}
 	if r.Route != nil && r.Route.Source.MatchAll() && r.Route.Target.MatchAll() && r.When == nil {
-		add(r.Line, r.Name, "allow rule %s matches every route", r.Name)
+		add(r.Line, r.Name, "allow rule %q matches every route", r.Name)
 	}
 }
 
@@ -353,16 +353,16 @@ func lintAllowScope(r *Rule, add func(int, string, string, ...any)) {
 	switch {
 	case r.Kind == "":
 		if r.When == nil {
-			add(r.Line, r.Name, "allow rule %s has no kind and no matcher: it allows every shell command, file write, tool action and route", r.Name)
+			add(r.Line, r.Name, "allow rule %q has no kind and no matcher: it allows every shell command, file write, tool action and route", r.Name)
 		} else {
-			add(r.Line, r.Name, "allow rule %s has no kind: it allows every known kind of prompt its when condition accepts", r.Name)
+			add(r.Line, r.Name, "allow rule %q has no kind: it allows every known kind of prompt its when condition accepts", r.Name)
 		}
 	case r.Shell == nil && r.Kind == "shell_command" && r.When == nil:
-		add(r.Line, r.Name, "allow rule %s allows every shell command", r.Name)
+		add(r.Line, r.Name, "allow rule %q allows every shell command", r.Name)
 	case r.Shell == nil && r.Kind == "shell_command":
-		add(r.Line, r.Name, "allow rule %s has only a when condition, over the whole command line: when it holds, every simple command in the line is allowed (a test on .command also passes \"make; rm -rf ~\"); add shell: patterns", r.Name)
+		add(r.Line, r.Name, "allow rule %q has only a when condition, over the whole command line: when it holds, every simple command in the line is allowed (a test on .command also passes \"make; rm -rf ~\"); add shell: patterns", r.Name)
 	case r.File == nil && r.Kind == "file_write" && r.When == nil:
-		add(r.Line, r.Name, "allow rule %s allows every file write inside the root", r.Name)
+		add(r.Line, r.Name, "allow rule %q allows every file write inside the root", r.Name)
 	}
 }
 
@@ -402,7 +402,7 @@ func lintAllowPattern(r *Rule, c *CmdPattern, add func(int, string, string, ...a
 func lintAllowPaths(r *Rule, add func(int, string, string, ...any)) {
 	sm := r.Shell
 	if sm.Anywhere {
-		add(r.Line, r.Name, "allow rule %s sets paths: anywhere: the files its commands name are not judged (~/.ssh, /etc, /proc included); list the places instead (paths: [inside_root, /tmp/**])", r.Name)
+		add(r.Line, r.Name, "allow rule %q sets paths: anywhere: the files its commands name are not judged (~/.ssh, /etc, /proc included); list the places instead (paths: [inside_root, /tmp/**])", r.Name)
 	}
 	if sm.PathsKey {
 		return
@@ -439,7 +439,7 @@ func lintAllowPaths(r *Rule, add func(int, string, string, ...any)) {
 	if example == "" {
 		return
 	}
-	add(r.Line, r.Name, "allow rule %s has no paths: key, and paths are now judged by default: it allows a command only when every file it names lies inside the root, no longer %s; write paths: inside_root to say so, or paths: anywhere (or a list such as [inside_root, /tmp/**]) for the old meaning", r.Name, example)
+	add(r.Line, r.Name, "allow rule %q has no paths: key, and paths are now judged by default: it allows a command only when every file it names lies inside the root, no longer %s; write paths: inside_root to say so, or paths: anywhere (or a list such as [inside_root, /tmp/**]) for the old meaning", r.Name, example)
 }
 
 // lintAllowPermits names the permissions an allow rule gives.
@@ -450,14 +450,14 @@ func lintAllowPermits(r *Rule, add func(int, string, string, ...any)) {
 	}{{FlagRedirect, "allow_redirects (writes to any file)"}, {FlagExpansion, "allow_expansions ($VAR, $(cmd) and globs in arguments)"},
 		{FlagUnparsable, "allow_unparsable (commands fr-approve cannot read)"}, {FlagEnv, "allow_env (PATH, LD_PRELOAD and the like)"}} {
 		if r.Shell.Permit&f.flag != 0 {
-			add(r.Line, r.Name, "allow rule %s sets %s", r.Name, f.name)
+			add(r.Line, r.Name, "allow rule %q sets %s", r.Name, f.name)
 		}
 	}
 }
 
 func lintAllowTool(r *Rule, add func(int, string, string, ...any)) {
 	if r.Tool.Plugin.MatchAll() && r.When == nil {
-		add(r.Line, r.Name, "allow rule %s matches every plugin", r.Name)
+		add(r.Line, r.Name, "allow rule %q matches every plugin", r.Name)
 	}
 	for _, ps := range []Patterns{r.Tool.Plugin, r.Tool.Action, r.Tool.Detail} {
 		for _, pt := range ps {

@@ -46,7 +46,7 @@ func lintConditions(p *Policy, add func(int, string, string, ...any)) {
 			if r.Decision != Allow {
 				effect = "a match for this " + r.Decision.String() + " rule"
 			}
-			add(r.Line, r.Name, "rule %s: when %q fails on the prompt %s; a failed condition counts as %s: "+
+			add(r.Line, r.Name, "rule %q: when %q fails on the prompt %s; a failed condition counts as %s: "+
 				"give missing fields a default (.x // \"\") or catch the error (try ... catch false)", r.Name, r.WhenSrc, why, effect)
 		}
 	}

@@ -187,8 +187,8 @@ rules:
 		t.Errorf("slow: %+v", dec)
 	}
 	// the bound is for all conditions of a prompt together: fast's and guard's are cut off too
-	if len(warns) != 4 || !strings.Contains(warns[0], "rule slow1") || !strings.Contains(warns[1], "rule slow2") ||
-		!strings.Contains(warns[2], "rule fast") || !strings.Contains(warns[3], "rule guard") ||
+	if len(warns) != 4 || !strings.Contains(warns[0], "rule \"slow1\"") || !strings.Contains(warns[1], "rule \"slow2\"") ||
+		!strings.Contains(warns[2], "rule \"fast\"") || !strings.Contains(warns[3], "rule \"guard\"") ||
 		!strings.Contains(warns[0], "ran past 200000 steps") || !strings.Contains(warns[3], "the rule matches") {
 		t.Errorf("warnings: %q", warns)
 	}

@@ -29,23 +29,30 @@ type Term struct {
 	read chan struct{} // closed when all the command wrote has been read
 	code int
 	cols int
+	rows int
 
 	mu  sync.Mutex
 	raw bytes.Buffer
 }
 
-// Rows is how high the terminals are.
+// Rows is how high the terminals are, unless StartSize says otherwise.
 const Rows = 40
 
 // Start runs cmd on a terminal cols wide. The test is skipped where there are no
 // pseudo-terminals; the command is killed when the test ends.
 func Start(t testing.TB, cols int, cmd *exec.Cmd) *Term {
 	t.Helper()
-	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: Rows, Cols: uint16(cols)})
+	return StartSize(t, cols, Rows, cmd)
+}
+
+// StartSize is Start on a terminal cols wide and rows high.
+func StartSize(t testing.TB, cols, rows int, cmd *exec.Cmd) *Term {
+	t.Helper()
+	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: uint16(rows), Cols: uint16(cols)})
 	if err != nil {
 		t.Skipf("no pseudo-terminal: %v", err)
 	}
-	tm := &Term{t: t, ptmx: ptmx, cmd: cmd, done: make(chan struct{}), read: make(chan struct{}), code: -1, cols: cols}
+	tm := &Term{t: t, ptmx: ptmx, cmd: cmd, done: make(chan struct{}), read: make(chan struct{}), code: -1, cols: cols, rows: rows}
 	go func() {
 		defer close(tm.read)
 		b := make([]byte, 4096)
@@ -85,10 +92,38 @@ func Start(t testing.TB, cols int, cmd *exec.Cmd) *Term {
 func (tm *Term) Screen(color bool) string {
 	tm.mu.Lock()
 	defer tm.mu.Unlock()
-	s := NewScreen(tm.cols, Rows)
+	return tm.screen().Text(color)
+}
+
+func (tm *Term) screen() *Screen {
+	s := NewScreen(tm.cols, tm.rows)
 	// Placeholders for what varies have its width, so the screen is laid out the same.
 	s.Write([]byte(Normalize(tm.raw.String())))
-	return s.Text(color)
+	return s
+}
+
+// View is what the terminal shows in its window now, without the rows scrolled off the top:
+// what a person sees without scrolling back.
+func (tm *Term) View(color bool) string {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	return tm.screen().View(color)
+}
+
+// WaitView is WaitFor on the window alone (View).
+func (tm *Term) WaitView(what string, ok func(view string) bool) string {
+	tm.t.Helper()
+	deadline := time.Now().Add(testkit.Bound(20 * time.Second))
+	for {
+		s := tm.View(false)
+		if ok(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("the terminal's window never showed %s; it shows:\n%s", what, s)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // Raw is every byte the terminal received.
@@ -137,7 +172,7 @@ func (tm *Term) Resize(cols int) error {
 	tm.mu.Lock()
 	tm.cols = cols
 	tm.mu.Unlock()
-	return pty.Setsize(tm.ptmx, &pty.Winsize{Rows: Rows, Cols: uint16(cols)})
+	return pty.Setsize(tm.ptmx, &pty.Winsize{Rows: uint16(tm.rows), Cols: uint16(cols)})
 }
 
 // Type types s on the terminal.

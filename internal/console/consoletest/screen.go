@@ -254,6 +254,19 @@ func (s *Screen) Text(color bool) string {
 	return strings.Join(out, "\n") + "\n"
 }
 
+// View is the screen's window alone, as Text shows it: what a person sees without scrolling
+// back.
+func (s *Screen) View(color bool) string {
+	var out []string
+	for _, row := range s.lines {
+		out = append(out, rowText(row, color))
+	}
+	for len(out) > 0 && out[len(out)-1] == "" {
+		out = out[:len(out)-1]
+	}
+	return strings.Join(out, "\n") + "\n"
+}
+
 func rowText(row []cell, color bool) string {
 	var b strings.Builder
 	sgr := ""
