@@ -79,6 +79,7 @@ type Decider struct {
 	pathBuf  []byte // linkFree's buffer
 	// linkFree's answers for the prompt being decided (memoGen == gen)
 	linkMemo []linkMemo
+	nameMemo []nameMemo // what lstat said of each name below the root looked at (memoGen == gen)
 	memoGen  uint64
 	ev       *event // the prompt being decided
 	evBuf    event  // what ev points to, made anew for each prompt without an allocation
