@@ -79,6 +79,7 @@ type Decider struct {
 	pathBuf  []byte // linkFree's buffer
 	// linkFree's answers for the prompt being decided (memoGen == gen)
 	linkMemo []linkMemo
+	nameMemo []nameMemo // what lstat said of each name below the root looked at (memoGen == gen)
 	memoGen  uint64
 	ev       *event // the prompt being decided
 	evBuf    event  // what ev points to, made anew for each prompt without an allocation
@@ -665,11 +666,11 @@ func resolveFrom(cur, p string, depth int) string {
 			// what /proc/self and /dev/fd name is fr-approve's, not the command's: taken as written
 			return filepath.Join(append([]string{next}, parts[i+1:]...)...)
 		}
-		fi, err := os.Lstat(next)
-		if err != nil {
+		exists, link, _, ok := lstatName(next) // os.Lstat without its FileInfo
+		if !ok || !exists {
 			return filepath.Join(append([]string{next}, parts[i+1:]...)...)
 		}
-		if fi.Mode()&os.ModeSymlink != 0 {
+		if link {
 			target, err := os.Readlink(next)
 			if err != nil {
 				return filepath.Join(append([]string{next}, parts[i+1:]...)...)
@@ -786,7 +787,14 @@ func (d *Decider) decideShell(req *wire.ApprovalRequest, ev *event) Decision {
 	for i := range parts {
 		p := &parts[i]
 		d.step(1)
-		pd := d.decidePart(p, ev)
+		denied := fastParts && out != nil && out.Verdict == Deny
+		if denied && out.Decider == ByRule {
+			continue // nothing a later part decides replaces a deny by rule
+		}
+		// once the command is denied, only a deny rule of a later part can change what it
+		// says (a rule before the default): its allow and ask rules, and the paths they
+		// would judge, are not tried
+		pd := d.decidePart(p, ev, denied)
 		if pd == nil {
 			continue
 		}
@@ -810,13 +818,20 @@ func (d *Decider) decideShell(req *wire.ApprovalRequest, ev *event) Decision {
 	return *out
 }
 
+// fastParts is false in the test that compares deciding a command with and without skipping
+// the rules of later parts that cannot change a denied command's decision.
+var fastParts = true
+
 // decidePart returns the decision for one part, or nil for a deny-only part no deny or ask
-// rule matches.
-func (d *Decider) decidePart(p *Part, ev *event) *Decision {
+// rule matches. With denyOnly, only its deny rules are tried.
+func (d *Decider) decidePart(p *Part, ev *event, denyOnly bool) *Decision {
 	var best *Rule
 	blocked := ""
 	try := func(r *Rule) {
 		d.step(1)
+		if denyOnly && r.Decision != Deny {
+			return
+		}
 		if best != nil && !better(r, best) {
 			return
 		}

@@ -303,9 +303,7 @@ var fastPaths = true
 // (looking stops at the first that does not exist). false means the slow path decides.
 func (d *Decider) linkFree(s string) bool {
 	// a word judged by several rules of one prompt is looked at once
-	if d.memoGen != d.gen {
-		d.memoGen, d.linkMemo = d.gen, d.linkMemo[:0]
-	}
+	d.freshMemos()
 	for _, m := range d.linkMemo {
 		if m.s == s {
 			return m.free
@@ -340,7 +338,7 @@ func (d *Decider) lookLinkFree(s string) bool {
 			buf = append(buf, '/')
 		}
 		buf = append(buf, name...)
-		exists, link, dir, ok := lstatName(string(buf))
+		exists, link, dir, ok := d.lstatOnce(buf)
 		switch {
 		case !ok || link:
 			return false
@@ -351,6 +349,42 @@ func (d *Decider) lookLinkFree(s string) bool {
 		}
 	}
 	return true
+}
+
+// freshMemos forgets what linkFree and lstatOnce found for an earlier prompt.
+func (d *Decider) freshMemos() {
+	if d.memoGen != d.gen {
+		d.memoGen, d.linkMemo, d.nameMemo = d.gen, d.linkMemo[:0], d.nameMemo[:0]
+	}
+}
+
+// nameMemo is what lstatName said of one name below the root during the prompt being decided.
+type nameMemo struct {
+	p                       string
+	exists, link, dir, okay bool
+}
+
+// fastNames is false in the test that compares linkFree with and without nameMemo.
+var fastNames = true
+
+// lstatOnce is lstatName(p), looked at once per prompt: the words of one command often share
+// their first names (src/a.go src/b.go). Nothing is kept from one prompt to the next, so a
+// link made between two prompts is seen.
+func (d *Decider) lstatOnce(p []byte) (exists, link, dir, ok bool) {
+	d.freshMemos()
+	if fastNames {
+		for i := range d.nameMemo {
+			if m := &d.nameMemo[i]; m.p == string(p) {
+				return m.exists, m.link, m.dir, m.okay
+			}
+		}
+	}
+	s := string(p)
+	exists, link, dir, ok = lstatName(s)
+	if fastNames && len(d.nameMemo) < 32 {
+		d.nameMemo = append(d.nameMemo, nameMemo{s, exists, link, dir, ok})
+	}
+	return exists, link, dir, ok
 }
 
 // inPlaces reports whether a path lies in one of the places of a paths: list, both as written
