@@ -227,7 +227,7 @@ func piecesUTF8(chunks [][]byte) bool {
 				break
 			}
 		}
-		if !utf8.Valid(c) {
+		if !jsonscan.UTF8(c) {
 			return false
 		}
 	}

@@ -376,7 +376,7 @@ func (r *runner) next(pre []string) ([]byte, jsonscan.Shape, error) {
 		// main loop passes on unchanged if the filter does (passPrompt), for the command that
 		// answers prompts to refuse: a prompt never vanishes here. Only lines kept so far are
 		// looked at: those dropped for their type above never are.
-		if !jsonscan.ValidText(line, jsonscan.TextFlags(line)&jsonscan.HighBytes) {
+		if jsonscan.TextFlags(line)&jsonscan.HighBytes != 0 && !jsonscan.UTF8(line) {
 			if !isPrompt(&sh) || !r.inLoop {
 				if isPrompt(&sh) && (r.types == nil || r.typeIn(&sh)) {
 					cmdutil.Warnf(r.s.Err, prog, "%s: %s; skipped: only a filter run on each line can pass it on unchanged", r.where(), wire.NotTextPrompt(sh.Type()))
