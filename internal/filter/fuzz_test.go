@@ -12,6 +12,7 @@ import (
 	"github.com/itchyny/gojq"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/jsonscan"
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
@@ -120,6 +121,7 @@ func checkAgainstReference(t *testing.T, fi, ti uint8, input []byte) {
 	if types != "" {
 		args = append(args, "--type", types)
 	}
+	input = oneValueALine(input)
 	want, wantErrs := reference(t, query, types, input)
 	stdout, stderr, _ := runFilter(args, input)
 	var got []string
@@ -187,6 +189,27 @@ func notUTF8(input []byte) []byte {
 		b = append(b, l[:q+1]...)
 		b = append(b, 0xff)
 		lines[i] = append(b, l[q+1:]...)
+	}
+	return bytes.Join(lines, []byte("\n"))
+}
+
+// oneValueALine replaces each line of input that is not one JSON value but holds several, or
+// starts one that may go on over the next lines, by a line that is not JSON: fr-filter reads
+// those as jq does, which the reference does not model.
+func oneValueALine(input []byte) []byte {
+	lines := bytes.Split(input, []byte("\n"))
+	for n, line := range lines {
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		if json.Valid(line) {
+			continue
+		}
+		i := jsonscan.SkipSpace(line, 0)
+		if i >= len(line) {
+			continue
+		}
+		if end, ok := jsonscan.ValueEnd(line, i); ok || end >= len(line) {
+			lines[n] = []byte("not JSON")
+		}
 	}
 	return bytes.Join(lines, []byte("\n"))
 }
