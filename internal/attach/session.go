@@ -378,9 +378,9 @@ func (a *attacher) line(ln wire.Line) error {
 		case ln.Type == wire.TypeQuestion:
 			a.warnf("the daemon sent a question that is not UTF-8 text; answered it with null, not passed on: %s", cmdutil.FirstLine(string(ln.Raw)))
 		case ln.Type != "":
-			a.warnf("the daemon sent a prompt (%s) that is not UTF-8 text; denied it, not passed on: %s", ln.Type, cmdutil.FirstLine(string(ln.Raw)))
+			a.warnf("the daemon sent %s; denied it, not passed on: %s", wire.NotTextPrompt(ln.Type), cmdutil.FirstLine(string(ln.Raw)))
 		case len(strings.TrimSpace(string(ln.Raw))) > 0:
-			a.warnf("the daemon sent a line that is not JSON (or not UTF-8): %s", cmdutil.FirstLine(string(ln.Raw)))
+			a.warnf("the daemon sent a line that is %s: %s", wire.NotJSON, cmdutil.FirstLine(string(ln.Raw)))
 		}
 		return nil
 	}

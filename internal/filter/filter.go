@@ -36,6 +36,16 @@ start of the filter) are only read as far as their type, so a malformed one is d
 being counted. --strict reads every line in full and makes the first that is not JSON an error. An error in the filter on one
 line is reported with its line number and the stream goes on; the exit status is then 5.
 
+A line whose bytes are not UTF-8 is not JSON (RFC 8259; strict readers reject it), on every
+path, and is skipped as such, with the same warning. A prompt (approval_request or question)
+that is not UTF-8 is the one exception, since it must get exactly one answer and fr-filter
+does not answer prompts: where the filter passes it on as it is (--type, '.', select(...)),
+it is passed on unchanged, with a warning, so that the command answering prompts after
+fr-filter refuses it (fr-approve denies it; a question gets a null answer); anything else a
+filter makes of it is dropped, with a warning; --strict passes it on and then stops (exit 5).
+With -n, --slurp or --stream, or read by input, it cannot be passed on as it is: it is
+skipped, with a warning.
+
 --type T[,T...] keeps only events of those types. It is decided from the bytes of each line,
 before anything is decoded, with exactly the result a full decode gives (the last "type" key
 counts, escapes are read, non-objects are not events). With no filter, or with '.', lines

@@ -7,10 +7,12 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/itchyny/gojq"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/jsonscan"
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
@@ -53,11 +55,15 @@ func reference(t *testing.T, query, types string, input []byte) ([]string, int) 
 		if !json.Valid(line) {
 			continue
 		}
-		if len(keep) > 0 {
-			l := wire.ParseLine(line)
-			if l.Kind != wire.EventLine || !keep[l.Type] {
-				continue
-			}
+		l := wire.ParseLine(line)
+		if len(keep) > 0 && (l.Kind != wire.EventLine || !keep[l.Type]) {
+			continue
+		}
+		// A line that is not UTF-8 is not JSON, but a prompt: that is passed on unchanged
+		// when the filter passes it on, and nothing else made of it is.
+		notText := l.NotText()
+		if l.Kind == wire.Noise {
+			continue
 		}
 		d := json.NewDecoder(bytes.NewReader(line))
 		d.UseNumber()
@@ -76,6 +82,12 @@ func reference(t *testing.T, query, types string, input []byte) ([]string, int) 
 				break
 			}
 			b, _ := gojq.Marshal(out)
+			if notText {
+				if in := normal(t, line); normal(t, b) == in {
+					outs = append(outs, in)
+				}
+				continue
+			}
 			outs = append(outs, normal(t, b))
 		}
 	}
@@ -109,10 +121,14 @@ func checkAgainstReference(t *testing.T, fi, ti uint8, input []byte) {
 	if types != "" {
 		args = append(args, "--type", types)
 	}
+	input = oneValueALine(input)
 	want, wantErrs := reference(t, query, types, input)
 	stdout, stderr, _ := runFilter(args, input)
 	var got []string
 	for _, l := range strings.Split(stdout, "\n") {
+		if !utf8.ValidString(l) && !wire.ParseLine([]byte(l)).NotText() {
+			t.Fatalf("fr-filter %q on %q: %q is not UTF-8 and not a prompt passed on", args, input, l)
+		}
 		if l != "" {
 			got = append(got, normal(t, []byte(l)))
 		}
@@ -151,7 +167,49 @@ func FuzzFilter(f *testing.F) {
 		}
 	}
 	f.Add(uint8(1), uint8(0), []byte("{\"type\":\"token\",\"ok\":false,\"id\":1}\r\nplain text\n[1]\n\"s\"\n{\"type\":\"token\",\"type\":\"x\"}"))
+	f.Add(uint8(0), uint8(3), []byte("{\"type\":\"approval_request\",\"command\":\"ls \xff\"}\n{\"type\":\"token\",\"text\":\"\xc3\"}\n[\"\xfe\"]"))
 	f.Fuzz(func(t *testing.T, fi, ti uint8, input []byte) {
 		checkAgainstReference(t, fi, ti, input)
+		if bad := notUTF8(input); !bytes.Equal(bad, input) {
+			checkAgainstReference(t, fi, ti, bad)
+		}
 	})
+}
+
+// notUTF8 puts a byte that is not UTF-8 into each line of input that holds a string: after the
+// quote that opens its last one, or as the first byte of a line without one.
+func notUTF8(input []byte) []byte {
+	lines := bytes.Split(input, []byte("\n"))
+	for i, l := range lines {
+		q := bytes.LastIndexByte(l, '"')
+		if q > 0 {
+			q = bytes.LastIndexByte(l[:q], '"')
+		}
+		var b []byte
+		b = append(b, l[:q+1]...)
+		b = append(b, 0xff)
+		lines[i] = append(b, l[q+1:]...)
+	}
+	return bytes.Join(lines, []byte("\n"))
+}
+
+// oneValueALine replaces each line of input that is not one JSON value but holds several, or
+// starts one that may go on over the next lines, by a line that is not JSON: fr-filter reads
+// those as jq does, which the reference does not model.
+func oneValueALine(input []byte) []byte {
+	lines := bytes.Split(input, []byte("\n"))
+	for n, line := range lines {
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		if json.Valid(line) {
+			continue
+		}
+		i := jsonscan.SkipSpace(line, 0)
+		if i >= len(line) {
+			continue
+		}
+		if end, ok := jsonscan.ValueEnd(line, i); ok || end >= len(line) {
+			lines[n] = []byte("not JSON")
+		}
+	}
+	return bytes.Join(lines, []byte("\n"))
 }

@@ -182,9 +182,13 @@ func genFilter(r *rand.Rand) string {
 }
 
 func genLine(r *rand.Rand) string {
-	switch r.Intn(14) {
+	switch r.Intn(16) {
 	case 0:
 		return "not json at all"
+	case 14, 15:
+		// bytes that are not UTF-8 (a prompt among them is passed on when the filter keeps it)
+		return "{\"type\":" + []string{`"token"`, `"approval_request"`, `"question"`, "\"tok\xe9n\""}[r.Intn(4)] +
+			",\"text\":\"" + []string{"\xff", "a\xc3", "\xed\xa0\x80"}[r.Intn(3)] + "\"}"
 	case 1:
 		return `{"type":"token","text":` // a value that goes on over the next lines, or noise
 	case 2:

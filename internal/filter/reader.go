@@ -3,6 +3,7 @@ package filter
 import (
 	"bytes"
 	"io"
+	"unicode/utf8"
 
 	"github.com/fuseraft/fr/internal/jsonscan"
 	"github.com/fuseraft/fr/pkg/wire"
@@ -192,4 +193,43 @@ func (r *lineReader) readLong(drop func(raw []byte, esc bool) bool) ([]byte, *lo
 		l.flipped = ok && !drop(raw, esc)
 	}
 	return nil, l, nil
+}
+
+// piecesUTF8 reports whether the pieces of a line, put together, are UTF-8, without putting
+// them together: a character cut between two pieces is completed from the next.
+func piecesUTF8(chunks [][]byte) bool {
+	var cut [utf8.UTFMax]byte // the start of a character cut at the end of a piece
+	n := 0
+	for _, c := range chunks {
+		if n > 0 {
+			for n < utf8.UTFMax && !utf8.FullRune(cut[:n]) && len(c) > 0 {
+				cut[n] = c[0]
+				n, c = n+1, c[1:]
+			}
+			if !utf8.FullRune(cut[:n]) {
+				continue // this piece is too short to complete it
+			}
+			if r, size := utf8.DecodeRune(cut[:n]); r == utf8.RuneError && size <= 1 || size != n {
+				return false
+			}
+			n = 0
+		}
+		if jsonscan.TextFlags(c)&jsonscan.HighBytes == 0 {
+			continue
+		}
+		// Set aside a character cut at the end: it starts in the last 3 bytes.
+		for i := len(c) - 1; i >= 0 && i >= len(c)-(utf8.UTFMax-1); i-- {
+			if utf8.RuneStart(c[i]) {
+				if !utf8.FullRune(c[i:]) {
+					n = copy(cut[:], c[i:])
+					c = c[:i]
+				}
+				break
+			}
+		}
+		if !jsonscan.UTF8(c) {
+			return false
+		}
+	}
+	return n == 0
 }

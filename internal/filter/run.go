@@ -73,12 +73,16 @@ type runner struct {
 	// outcome
 	noise      int64
 	noiseFirst string
-	failed     bool // a runtime error was reported
-	ioFailed   bool // an input file could not be read
-	outputs    int64
-	lastFalsy  bool
-	warnedVer  bool
-	halted     *gojq.HaltError
+	// notText: the line next returned is a prompt whose bytes are not UTF-8 (see passPrompt);
+	// promptPassed and promptChanged count what the filter made of it.
+	notText                     bool
+	promptPassed, promptChanged int
+	failed                      bool // a runtime error was reported
+	ioFailed                    bool // an input file could not be read
+	outputs                     int64
+	lastFalsy                   bool
+	warnedVer                   bool
+	halted                      *gojq.HaltError
 }
 
 func run(ctx context.Context, s cmdutil.Streams, o *options, cfg config) error {
@@ -201,7 +205,7 @@ func run(ctx context.Context, s cmdutil.Streams, o *options, cfg config) error {
 		if r.noise == 1 {
 			lines = "line that is"
 		}
-		cmdutil.Warnf(s.Err, prog, "skipped %d %s not JSON (the first at %s)", r.noise, lines, r.noiseFirst)
+		cmdutil.Warnf(s.Err, prog, "skipped %d %s %s; the first at %s", r.noise, lines, wire.NotJSON, r.noiseFirst)
 	}
 	switch {
 	case r.halted != nil:
@@ -355,6 +359,7 @@ func (r *runner) next(pre []string) ([]byte, jsonscan.Shape, error) {
 			}
 		}
 		sh := jsonscan.Scan(line)
+		r.notText = false
 		if !sh.Valid {
 			if len(trimSpace(line)) == 0 {
 				continue // an empty line is nothing, not noise
@@ -362,14 +367,26 @@ func (r *runner) next(pre []string) ([]byte, jsonscan.Shape, error) {
 			if r.split(line) {
 				continue
 			}
-			if r.o.strict {
-				return nil, sh, &errFatal{cmdutil.Errorf(exitRuntime, "%s is not JSON: %s", r.where(), preview(line))}
+			if err := r.skipNoise(line); err != nil {
+				return nil, sh, err
 			}
-			if r.noise == 0 {
-				r.noiseFirst = r.where()
-			}
-			r.noise++
 			continue
+		}
+		// Bytes that are not UTF-8 are not JSON (RFC 8259 §8.1), but in a prompt, which the
+		// main loop passes on unchanged if the filter does (passPrompt), for the command that
+		// answers prompts to refuse: a prompt never vanishes here. Only lines kept so far are
+		// looked at: those dropped for their type above never are.
+		if jsonscan.TextFlags(line)&jsonscan.HighBytes != 0 && !jsonscan.UTF8(line) {
+			if !isPrompt(&sh) || !r.inLoop {
+				if isPrompt(&sh) && (r.types == nil || r.typeIn(&sh)) {
+					cmdutil.Warnf(r.s.Err, prog, "%s: %s; skipped: only a filter run on each line can pass it on unchanged", r.where(), wire.NotTextPrompt(sh.Type()))
+				}
+				if err := r.skipNoise(line); err != nil {
+					return nil, sh, err
+				}
+				continue
+			}
+			r.notText = true
 		}
 		if sh.Object {
 			if err := r.checkVersion(line, &sh); err != nil {
@@ -384,6 +401,24 @@ func (r *runner) next(pre []string) ([]byte, jsonscan.Shape, error) {
 		}
 		return line, sh, nil
 	}
+}
+
+// skipNoise counts a line that is not JSON (or not UTF-8) and skips it; under --strict it is
+// the error that ends the run.
+func (r *runner) skipNoise(line []byte) error {
+	if r.o.strict {
+		return &errFatal{cmdutil.Errorf(exitRuntime, "%s is %s: %s", r.where(), wire.NotJSON, preview(line))}
+	}
+	if r.noise == 0 {
+		r.noiseFirst = r.where()
+	}
+	r.noise++
+	return nil
+}
+
+// isPrompt reports whether a line is a prompt: an approval_request or a question.
+func isPrompt(sh *jsonscan.Shape) bool {
+	return sh.Typed && (sh.TypeIs(wire.TypeApproval) || sh.TypeIs(wire.TypeQuestion))
 }
 
 // dropper returns the drop decision for a long line's type (see lineReader), as next makes
@@ -415,7 +450,7 @@ func (r *runner) longLine(l *longLine) ([]byte, error) {
 		return nil, nil
 	}
 	sh := &l.sh
-	if r.inLoop && r.direct && sh.Valid && (sh.Object && sh.Typed && !handshake(sh) || !sh.Object && r.types == nil) &&
+	if r.inLoop && r.direct && sh.Valid && piecesUTF8(l.chunks) && (sh.Object && sh.Typed && !handshake(sh) || !sh.Object && r.types == nil) &&
 		(r.types == nil || r.typeIn(sh)) && (r.prefilter == nil || !sh.Object || inSet(r.prefilter, sh)) {
 		if r.o.nullInput || r.o.slurp || r.o.stream {
 			return l.bytes(), nil
@@ -772,6 +807,12 @@ func (r *runner) loop() error {
 			return err
 		}
 		r.gen++
+		if r.notText {
+			if err := r.passPrompt(line, &sh); err != nil {
+				return err
+			}
+			continue
+		}
 		if r.identity && r.rawLines && isContainer(line) {
 			if err := r.emitRaw(line, &sh); err != nil {
 				return err
@@ -791,6 +832,40 @@ func (r *runner) loop() error {
 			return r.stopErr
 		}
 	}
+}
+
+// passPrompt runs the filter on a prompt whose bytes are not UTF-8. Each time the filter
+// passes it on as it is (., select(...), --type), it is written unchanged, so that the command
+// answering prompts downstream (fr-approve) sees it and refuses it: it still gets exactly one
+// answer. Anything else the filter makes of it would be made of text that is not UTF-8, and is
+// dropped. Either way a warning says so; under --strict the line then ends the run, as any
+// line that is not JSON does.
+func (r *runner) passPrompt(line []byte, sh *jsonscan.Shape) error {
+	r.promptPassed, r.promptChanged = 0, 0
+	err := r.eval(r.value(line), line, sh)
+	r.notText = false
+	what := ""
+	switch {
+	case r.promptPassed > 0 && r.promptChanged > 0:
+		what = "passed on unchanged, for the command that answers prompts to refuse; what the filter made of it is dropped"
+	case r.promptPassed > 0:
+		what = "passed on unchanged, for the command that answers prompts to refuse"
+	case r.promptChanged > 0:
+		what = "what the filter made of it is dropped, not passed on"
+	}
+	if what != "" {
+		cmdutil.Warnf(r.s.Err, prog, "%s: %s; %s", r.where(), wire.NotTextPrompt(sh.Type()), what)
+	}
+	if err != nil || r.stopErr != nil {
+		if err == nil {
+			err = r.stopErr
+		}
+		return err
+	}
+	if r.o.strict {
+		return &errFatal{cmdutil.Errorf(exitRuntime, "%s is %s: %s", r.where(), wire.NotJSON, preview(line))}
+	}
+	return nil
 }
 
 // limitNote shows the totals against the limits under the events rendered, after a turn and
@@ -877,11 +952,17 @@ func (r *runner) eval(v any, line []byte, sh *jsonscan.Shape) error {
 		if err, ok := out.(error); ok {
 			return r.evalError(err, ctx)
 		}
-		if line != nil && r.rawLines && gen == r.gen && sameValue(out, v) {
+		if line != nil && (r.rawLines || r.notText) && gen == r.gen && sameValue(out, v) {
 			err := r.emitRaw(line, sh)
 			if err != nil {
 				return err
 			}
+			if r.notText {
+				r.promptPassed++
+			}
+		} else if r.notText {
+			r.promptChanged++
+			continue
 		} else if err := r.emitValue(out); err != nil {
 			var nul *nulError
 			if errors.As(err, &nul) {

@@ -93,3 +93,26 @@ func ValidText(raw []byte, flags int) bool {
 	}
 	return true
 }
+
+// UTF8 reports whether b is UTF-8, as utf8.Valid does, but skips ASCII 8 bytes at a time
+// throughout (utf8.Valid does so only up to the first byte of 0x80 or more): JSON lines are
+// mostly ASCII with a few characters that are not, and only the runs of those are decoded.
+func UTF8(b []byte) bool {
+	for i := 0; i < len(b); {
+		for i+8 <= len(b) && binary.LittleEndian.Uint64(b[i:i+8])&msb == 0 {
+			i += 8
+		}
+		for i < len(b) && b[i] < utf8.RuneSelf {
+			i++
+		}
+		j := i // a run of bytes of 0x80 or more: only they make up characters that are not ASCII
+		for j < len(b) && b[j] >= utf8.RuneSelf {
+			j++
+		}
+		if !utf8.Valid(b[i:j]) {
+			return false
+		}
+		i = j
+	}
+	return true
+}

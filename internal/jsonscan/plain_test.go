@@ -3,6 +3,7 @@ package jsonscan
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // refFlags is TextFlags byte by byte.
@@ -56,4 +57,16 @@ func FuzzTextFlags(f *testing.F) {
 	f.Add([]byte(strings.Repeat("x", 31) + `\\]u` + strings.Repeat("y", 40)))
 	f.Add([]byte(strings.Repeat("x", 63) + "é" + strings.Repeat("y", 40)))
 	f.Fuzz(func(t *testing.T, b []byte) { checkPlain(t, b) })
+}
+
+// UTF8 agrees with utf8.Valid.
+func FuzzUTF8(f *testing.F) {
+	for _, s := range []string{"", "a", "é", "aaaaaaaaé", "aaaaaaaa\xff", "\xe2\x82", "€€€€€€€€€x", "abcdefgh\xed\xa0\x80abcdefgh", "\xf0\x9f\x98\x80aaaaaaaaaa\xc3"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := UTF8(b), utf8.Valid(b); got != want {
+			t.Fatalf("UTF8(%q) = %v, want %v", b, got, want)
+		}
+	})
 }

@@ -34,9 +34,17 @@ func Unquote(q []byte) (string, bool) {
 				r = k
 				continue
 			}
-			rr, size := utf8.DecodeRune(s[r:])
-			out = utf8.AppendRune(out, rr)
-			r += size
+			// Not valid: character by character, each invalid byte U+FFFD (in one pass: a
+			// long run with one bad byte at its end is not checked again from each character).
+			for r < k {
+				rr, size := utf8.DecodeRune(s[r:k])
+				if rr == utf8.RuneError && size == 1 {
+					out = utf8.AppendRune(out, rr)
+				} else {
+					out = append(out, s[r:r+size]...)
+				}
+				r += size
+			}
 			continue
 		}
 		if r+1 >= len(s) {

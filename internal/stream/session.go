@@ -861,7 +861,7 @@ func (ss *session) refuseNotText(ev wire.Event) {
 	if ev.Type == wire.TypeQuestion {
 		what = "answered it with null"
 	}
-	ss.warnf("fuseraft sent a prompt (%s) that is not UTF-8 text; %s, not passed on: %s", ev.Type, what, cmdutil.FirstLine(string(ev.Raw)))
+	ss.warnf("fuseraft sent %s; %s, not passed on: %s", wire.NotTextPrompt(ev.Type), what, cmdutil.FirstLine(string(ev.Raw)))
 	if ss.o.budget == nil {
 		ss.pump.Observe(ev)
 		ss.pump.Answer(wire.Refusal(ev.Type))

@@ -97,6 +97,16 @@ func (l Line) NotText() bool {
 	return l.Kind == EventLine && isPrompt(l.Type) && !isUTF8(l.Raw)
 }
 
+// NotJSON is how messages name a line that is Noise, in every command: "a line that is " +
+// NotJSON.
+const NotJSON = "not JSON (or not UTF-8)"
+
+// NotTextPrompt is how messages name a prompt of type promptType whose bytes are not UTF-8
+// (a NotText line), in every command.
+func NotTextPrompt(promptType string) string {
+	return "a prompt (" + promptType + ") that is not UTF-8 text"
+}
+
 func isPrompt(t string) bool { return t == TypeApproval || t == TypeQuestion }
 
 // Refusal is the answer a client gives a prompt of type promptType itself: a denial for an
