@@ -4,8 +4,10 @@ package budget_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -38,7 +40,7 @@ func TestScripts(t *testing.T) {
 			testkit.ScriptEnv(e)
 			return nil
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"totals": cmdTotals},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"totals": cmdTotals, "turns": cmdTurns},
 	})
 }
 
@@ -58,4 +60,29 @@ func cmdTotals(ts *testscript.TestScript, neg bool, args []string) {
 	if day.Turns == 0 || day.Turns > turns || day.Tokens() > tokens {
 		ts.Fatalf("today's totals: %d turns and %d tokens, want at most %d and %d", day.Turns, day.Tokens(), turns, tokens)
 	}
+}
+
+// turns FILE N TOKENS BYTES DELAY: writes an fr-sim scenario FILE whose run plays N turns, each
+// an agent_starting, DELAY, and an agent_message of TOKENS tokens (half input, half output)
+// whose content is BYTES bytes long.
+func cmdTurns(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 5 {
+		ts.Fatalf("usage: turns FILE N TOKENS BYTES DELAY")
+	}
+	n, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	tok, err := strconv.Atoi(args[2])
+	ts.Check(err)
+	size, err := strconv.Atoi(args[3])
+	ts.Check(err)
+	var b strings.Builder
+	b.WriteString("version: 1\nrun:\n  agents: [coder]\n  steps:\n")
+	content := strings.Repeat("x", size)
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "    - {emit: {type: agent_starting, agent: coder}}\n")
+		fmt.Fprintf(&b, "    - {delay: %s}\n", args[4])
+		fmt.Fprintf(&b, "    - {emit: {type: agent_message, message: {agentName: coder, role: assistant, content: %s, turnIndex: %d, timestamp: \"2026-12-01T10:00:00Z\", inputTokens: %d, outputTokens: %d, isCompactionSummary: false, toolCalls: []}, elapsedMs: 20}}\n",
+			content, i, tok/2, tok-tok/2)
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(b.String()), 0o666))
 }

@@ -21,7 +21,9 @@ import (
 //
 // Every update takes an exclusive lock (flock on FILE.lock, beside it), reads the file, adds,
 // writes a temporary file in the same directory and renames it over the file: readers never
-// see half a file and concurrent runs never lose each other's figures. The last 62 days and 53
+// see half a file and concurrent runs never lose each other's figures. The new file is flushed
+// to the disk (fsync) once the lock is released, so that no run waits for another's disk; a
+// flush that fails is an error of the update all the same. The last 62 days and 53
 // weeks are kept.
 //
 // The file also holds each run's turn in flight ("turnsInFlight", by run, with its process id)
@@ -122,7 +124,18 @@ func (s *Store) Commit(now time.Time, d Usage, t *Turn) (day, week Usage, sh Sha
 	if err != nil {
 		return Usage{}, Usage{}, Shared{}, fmt.Errorf("locking %s.lock: %w", s.path, err)
 	}
-	defer unlock()
+	var written *os.File
+	defer func() {
+		unlock()
+		if written != nil {
+			// The rename under the lock orders the runs; the flush to the disk is only
+			// durability, and waits outside the lock, so no run waits for another's disk.
+			if serr := written.Sync(); serr != nil && err == nil {
+				err = fmt.Errorf("writing %s: %w", s.path, serr)
+			}
+			written.Close()
+		}
+	}()
 	f, err := s.load()
 	if err != nil {
 		return Usage{}, Usage{}, Shared{}, err
@@ -144,7 +157,7 @@ func (s *Store) Commit(now time.Time, d Usage, t *Turn) (day, week Usage, sh Sha
 	f.Weeks[wk] = f.Weeks[wk].Add(d)
 	prune(f.Days, keepDays)
 	prune(f.Weeks, keepWeeks)
-	if err := s.save(f); err != nil {
+	if written, err = s.save(f); err != nil {
 		return Usage{}, Usage{}, Shared{}, err
 	}
 	return f.Days[dk], f.Weeks[wk], sh, nil
@@ -212,32 +225,30 @@ func (s *Store) load() (*storeFile, error) {
 	return f, nil
 }
 
-func (s *Store) save(f *storeFile) error {
+// save writes f to a temporary file and renames it over the file: readers see the old file or
+// the new one, whole. It returns the new file still open, for the caller to flush to the disk
+// (Sync) once the lock is released, and close.
+func (s *Store) save(f *storeFile) (*os.File, error) {
 	b, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	b = append(b, '\n')
 	tmp, err := os.CreateTemp(filepath.Dir(s.path), "."+filepath.Base(s.path)+".*.tmp")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	name := tmp.Name()
 	_, err = tmp.Write(b)
 	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
 		err = os.Rename(name, s.path)
 	}
 	if err != nil {
+		tmp.Close()
 		os.Remove(name)
-		return fmt.Errorf("writing %s: %w", s.path, err)
+		return nil, fmt.Errorf("writing %s: %w", s.path, err)
 	}
-	return nil
+	return tmp, nil
 }
 
 // prune keeps the newest n keys of m (its keys sort by time).

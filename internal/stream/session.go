@@ -204,7 +204,12 @@ func runSession(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error
 
 	// fuseraft's stderr is relayed through termsafe: it may quote tool output.
 	childErr := termsafe.NewWriter(ss.errw)
-	p, err := wire.Start(wire.Command{Bin: o.bin, Args: o.fuseraftArgs, Env: o.env, Stderr: childErr})
+	cmd := wire.Command{Bin: o.bin, Args: o.fuseraftArgs, Env: o.env, Stderr: childErr}
+	if o.budget != nil {
+		// Held to limits: fuseraft gets no further ahead of the checks than a pipe page.
+		cmd.OutputPipe = limitedPipe
+	}
+	p, err := wire.Start(cmd)
 	if err != nil {
 		return cmdutil.StartFailed(o.bin, err)
 	}
@@ -587,8 +592,12 @@ func failedBeforeStart(r *wire.RunResult) error {
 // readEvents copies fuseraft's stdout: events to our stdout, everything else to stderr.
 func (ss *session) readEvents(r io.ReadCloser, st *stdoutState, protoBad, outBroken chan struct{}) {
 	defer r.Close()
-	// Larger pipes on both sides: a flood moves in fewer, larger reads and writes.
-	liveio.GrowPipe(r)
+	// Larger pipes on both sides: a flood moves in fewer, larger reads and writes. Held to
+	// limits, fuseraft's stays small (limitedPipe) and is read a little at a time: a turn is
+	// checked as its start is read, so fuseraft must not get far ahead of the reading.
+	if ss.o.budget == nil {
+		liveio.GrowPipe(r)
+	}
 	liveio.GrowPipe(ss.s.Out)
 	if lines := ss.passthru(r); lines != nil {
 		defer lines.Close()
@@ -600,7 +609,11 @@ func (ss *session) readEvents(r io.ReadCloser, st *stdoutState, protoBad, outBro
 			st.outErr = err
 		}
 	}
-	lr := wire.NewReader(r, wire.ReaderOptions{BeforeRead: flush})
+	var src io.Reader = r
+	if ss.o.budget != nil {
+		src = smallReads{r}
+	}
+	lr := wire.NewReader(src, wire.ReaderOptions{BeforeRead: flush})
 	broken := false
 	for {
 		if st.outErr != nil && !broken {
@@ -688,6 +701,22 @@ func (ss *session) passEvents(lines *passthru.Lines, st *stdoutState, protoBad, 
 			st.outErr = err
 		}
 	}
+}
+
+// limitedPipe is the capacity of fuseraft's stdout pipe in a session held to limits, and the
+// most read from it at a time: one page, the least a Linux pipe holds. fuseraft writes no more
+// than this ahead of the turn fr-stream checks.
+const limitedPipe = 4096
+
+// smallReads reads at most limitedPipe bytes at a time, so that a Reader holds no more than
+// that of what fuseraft wrote beyond the line looked at.
+type smallReads struct{ r io.Reader }
+
+func (s smallReads) Read(p []byte) (int, error) {
+	if len(p) > limitedPipe {
+		p = p[:limitedPipe]
+	}
+	return s.r.Read(p)
 }
 
 // readFailed records why reading fuseraft's stdout stopped.
@@ -840,8 +869,14 @@ func (ss *session) observeLimited(ev wire.Event) {
 		ss.denyLocked(k)
 	}
 	ss.denyMu.Unlock()
+	before := ss.o.budget.Breached() != nil
 	if br := ss.o.budget.Observe(ev); br != nil {
 		ss.breach(br)
+	}
+	if ss.o.mode == "run" && before && ev.Type == "agent_starting" {
+		// A turn that starts after the run was interrupted for a limit is interrupted at
+		// once too (the run is stopped once --grace is up).
+		ss.interrupt()
 	}
 	if ss.o.mode == "repl" && ss.o.budget.Breached() != nil {
 		switch ev.Type {

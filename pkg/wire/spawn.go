@@ -30,6 +30,12 @@ type Command struct {
 	// itself (a REPL makes one more model call before session_end) before SIGTERM; SIGKILL
 	// follows two seconds later. 0 is 10 seconds.
 	Grace time.Duration
+	// OutputPipe, when above 0, is the capacity asked of the pipe fuseraft writes its events
+	// to, before fuseraft starts (Linux; elsewhere the system's stays). A small pipe keeps
+	// fuseraft from getting far ahead of its reader: it waits to write once the pipe is full,
+	// so what it does next waits for the reader to look at what it did. Linux's least is one
+	// page (4096 bytes); a refusal leaves the system's.
+	OutputPipe int
 }
 
 // Repl is fuseraft repl --vscode --no-banner with args after it (--model ID, --resume ID).
@@ -82,6 +88,9 @@ func Start(c Command) (*Process, error) {
 		stdinR.Close()
 		stdinW.Close()
 		return nil, err
+	}
+	if c.OutputPipe > 0 {
+		setPipeSize(stdoutR, c.OutputPipe)
 	}
 	cmd.Stdin, cmd.Stdout = stdinR, stdoutW
 	child, err := proc.StartGroup(cmd)
