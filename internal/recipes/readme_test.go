@@ -153,3 +153,35 @@ func TestEveryReadmeExampleIsTested(t *testing.T) {
 		}
 	}
 }
+
+// The README parser never panics, and what it returns is in its input: each block's lines
+// after its fence, each mark on a line of its own.
+func FuzzParseReadme(f *testing.F) {
+	f.Add("<!-- recipe: ls -->\n```sh\nfr-ls\n```\n")
+	f.Add("<!-- recipe: skip: needs a host -->\n\n```sh\nssh h\n```\n```yaml\na: b\n```\n")
+	f.Add("<!-- recipe: -->\n```sh\n")
+	if b, err := os.ReadFile("../../README.md"); err == nil {
+		f.Add(string(b))
+	}
+	f.Fuzz(func(t *testing.T, doc string) {
+		blocks, err := parseReadme(doc)
+		if err != nil {
+			return
+		}
+		doc = strings.ReplaceAll(doc, "\r\n", "\n")
+		for _, b := range blocks {
+			if !strings.Contains(doc, b.Text) {
+				t.Errorf("line %d: block %q is not in the input", b.Line, b.Text)
+			}
+			if b.Name != "" && !strings.Contains(doc, "<!-- recipe: "+b.Name+" -->") {
+				t.Errorf("line %d: name %q is not in the input", b.Line, b.Name)
+			}
+			if b.Skip != "" && !strings.Contains(doc, "<!-- recipe: skip: "+b.Skip+" -->") {
+				t.Errorf("line %d: reason %q is not in the input", b.Line, b.Skip)
+			}
+			if b.Name != "" && b.Skip != "" {
+				t.Errorf("line %d: both run and skipped", b.Line)
+			}
+		}
+	})
+}
