@@ -197,6 +197,7 @@ func TestEveryRecipeIsTested(t *testing.T) {
 
 func TestScripts(t *testing.T) {
 	recipes := readCookbook(t)
+	readme := readReadme(t)
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
@@ -225,6 +226,13 @@ func TestScripts(t *testing.T) {
 			for n, r := range recipes {
 				for i, b := range r.Blocks {
 					if err := os.WriteFile(filepath.Join(env.WorkDir, scriptName(n, i)), []byte(b), 0o755); err != nil {
+						return err
+					}
+				}
+			}
+			for _, b := range readme {
+				if b.Name != "" {
+					if err := os.WriteFile(filepath.Join(env.WorkDir, readmeScript(b.Name)), []byte(b.Text), 0o755); err != nil {
 						return err
 					}
 				}
