@@ -24,6 +24,10 @@ type terminal struct {
 	mu    sync.Mutex // the renderer, shared by the event reader and the line reader
 	rend  *render.Renderer
 	width int
+	// shown says an event has been rendered (the header, first); strays are the stray lines
+	// of fuseraft's stdout that came before it (stray.go).
+	shown  bool
+	strays []string
 
 	closeOnce sync.Once
 }
@@ -76,6 +80,10 @@ func (t *terminal) event(ev wire.Event) error {
 	}
 	if err := t.rend.Event(ev); err != nil {
 		return err
+	}
+	if !t.shown {
+		t.shown = true
+		t.showStrays()
 	}
 	if t.ask.Observe(ev) {
 		return t.refresh()
@@ -148,6 +156,7 @@ func (t *terminal) line(l console.Line) {
 func (t *terminal) close() {
 	t.closeOnce.Do(func() {
 		t.mu.Lock()
+		t.showStrays()
 		t.rend.Close()
 		t.ss.out.Flush()
 		t.mu.Unlock()
