@@ -3,7 +3,11 @@
 package stream
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -57,4 +61,47 @@ func TestScreenChatNoise(t *testing.T) {
 			t.Errorf("exit %d", code)
 		}
 	})
+}
+
+// A line typed and entered before fuseraft is ready shows below the chat's header, after the
+// stray lines that came before it, never above the header.
+func TestScreenChatTypedBeforeReady(t *testing.T) {
+	for _, cols := range []int{60, 120} {
+		t.Run(strconv.Itoa(cols), func(t *testing.T) {
+			t.Parallel()
+			sim, err := exec.LookPath("fr-sim")
+			if err != nil {
+				t.Fatal(err)
+			}
+			// fuseraft starts once the file go exists.
+			dir := t.TempDir()
+			start, wrapper := filepath.Join(dir, "go"), filepath.Join(dir, "fuseraft")
+			script := "#!/bin/sh\nwhile [ ! -e " + start + " ]; do sleep 0.05; done\nexec " + sim + " \"$@\"\n"
+			if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			tm, _ := chatOnSize(t, cols, consoletest.Rows, false, "testdata/noise.yaml", []string{"FRSIM_FAULTS=noise", "FUSERAFT_BIN=" + wrapper})
+			tm.WaitLast("", 0, "›")
+			tm.Type("say hello")
+			tm.WaitLast("", 0, "› say hello")
+			tm.Type("\r")
+			tm.WaitLast("", 0, "›") // the line is entered
+			if err := os.WriteFile(start, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s := tm.WaitLast("— turn 0", 1, "›")
+			rows := strings.Split(strings.TrimRight(s, "\n"), "\n")
+			if !strings.HasPrefix(rows[0], "▶ chat") {
+				t.Errorf("the header is not the first line:\n%s", s)
+			}
+			stray, typed := slices.Index(rows, strayLines[0]), slices.Index(rows, "› say hello")
+			if stray < 1 || typed <= stray || strings.Count(s, "say hello") != 1 {
+				t.Errorf("the header, the stray line, then the typed line, once each, are not in that order:\n%s", s)
+			}
+			tm.Type("\x04")
+			if code := tm.Exit(); code != 0 {
+				t.Errorf("exit %d", code)
+			}
+		})
+	}
 }

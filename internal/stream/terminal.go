@@ -50,6 +50,7 @@ func (ss *session) openTerminal() *terminal {
 		return 80
 	}, s.Env)
 	t.ask = console.NewAsker(t.term.Console, t.color)
+	t.term.HoldLines() // until the header is out (event)
 	ss.out = wire.NewWriter(t.term)
 	ss.render = nil // the terminal renders, at the width it follows
 	t.width = t.term.Cols()
@@ -82,8 +83,14 @@ func (t *terminal) event(ev wire.Event) error {
 		return err
 	}
 	if !t.shown {
+		// The header is out: what came before it, and the lines typed meanwhile, follow it.
 		t.shown = true
 		t.showStrays()
+		err := t.ss.out.Flush()
+		t.term.ReleaseLines()
+		if err != nil {
+			return err
+		}
 	}
 	if t.ask.Observe(ev) {
 		return t.refresh()
@@ -159,6 +166,7 @@ func (t *terminal) close() {
 		t.showStrays()
 		t.rend.Close()
 		t.ss.out.Flush()
+		t.term.ReleaseLines()
 		t.mu.Unlock()
 		t.term.Close()
 	})
