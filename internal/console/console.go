@@ -62,6 +62,9 @@ type Console struct {
 
 	pageID int           // the prompt whose whole diff page shows
 	page   func() string // the whole diff, made when asked for
+
+	holdLines bool   // lines finished with Enter stay off the screen until ReleaseLines
+	heldLines []byte // those lines, as they would have been shown
 }
 
 // pending is output held while a pager has the terminal.
@@ -384,6 +387,27 @@ func (c *Console) resume() {
 	c.redrawLocked()
 }
 
+// HoldLines keeps the lines the person finishes off the screen (the input line is still
+// edited there) until ReleaseLines: a chat shows nothing above its header.
+func (c *Console) HoldLines() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.holdLines = true
+}
+
+// ReleaseLines shows the lines held since HoldLines, after the output so far, and lets the
+// next ones show as they are finished.
+func (c *Console) ReleaseLines() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.holdLines = false
+	held := c.heldLines
+	c.heldLines = nil
+	if len(held) > 0 {
+		c.writeLocked(c.out, held, &c.held)
+	}
+}
+
 // close takes the input line off the screen and lets output through as it comes.
 func (c *Console) Close() {
 	c.mu.Lock()
@@ -688,9 +712,13 @@ func (c *Console) Feed(p []byte) (lines []Line, eof bool) {
 			// Leave what was typed on the screen, as a terminal does.
 			var b bytes.Buffer
 			c.clearTo(&b)
-			b.WriteString(c.prompt)
-			b.WriteString(string(c.line))
-			b.WriteString("\r\n")
+			if c.holdLines {
+				c.heldLines = append(c.heldLines, c.prompt+string(c.line)+"\r\n"...)
+			} else {
+				b.WriteString(c.prompt)
+				b.WriteString(string(c.line))
+				b.WriteString("\r\n")
+			}
 			c.line, c.pos, c.scroll = nil, 0, 0
 			if c.promptID == 0 {
 				c.drawTo(&b)

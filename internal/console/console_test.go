@@ -228,6 +228,34 @@ func TestConsoleShowsAnOpenLineAboveTheInputLine(t *testing.T) {
 	step("closed", "streamed reply\nnext one\n"+strings.Repeat(strings.Repeat("x", 40)+"\n", maxOpenRows)+"x\nlast\n")
 }
 
+// Lines finished while lines are held stay off the screen, the input line still edited, and
+// show after the output written before ReleaseLines, in the order typed.
+func TestConsoleHoldLines(t *testing.T) {
+	screen := consoletest.NewScreen(40, 10)
+	screen.OutputCR = true
+	c := New(screen, 40, true)
+	c.SetPrompt("› ", 2, 0)
+	c.Settle()
+	c.HoldLines()
+	lines, _ := c.Feed([]byte("one\rtwo\rdra"))
+	if len(lines) != 2 || lines[0].Text != "one" || lines[1].Text != "two" {
+		t.Fatalf("lines %v", lines)
+	}
+	step := func(what, want string) {
+		t.Helper()
+		if got := screen.Text(false); got != want {
+			t.Errorf("%s: the screen is\n%s\nwant\n%s", what, got, want)
+		}
+	}
+	step("held", "› dra\n")
+	c.Write([]byte("header\n"))
+	step("output", "header\n› dra\n")
+	c.ReleaseLines()
+	step("released", "header\n› one\n› two\n› dra\n")
+	c.Feed([]byte("ft\r"))
+	step("after", "header\n› one\n› two\n› draft\n›\n")
+}
+
 var ansiSeq = regexp.MustCompile(`\x1b\[[0-9;]*[A-Za-z]`)
 
 // FuzzConsoleFeed feeds a terminal's bytes in two reads split anywhere: the lines typed are

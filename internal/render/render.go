@@ -108,6 +108,15 @@ func (r *Renderer) Note(text string) error {
 	return r.flush()
 }
 
+// Aside prints a line that is not part of the conversation (a stray line of fuseraft's
+// output) whole and dim, after ending any open streamed text. It is made safe for a terminal
+// here.
+func (r *Renderer) Aside(text string) error {
+	r.b.Reset()
+	r.block(nil, "", dim, termsafe.Line(text))
+	return r.flush()
+}
+
 // Close ends any text still open (a reply streamed without a final newline).
 func (r *Renderer) Close() error {
 	r.b.Reset()

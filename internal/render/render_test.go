@@ -304,6 +304,28 @@ func TestNote(t *testing.T) {
 	}
 }
 
+// A stray line is printed whole (not cut to the width), dim where there is colour, made safe,
+// after the open streamed text.
+func TestAside(t *testing.T) {
+	for _, tc := range []struct {
+		color bool
+		want  string
+	}{
+		{false, "partial\nLoading plugins... done␛[2J, and more\n"},
+		{true, "partial\n\x1b[2mLoading plugins... done␛[2J, and more\x1b[0m\n"},
+	} {
+		var out bytes.Buffer
+		r := New(&out, Options{Width: 20, Color: tc.color})
+		r.Event(wire.Event{Type: "token", Raw: []byte(`{"type":"token","text":"partial"}`)})
+		if err := r.Aside("Loading plugins... done\x1b[2J, and more"); err != nil {
+			t.Fatal(err)
+		}
+		if got := out.String(); got != tc.want {
+			t.Errorf("color %v: got %q, want %q", tc.color, got, tc.want)
+		}
+	}
+}
+
 // A write error is returned, not swallowed.
 func TestWriteError(t *testing.T) {
 	r := New(failWriter{}, Options{})

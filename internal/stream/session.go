@@ -740,7 +740,7 @@ func (ss *session) take(b []byte, st *stdoutState, protoBad chan struct{}) (ev w
 	ev, ok = l.Event()
 	if !ok {
 		if len(bytes.TrimSpace(b)) > 0 {
-			_, _ = io.WriteString(ss.errw, termsafe.Text(string(b))+"\n")
+			ss.stray(b)
 		}
 		return ev, false, false
 	}

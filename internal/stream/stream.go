@@ -54,13 +54,15 @@ ON A TERMINAL
 With stdin and stdout both terminals, pretty output (the default there; --format jsonl keeps
 the plain stream) and no --input, the session is a chat: events are rendered above an input
 line, and a line typed there is a message (in a run, which reads no messages, it is not sent).
-A reply shows as it is streamed. The agent may ask questions there without --questions
-(--no-questions stops it). While an approval waits the input line asks 'allow? [y/N]':
-y or yes allows, n, no or an empty line denies, anything else is asked again; a file write's
-diff is cut after 200 lines, and d shows it whole in $PAGER (else less). A question lists its
-options by number: answer with a number, an option's text, your own text where the question
-allows it, or an empty line to skip. A line half typed when a prompt comes is set aside for
-after the answer. Ctrl-C interrupts the turn (as below), Ctrl-D ends input.
+A reply shows as it is streamed; a stdout line of fuseraft's that is not an event shows there
+too, dimmed, in order below the chat's header (not on stderr). The agent may ask questions
+there without --questions (--no-questions stops it). While an approval waits the input line
+asks 'allow? [y/N]': y or yes allows, n, no or an empty line denies, anything else is asked
+again; a file write's diff is cut after 200 lines, and d shows it whole in $PAGER (else
+less). A question lists its options by number: answer with a number, an option's text, your
+own text where the question allows it, or an empty line to skip. A line half typed when a
+prompt comes is set aside for after the answer. Ctrl-C interrupts the turn (as below), Ctrl-D
+ends input.
 
 A {"type":"interrupt"} line interrupts the running turn (as SIGINT to fuseraft where signals
 exist, so it takes effect even while a prompt is pending). Ctrl-C (SIGINT) does the same; a

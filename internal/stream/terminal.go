@@ -24,6 +24,10 @@ type terminal struct {
 	mu    sync.Mutex // the renderer, shared by the event reader and the line reader
 	rend  *render.Renderer
 	width int
+	// shown says an event has been rendered (the header, first); strays are the stray lines
+	// of fuseraft's stdout that came before it (stray.go).
+	shown  bool
+	strays []string
 
 	closeOnce sync.Once
 }
@@ -46,6 +50,7 @@ func (ss *session) openTerminal() *terminal {
 		return 80
 	}, s.Env)
 	t.ask = console.NewAsker(t.term.Console, t.color)
+	t.term.HoldLines() // until the header is out (event)
 	ss.out = wire.NewWriter(t.term)
 	ss.render = nil // the terminal renders, at the width it follows
 	t.width = t.term.Cols()
@@ -76,6 +81,16 @@ func (t *terminal) event(ev wire.Event) error {
 	}
 	if err := t.rend.Event(ev); err != nil {
 		return err
+	}
+	if !t.shown {
+		// The header is out: what came before it, and the lines typed meanwhile, follow it.
+		t.shown = true
+		t.showStrays()
+		err := t.ss.out.Flush()
+		t.term.ReleaseLines()
+		if err != nil {
+			return err
+		}
 	}
 	if t.ask.Observe(ev) {
 		return t.refresh()
@@ -148,8 +163,10 @@ func (t *terminal) line(l console.Line) {
 func (t *terminal) close() {
 	t.closeOnce.Do(func() {
 		t.mu.Lock()
+		t.showStrays()
 		t.rend.Close()
 		t.ss.out.Flush()
+		t.term.ReleaseLines()
 		t.mu.Unlock()
 		t.term.Close()
 	})
