@@ -7,49 +7,67 @@ import (
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
-// unanswered says, once input has ended, each prompt nothing can answer any more: the one
-// pending then and every one that comes after. fuseraft denies them (skips a question) once
-// its stdin is closed; the warning is fr-attach's, in the same words (prompt.Unanswered).
+// unanswered says, once input has ended, each prompt nothing can answer any more: every one
+// still waiting then (fuseraft may have asked several before fr-stream saw the end of input)
+// and every one that comes after. fuseraft denies them (skips a question) once its stdin is
+// closed; the warning is fr-attach's, in the same words (prompt.Unanswered).
 type unanswered struct {
-	mu     sync.Mutex
-	ended  bool
-	what   string // the latest prompt, described; "" once an event ended it
-	warned bool   // what has been said
+	mu    sync.Mutex
+	ended bool
+	asked []askedPrompt // the prompts since the last event that ended them, described
 }
+
+type askedPrompt struct {
+	what     string
+	question bool
+}
+
+// maxAsked bounds what is kept of the prompts asked since the last event that ended them.
+const maxAsked = 256
 
 // observe follows an event from fuseraft, after the Gate has.
 func (u *unanswered) observe(ss *session, ev wire.Event) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if wire.EndsPrompts(ev.Type) {
-		u.what, u.warned = "", false
+		u.asked = u.asked[:0]
 	}
-	if what := prompt.Describe(ev); what != "" {
-		u.what, u.warned = what, false
-		if u.ended {
-			u.warn(ss, ev.Type == wire.TypeQuestion)
-		}
+	what := prompt.Describe(ev)
+	if what == "" {
+		return
 	}
+	a := askedPrompt{what: what, question: ev.Type == wire.TypeQuestion}
+	if u.ended {
+		u.warn(ss, a)
+		return
+	}
+	if len(u.asked) == maxAsked {
+		u.asked = append(u.asked[:0], u.asked[1:]...)
+	}
+	u.asked = append(u.asked, a)
 }
 
-// end is called once input has ended, before fuseraft's stdin is closed.
+// end is called once input has ended, before fuseraft's stdin is closed: each prompt the Gate
+// still waits on is said, newest ones being the ones not answered (answers go in order).
 func (u *unanswered) end(ss *session) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.ended = true
-	if p := ss.pump.Gate.Pending(); p != "" {
-		if u.what == "" {
-			u.what = prompt.Describe(wire.Event{Type: p})
+	waiting := ss.pump.Gate.Unanswered()
+	for i, t := range waiting {
+		a := askedPrompt{what: prompt.Describe(wire.Event{Type: t}), question: t == wire.TypeQuestion}
+		if j := len(u.asked) - len(waiting) + i; j >= 0 && j < len(u.asked) {
+			a = u.asked[j]
 		}
-		u.warn(ss, p == wire.TypeQuestion)
+		u.warn(ss, a)
 	}
+	u.asked = u.asked[:0]
 }
 
-// warn says what is pending, once. A prompt a limit denied was said by the limit's line.
-func (u *unanswered) warn(ss *session, question bool) {
-	if u.warned || (ss.o.budget != nil && ss.o.budget.Breached() != nil) {
+// warn says that a cannot be answered. A prompt a limit denied was said by the limit's line.
+func (u *unanswered) warn(ss *session, a askedPrompt) {
+	if ss.o.budget != nil && ss.o.budget.Breached() != nil {
 		return
 	}
-	u.warned = true
-	ss.warnf("%s", prompt.Unanswered(u.what, question))
+	ss.warnf("%s", prompt.Unanswered(a.what, a.question))
 }

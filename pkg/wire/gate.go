@@ -608,6 +608,20 @@ func (g *Gate) Pending() string {
 	return t
 }
 
+// Unanswered returns the event types of the prompts still waiting for an answer, oldest
+// first: asked, not answered, and not ended by an event (message_end, cancelled, ...).
+func (g *Gate) Unanswered() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var ts []string
+	for _, p := range g.prompts {
+		if p.void == "" && p.seq > g.answered[promptKind(p.typ)] {
+			ts = append(ts, p.typ)
+		}
+	}
+	return ts
+}
+
 // Waiting returns how many inputs are held.
 func (g *Gate) Waiting() int {
 	g.mu.Lock()
