@@ -360,21 +360,10 @@ func TestPingWithPongs(t *testing.T) {
 
 // A daemon whose first line is not hello broke the protocol.
 func TestFirstLineNotHello(t *testing.T) {
-	sock := filepath.Join(t.TempDir(), "d.sock")
-	ln, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer c.Close()
+	sock := oneConnDaemon(t, func(c net.Conn) {
 		c.Write([]byte(`{"type":"ready","protocolVersion":1}` + "\r\nmore\n"))
 		c.Read(make([]byte, 1))
-	}()
+	})
 	ctx := testkit.Context(t, testkit.Hang)
 	c, err := wire.Dial(ctx, wire.Daemon{Socket: sock})
 	if err != nil {
@@ -390,20 +379,9 @@ func TestFirstLineNotHello(t *testing.T) {
 
 // A daemon that accepts and never says hello is given HelloTimeout.
 func TestNoHello(t *testing.T) {
-	sock := filepath.Join(t.TempDir(), "d.sock")
-	ln, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer c.Close()
+	sock := oneConnDaemon(t, func(c net.Conn) {
 		c.Read(make([]byte, 1)) // until the client gives up
-	}()
+	})
 	ctx := testkit.Context(t, testkit.Hang)
 	c, err := wire.Dial(ctx, wire.Daemon{Socket: sock, HelloTimeout: 20 * time.Millisecond})
 	if err != nil {
@@ -480,4 +458,25 @@ func TestDaemonString(t *testing.T) {
 			t.Errorf("got %q, want %q", got, tc.want)
 		}
 	}
+}
+
+// oneConnDaemon listens on a Unix socket for the test's length and serves its first
+// connection with serve, then closes it; it returns the socket's path.
+func oneConnDaemon(t *testing.T, serve func(net.Conn)) string {
+	t.Helper()
+	sock := filepath.Join(t.TempDir(), "d.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		serve(c)
+	}()
+	return sock
 }
