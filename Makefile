@@ -44,7 +44,7 @@ fuzz: ## run each fuzz target for FUZZTIME (default 30s)
 	done
 
 man: ## regenerate man/ and completions/ from the command definitions
-	$(GO) run ./internal/docgen/mangen
+	$(GO) run ./internal/cmd/mangen
 
 install: build ## install commands, man pages and completions under $(DESTDIR)$(PREFIX) (default /usr/local)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \

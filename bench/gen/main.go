@@ -20,7 +20,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fuseraft/fr/internal/sim/scenario"
+	"github.com/fuseraft/fr/internal/cmd/sim/scenario"
 )
 
 type config struct {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/fuseraft/fr/internal/sim/scenario"
+	"github.com/fuseraft/fr/internal/cmd/sim/scenario"
 )
 
 // envelope writes one resource-query envelope of ordinary Session items until -size bytes:

@@ -10,8 +10,8 @@ import (
 	"os"
 	"os/exec"
 
-	"github.com/fuseraft/fr/internal/liveio"
-	"github.com/fuseraft/fr/internal/passthru"
+	"github.com/fuseraft/fr/internal/passthrough"
+	"github.com/fuseraft/fr/internal/sessioninput"
 )
 
 // cmdRelay is the floor of a command between a child and its reader: it starts the child
@@ -19,7 +19,7 @@ import (
 // reads line by line and passes on only the lines encoding/json.Valid accepts (what fr-stream
 // must at least do: lines that are not JSON never reach stdout), writing 64 KiB at a time and
 // whenever the child has nothing more ready. With -peek it passes every line as fr-stream
-// passes events on Linux (internal/passthru: each line looked at through tee, moved out with
+// passes events on Linux (internal/passthrough: each line looked at through tee, moved out with
 // splice): the floor of a relay that looks at every line before it goes out.
 func cmdRelay(args []string) error {
 	fs := flag.NewFlagSet("relay", flag.ExitOnError)
@@ -52,15 +52,15 @@ func cmdRelay(args []string) error {
 	return err
 }
 
-// peekLines passes every line of the pipe out to stdout through a passthru.Lines.
+// peekLines passes every line of the pipe out to stdout through a passthrough.Lines.
 func peekLines(out io.Reader) error {
 	f, _ := out.(*os.File)
 	if f == nil {
 		return errors.New("relay -peek: the child's stdout is not a pipe")
 	}
-	liveio.GrowPipe(f) // as fr-stream does
-	liveio.GrowPipe(os.Stdout)
-	l := passthru.New(f, os.Stdout, 1<<30)
+	sessioninput.GrowPipe(f) // as fr-stream does
+	sessioninput.GrowPipe(os.Stdout)
+	l := passthrough.New(f, os.Stdout, 1<<30)
 	if l == nil {
 		return errors.New("relay -peek: this system or this stdout cannot splice (Linux, into a pipe or a file)")
 	}

@@ -5,7 +5,7 @@ import (
 	"context"
 	"os"
 
-	"github.com/fuseraft/fr/internal/approve"
+	"github.com/fuseraft/fr/internal/cmd/approve"
 	"github.com/fuseraft/fr/internal/cmdutil"
 )
 

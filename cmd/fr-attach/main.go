@@ -5,7 +5,7 @@ import (
 	"context"
 	"os"
 
-	"github.com/fuseraft/fr/internal/attach"
+	"github.com/fuseraft/fr/internal/cmd/attach"
 	"github.com/fuseraft/fr/internal/cmdutil"
 )
 

@@ -5,8 +5,8 @@ import (
 	"context"
 	"os"
 
+	"github.com/fuseraft/fr/internal/cmd/dispatch"
 	"github.com/fuseraft/fr/internal/cmdutil"
-	"github.com/fuseraft/fr/internal/dispatch"
 )
 
 func main() { os.Exit(dispatch.Run(context.Background(), cmdutil.OSStreams(), os.Args)) }

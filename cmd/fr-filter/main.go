@@ -5,8 +5,8 @@ import (
 	"context"
 	"os"
 
+	"github.com/fuseraft/fr/internal/cmd/filter"
 	"github.com/fuseraft/fr/internal/cmdutil"
-	"github.com/fuseraft/fr/internal/filter"
 )
 
 func main() { os.Exit(filter.Run(context.Background(), cmdutil.OSStreams(), os.Args)) }

@@ -5,8 +5,8 @@ import (
 	"context"
 	"os"
 
+	"github.com/fuseraft/fr/internal/cmd/ls"
 	"github.com/fuseraft/fr/internal/cmdutil"
-	"github.com/fuseraft/fr/internal/ls"
 )
 
 func main() { os.Exit(ls.Run(context.Background(), cmdutil.OSStreams(), os.Args)) }

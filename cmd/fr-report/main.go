@@ -5,8 +5,8 @@ import (
 	"context"
 	"os"
 
+	"github.com/fuseraft/fr/internal/cmd/report"
 	"github.com/fuseraft/fr/internal/cmdutil"
-	"github.com/fuseraft/fr/internal/report"
 )
 
 func main() { os.Exit(report.Run(context.Background(), cmdutil.OSStreams(), os.Args)) }

@@ -5,8 +5,8 @@ import (
 	"context"
 	"os"
 
+	"github.com/fuseraft/fr/internal/cmd/sim"
 	"github.com/fuseraft/fr/internal/cmdutil"
-	"github.com/fuseraft/fr/internal/sim"
 )
 
 func main() { os.Exit(sim.Run(context.Background(), cmdutil.OSStreams(), os.Args)) }

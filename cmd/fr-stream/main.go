@@ -5,8 +5,8 @@ import (
 	"context"
 	"os"
 
+	"github.com/fuseraft/fr/internal/cmd/stream"
 	"github.com/fuseraft/fr/internal/cmdutil"
-	"github.com/fuseraft/fr/internal/stream"
 )
 
 func main() { os.Exit(stream.Run(context.Background(), cmdutil.OSStreams(), os.Args)) }

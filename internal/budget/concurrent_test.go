@@ -13,11 +13,11 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/fuseraft/fr/internal/attach"
 	"github.com/fuseraft/fr/internal/budget"
+	"github.com/fuseraft/fr/internal/cmd/attach"
+	"github.com/fuseraft/fr/internal/cmd/sim"
+	"github.com/fuseraft/fr/internal/cmd/stream"
 	"github.com/fuseraft/fr/internal/cmdutil"
-	"github.com/fuseraft/fr/internal/sim"
-	"github.com/fuseraft/fr/internal/stream"
 	"github.com/fuseraft/fr/internal/testkit"
 )
 

@@ -8,7 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/fuseraft/fr/internal/docgen"
+	"github.com/fuseraft/fr/internal/clidoc"
 )
 
 func init() {
@@ -107,11 +107,11 @@ func CompletionScript(app *cli.App, shell string) (string, error) {
 	}
 	switch shell {
 	case "zsh":
-		return docgen.Zsh(app), nil
+		return clidoc.Zsh(app), nil
 	case "fish":
-		return docgen.Fish(app), nil
+		return clidoc.Fish(app), nil
 	}
-	return docgen.Bash(app), nil
+	return clidoc.Bash(app), nil
 }
 
 // CheckShell returns the usage error for a shell no completion script is written for, in

@@ -5,11 +5,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/fuseraft/fr/internal/docgen"
+	"github.com/fuseraft/fr/internal/clidoc"
 )
 
 // ownFlagsKey marks, in an app's Metadata, that the app's flags are its own action's.
-const ownFlagsKey = docgen.OwnFlagsKey
+const ownFlagsKey = clidoc.OwnFlagsKey
 
 // OwnFlags marks app's flags as those of the app's own action (fr-approve's daemon mode), not
 // options of its subcommands too: written after a subcommand they are the subcommand's, which

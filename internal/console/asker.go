@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	asking "github.com/fuseraft/fr/internal/approvalprompt"
 	"github.com/fuseraft/fr/internal/cmdutil"
-	asking "github.com/fuseraft/fr/internal/prompt"
 	"github.com/fuseraft/fr/internal/render"
 	"github.com/fuseraft/fr/internal/termsafe"
 	"github.com/fuseraft/fr/pkg/wire"
@@ -73,7 +73,7 @@ func (a *Asker) Observe(ev wire.Event) bool {
 func (a *Asker) Waiting() int { return len(a.prompts) }
 
 // Refresh puts on the input line the prompt for what waits: ready for a task (ready is the
-// input line's prompt, e.g. "› "), or asking the oldest prompt. aside reports that a line half
+// input line's prompt, e.g. "› "), or asking the oldest approvalprompt. aside reports that a line half
 // typed was set aside for the answer (it comes back afterwards).
 func (a *Asker) Refresh(ready string) (aside bool) {
 	if len(a.prompts) == 0 {

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"unicode"
 
-	"github.com/fuseraft/fr/internal/console/consoletest"
 	"github.com/fuseraft/fr/internal/render"
+	"github.com/fuseraft/fr/internal/testkit/screentest"
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
@@ -197,7 +197,7 @@ func TestConsolePromptSetsTheLineAside(t *testing.T) {
 }
 
 func TestConsoleShowsAnOpenLineAboveTheInputLine(t *testing.T) {
-	screen := consoletest.NewScreen(40, 10)
+	screen := screentest.NewScreen(40, 10)
 	screen.OutputCR = true
 	c := New(screen, 40, true)
 	c.SetPrompt("› ", 2, 0)
@@ -231,7 +231,7 @@ func TestConsoleShowsAnOpenLineAboveTheInputLine(t *testing.T) {
 // Lines finished while lines are held stay off the screen, the input line still edited, and
 // show after the output written before ReleaseLines, in the order typed.
 func TestConsoleHoldLines(t *testing.T) {
-	screen := consoletest.NewScreen(40, 10)
+	screen := screentest.NewScreen(40, 10)
 	screen.OutputCR = true
 	c := New(screen, 40, true)
 	c.SetPrompt("› ", 2, 0)

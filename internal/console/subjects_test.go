@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fuseraft/fr/internal/attach"
+	"github.com/fuseraft/fr/internal/cmd/attach"
+	"github.com/fuseraft/fr/internal/cmd/filter"
+	"github.com/fuseraft/fr/internal/cmd/stream"
 	"github.com/fuseraft/fr/internal/cmdutil"
-	"github.com/fuseraft/fr/internal/filter"
 	"github.com/fuseraft/fr/internal/render"
-	"github.com/fuseraft/fr/internal/stream"
 )
 
 // What a prompt asks about (the command, the path, the plugin action, the route) is never cut

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/fuseraft/fr/internal/prompt"
+	"github.com/fuseraft/fr/internal/approvalprompt"
 	"github.com/fuseraft/fr/internal/termsafe"
 )
 
@@ -80,7 +80,7 @@ func (t *Terminal) Read(ctx context.Context, send func(l Line, eof bool) bool) {
 		if ctx.Err() != nil {
 			return false
 		}
-		if !eof && l.PromptID != 0 && prompt.Read(l.Text) == prompt.Diff {
+		if !eof && l.PromptID != 0 && approvalprompt.Read(l.Text) == approvalprompt.Diff {
 			if page := t.pageFor(l.PromptID); page != nil {
 				// Here, in the goroutine reading the terminal, so that the pager is the only
 				// one reading it meanwhile.

@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fuseraft/fr/internal/myers"
 	"github.com/fuseraft/fr/internal/termsafe"
+	"github.com/fuseraft/fr/internal/textdiff"
 )
 
 // DiffOptions configure UnifiedDiff.
@@ -357,7 +357,7 @@ func shortest(a, b []int32, budget *int) (ops []opKind, ok bool) {
 	off := maxD + 1
 	var trace [][]int32
 	work := 0
-	found := myers.Search(a, b, maxD, func(d int, v []int, w int) bool {
+	found := textdiff.Search(a, b, maxD, func(d int, v []int, w int) bool {
 		work = w
 		if work > *budget {
 			return false

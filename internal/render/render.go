@@ -20,7 +20,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fuseraft/fr/internal/prompt"
+	"github.com/fuseraft/fr/internal/approvalprompt"
 	"github.com/fuseraft/fr/internal/termsafe"
 	"github.com/fuseraft/fr/pkg/wire"
 )
@@ -1270,7 +1270,7 @@ func (r *Renderer) taskResumed(o *obj) func() {
 // Prompts are never cut: what they ask about wraps onto as many lines as it needs, each
 // starting with the bar. Only a file write's diff is cut, with a note of how much is hidden.
 
-// promptBar starts every line of a prompt.
+// promptBar starts every line of a approvalprompt.
 func promptBar() span { return sp(boldYel, "┃ ") }
 
 // wrapIndent indents the lines a long line of a prompt wraps onto, past the text's own indent,
@@ -1442,9 +1442,9 @@ func (r *Renderer) approvalResponse(o *obj) func() {
 	approved := o.boolean("approved")
 	return func() {
 		if approved {
-			r.line(sp(boldYel, "┃ "), sp(green, prompt.Outcome(true)))
+			r.line(sp(boldYel, "┃ "), sp(green, approvalprompt.Outcome(true)))
 		} else {
-			r.line(sp(boldYel, "┃ "), sp(red, prompt.Outcome(false)))
+			r.line(sp(boldYel, "┃ "), sp(red, approvalprompt.Outcome(false)))
 		}
 	}
 }

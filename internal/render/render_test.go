@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fuseraft/fr/internal/golden"
+	"github.com/fuseraft/fr/internal/testkit/golden"
 	"github.com/fuseraft/fr/pkg/wire"
 )
 

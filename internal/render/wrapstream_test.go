@@ -8,9 +8,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/fuseraft/fr/internal/console/consoletest"
 	"github.com/fuseraft/fr/internal/render"
 	"github.com/fuseraft/fr/internal/termsafe"
+	"github.com/fuseraft/fr/internal/testkit/screentest"
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
@@ -32,7 +32,7 @@ func streamOn(t *testing.T, cols int, typ, text string, cuts []int, timestamps b
 		prev = c
 	}
 	r.Close()
-	s := consoletest.NewScreen(cols, 200)
+	s := screentest.NewScreen(cols, 200)
 	s.OutputCR = true
 	s.Write(out.Bytes())
 	return strings.Split(strings.TrimRight(s.Text(false), "\n"), "\n")

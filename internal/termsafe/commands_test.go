@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fuseraft/fr/internal/cmd/filter"
+	"github.com/fuseraft/fr/internal/cmd/sim"
 	"github.com/fuseraft/fr/internal/cmdutil"
-	"github.com/fuseraft/fr/internal/filter"
-	"github.com/fuseraft/fr/internal/sim"
-	"github.com/fuseraft/fr/internal/termsafe/termsafetest"
+	"github.com/fuseraft/fr/internal/testkit/termsafetest"
 )
 
 // TestCommandErrorsAreSafe feeds escape sequences to fr-filter's and fr-sim's error paths

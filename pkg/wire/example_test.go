@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/fuseraft/fr/internal/cmd/sim/serve"
 	"github.com/fuseraft/fr/internal/cmdutil"
-	"github.com/fuseraft/fr/internal/sim/serve"
 	"github.com/fuseraft/fr/pkg/wire"
 )
 

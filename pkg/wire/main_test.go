@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/fuseraft/fr/internal/cmd/sim"
 	"github.com/fuseraft/fr/internal/cmdutil"
-	"github.com/fuseraft/fr/internal/sim"
 )
 
 // TestMain puts a fuseraft on PATH for the tests and examples that start one: this test

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/fuseraft/fr/internal/units"
+	"github.com/fuseraft/fr/internal/humanize"
 )
 
 // DefaultMaxLine is the longest line a [Reader] accepts unless told otherwise: 256 MiB.
@@ -22,7 +22,7 @@ type LineTooLongError struct {
 
 // Error gives the line number and the limit it passed.
 func (e *LineTooLongError) Error() string {
-	return fmt.Sprintf("line %d is longer than the limit of %s", e.Line, units.Bytes(e.Limit))
+	return fmt.Sprintf("line %d is longer than the limit of %s", e.Line, humanize.Bytes(e.Limit))
 }
 
 // ReaderOptions configure a [Reader]. The zero value is ready to use.
