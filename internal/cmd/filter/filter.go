@@ -124,6 +124,9 @@ type config struct {
 	// noSkip runs the filter on every line, without the type skip-ahead a select(.type ==
 	// ...) filter gets (for tests that check the skip-ahead changes nothing).
 	noSkip bool
+	// piece is the size of the pieces a line longer than it is read in (0: 4 MiB), so that
+	// tests reach the piecewise reader with lines of kilobytes, not megabytes.
+	piece int
 }
 
 func app(s cmdutil.Streams, cfg config) *cli.App {

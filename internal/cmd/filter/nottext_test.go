@@ -45,6 +45,11 @@ var notTextPaths = []struct {
 	{args: []string{"--pretty"}},
 }
 
+// testPiece is the piece size the tests here read long lines in (the default is 4 MiB): a
+// line of a few hundred kilobytes takes the same path as one of megabytes, in a fraction of
+// the time under the race detector.
+const testPiece = 64 << 10
+
 // notTextLines are lines that are JSON but for bytes that are not UTF-8: in a string, in a
 // key, in the type, in an array, split over two lines, long enough to be read in pieces.
 var notTextLines = []string{
@@ -56,8 +61,8 @@ var notTextLines = []string{
 	"[\"\xff\"]",
 	"\"\xc0\xaf\"",
 	"{\"type\":\"token\",\n\"text\":\"\xff\"}",
-	"{\"type\":\"token\",\"text\":\"" + strings.Repeat("é", 2<<20+100) + "\xff\"}",
-	"{\"type\":\"token\",\"text\":\"" + strings.Repeat("é", 2<<20+100) + "\xe2\x82\"}",
+	"{\"type\":\"token\",\"text\":\"" + strings.Repeat("é", testPiece+100) + "\xff\"}",
+	"{\"type\":\"token\",\"text\":\"" + strings.Repeat("é", testPiece+100) + "\xe2\x82\"}",
 }
 
 const goodLines = "{\"type\":\"ready\",\"protocolVersion\":1}\n{\"type\":\"token\",\"text\":\"é1\"}\n" +
@@ -71,8 +76,10 @@ func TestNotUTF8IsNotJSONOnEveryPath(t *testing.T) {
 		noise := goodLines + "not json\n" + strings.Repeat("not json\n", strings.Count(bad, "\n")) + "{\"type\":\"token\",\"text\":\"é2\"}\n"
 		for _, p := range notTextPaths {
 			name := strings.Join(p.args, " ")
-			got, gotErr, gotCode := runConfigured(p.cfg, p.args, []byte(input))
-			want, _, wantCode := runConfigured(p.cfg, p.args, []byte(noise))
+			cfg := p.cfg
+			cfg.piece = testPiece
+			got, gotErr, gotCode := runConfigured(cfg, p.args, []byte(input))
+			want, _, wantCode := runConfigured(cfg, p.args, []byte(noise))
 			short := bad
 			if len(short) > 60 {
 				short = short[:30] + "…" + short[len(short)-20:]
@@ -111,7 +118,7 @@ func TestPromptNotUTF8PassedOnUnchanged(t *testing.T) {
 	prompts := []string{
 		"{\"type\":\"approval_request\",\"kind\":\"shell_command\",\"command\":\"ls \xff\"}",
 		"{\"type\":\"question\",\"text\":\"\xfe?\"}",
-		"{\"type\":\"approval_request\",\"kind\":\"shell_command\",\"command\":\"" + strings.Repeat("é", 2<<20+100) + "\xff\"}",
+		"{\"type\":\"approval_request\",\"kind\":\"shell_command\",\"command\":\"" + strings.Repeat("é", testPiece+100) + "\xff\"}",
 	}
 	for _, prompt := range prompts {
 		input := "{\"type\":\"token\",\"text\":\"x\"}\n" + prompt + "\n{\"type\":\"token\",\"text\":\"y\"}\n"
@@ -139,7 +146,9 @@ func TestPromptNotUTF8PassedOnUnchanged(t *testing.T) {
 			{args: []string{`select(.type == "token")`}},
 		} {
 			name := strings.Join(tc.args, " ")
-			out, errs, code := runConfigured(tc.cfg, tc.args, []byte(input))
+			cfg := tc.cfg
+			cfg.piece = testPiece
+			out, errs, code := runConfigured(cfg, tc.args, []byte(input))
 			n := strings.Count(out, prompt+"\n")
 			if tc.keep && n != 1 {
 				t.Errorf("fr-filter %s: the prompt is passed on %d times, want once unchanged: %q", name, n, cut(out))

@@ -52,6 +52,7 @@ type runner struct {
 	direct   bool                            // the main loop may write a long line passed on unchanged in pieces
 	inLoop   bool                            // the main loop is reading
 	closer   io.Closer
+	piece    int    // the reader's piece size, when not its default
 	name     string // "" for standard input
 	fname    string // for input_filename: the current input's name, "<stdin>", or "" after the end
 	lastName string
@@ -86,7 +87,7 @@ type runner struct {
 }
 
 func run(ctx context.Context, s cmdutil.Streams, o *options, cfg config) error {
-	r := &runner{s: s, o: o, ctx: ctx, files: o.files}
+	r := &runner{s: s, o: o, ctx: ctx, files: o.files, piece: cfg.piece}
 	query, fname := o.query, ""
 	if o.queryFile != "" {
 		b, err := os.ReadFile(o.queryFile)
@@ -272,6 +273,9 @@ func (r *runner) readLine() ([]byte, error) {
 			}
 			r.lastName = r.fname
 			r.rd = newLineReader(src, r.flush, r.o.rawInput)
+			if r.piece > 0 {
+				r.rd.maxBuf = r.piece
+			}
 		}
 		line, long, err := r.rd.ReadLine(r.drop)
 		if err == nil {
