@@ -26,7 +26,7 @@ import (
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
-// Exit codes shared by all commands but fr-filter (see the README's EXIT STATUS).
+// Exit codes shared by all commands but fr-filter (SharedExitCodes says what each means).
 const (
 	ExitOK          = 0
 	ExitFailed      = 1   // the work failed: an error envelope, a failed task or run, a denial asked to fail

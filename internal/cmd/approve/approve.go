@@ -108,7 +108,7 @@ func App(s cmdutil.Streams) *cli.App {
 	app.Commands = []*cli.Command{checkCommand(s), testCommand(s), lintCommand(s), verifyCommand(s), repairCommand(s)}
 	// The daemon's flags are its own: check, test and lint take --policy and --any-version
 	// before their name (`fr-approve --policy p.yaml check`) or define them.
-	return cmdutil.Finish(cmdutil.OwnFlags(app))
+	return cmdutil.Finish(cmdutil.OwnFlags(cmdutil.DeclareExitCodes(app, exitCodes)))
 }
 
 // loadPolicy loads the policy named by --policy; any problem is exit 2.

@@ -42,8 +42,6 @@ func checkCommand(s cmdutil.Streams) *cli.Command {
 			"question: the decision, who decided (a rule, the default, or malformed), and for shell commands\n" +
 			"the simple command that decided. Limits are counted along the stream as if every allow was\n" +
 			"given. Nobody is asked: an ask decision is printed as ask.\n\n" +
-			"EXIT STATUS\n  0 checked; 1 with --fail-on-deny (--fail-on-ask) when a prompt would be denied (asked);\n" +
-			"  2 invalid policy or unreadable file; 3 unsupported protocolVersion\n\n" +
 			"EXAMPLES\n  # record a run answered by a person, then ask what the CI policy would have done\n" +
 			"  fr-stream run --input answers -c ci.yaml 'fix the build' | tee run.jsonl \\\n" +
 			"    | fr-approve --policy examples/cautious.yaml --output answers\n" +
@@ -231,7 +229,6 @@ func testCommand(s cmdutil.Streams) *cli.Command {
 			"with its expect: (allow, ask or deny; for a question answer or skip, with answer:) and, when\n" +
 			"given, the deciding rule: (a rule name, default or malformed). Failures are printed as\n" +
 			"FILE:LINE: lines on stdout, then one summary line per policy.\n\n" +
-			"EXIT STATUS\n  0 every test passed; 1 a test failed; 2 invalid policy\n\n" +
 			"EXAMPLES\n  fr-approve test --policy examples/ci-go.yaml\n  fr-approve test examples/*.yaml",
 		Flags: []cli.Flag{
 			policyFlag(),
@@ -346,7 +343,6 @@ func lintCommand(s cmdutil.Streams) *cli.Command {
 			"out or null, a one-word command: a failed condition counts as a match for deny and ask rules\n" +
 			"and as no match for allow rules), and policies without tests. A policy without findings\n" +
 			"gets a line of its own: ok   FILE: no findings.\n\n" +
-			"EXIT STATUS\n  0 no findings; 1 findings; 2 invalid policy\n\n" +
 			"EXAMPLES\n  fr-approve lint --policy examples/ci-go.yaml\n  fr-approve lint examples/*.yaml || echo 'review the policy'",
 		Flags: []cli.Flag{policyFlag()},
 		Action: func(c *cli.Context) error {
@@ -399,7 +395,6 @@ func verifyCommand(s cmdutil.Streams) *cli.Command {
 			"chain, so keep last somewhere the log's writer cannot change (a CI artifact, a signed\n" +
 			"commit) and pass it later as --head: the log must still hold that line, which notices lines\n" +
 			"rewritten or removed from the end; \"since\" counts the lines written after it.\n\n" +
-			"EXIT STATUS\n  0 the chain is intact; 1 it is broken, or --head is not in it; 2 the file cannot be read\n\n" +
 			"EXAMPLES\n  fr-approve verify-audit approvals.log && fr-filter 'select(.decider==\"person\")' approvals.log\n" +
 			"  head=$(fr-approve verify-audit approvals.log | fr-filter -r .last)   # keep it elsewhere\n" +
 			"  fr-approve verify-audit --head \"$head\" approvals.log",
@@ -449,9 +444,6 @@ func repairCommand(s cmdutil.Streams) *cli.Command {
 			"line that breaks the chain was not left by a failed write (it was changed, removed or\n" +
 			"inserted): repair-audit refuses it unless --force, which cuts from that line to the end,\n" +
 			"saved and recorded the same way. The log must not be in use by an fr-approve.\n\n" +
-			"EXIT STATUS\n  0 the log verifies (repaired, or nothing to cut); 1 the chain breaks before its last line\n" +
-			"  (without --force), or the cut could not be saved, made or recorded; 2 the file cannot be read\n" +
-			"  or written, or is in use\n\n" +
 			"EXAMPLES\n  fr-approve verify-audit approvals.log || fr-approve repair-audit approvals.log\n" +
 			"  fr-approve repair-audit --dry-run approvals.log | fr-filter .cut",
 		Flags: []cli.Flag{

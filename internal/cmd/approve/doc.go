@@ -210,15 +210,6 @@ A log left ending in a torn line (a crash, or a disk that would not even let the
 off) is refused at start-up (exit 2) with a pointer at 'fr-approve repair-audit FILE', which
 saves the torn bytes beside the log, cuts them, and records the cut as a line of the chain.
 
-EXIT STATUS
-  0    the input ended; every prompt was answered
-  1    --fail-on-deny and a prompt was denied; the input could not be read; a line could not be
-       written to the audit log (that prompt was denied, and fr-approve stopped)
-  2    usage error, or a policy that is missing or invalid, or an audit log in use, broken or
-       ending in a torn line (see repair-audit)
-  3    fuseraft speaks an unsupported protocolVersion (see --any-version)
-  130  interrupted
-
 ENVIRONMENT
   NO_COLOR   no colour in prompts and diffs on the terminal
   PAGER      what d at a prompt shows a file write's whole diff in (else less)

@@ -123,24 +123,6 @@ LIMITS
    daemon (watch it with fr-attach, its prompts then follow the daemon's unattended policy).
    A run that finds a budget file's totals already at a limit sends nothing and exits 6.
 
-EXIT STATUS
-   0    every task succeeded (--exit-on-result), stdout was closed (without --exit-on-result),
-        or Ctrl-D on a terminal
-   1    a task failed or its outcome was lost, a newer connection replaced ours, or stdout
-        took nothing for --output-timeout while the output buffer was full
-   2    usage error: bad flag, an empty --task (an unset $TASK), invalid --client-id,
-        unreadable --token-file or --ca-cert, an input line over 256 MiB
-   3    protocol error: unsupported protocolVersion in hello (see --any-version), no hello
-   4    refused: 401 or 403, a read-only token tried to send a task, or the handshake was
-        redirected to another origin (not followed, so that the token is not sent there)
-   6    stopped by a limit: --max-turns, --max-tokens, --max-duration, --max-cost (or a
-        --budget-file that cannot be read or written)
-   10   no daemon: no socket, connection refused, no hello within 30s, reconnects exhausted,
-        or no connection for --give-up-after (5m when not on a terminal)
-   130  interrupted (Ctrl-C, SIGINT or SIGTERM); the daemon keeps our task, and with --task
-        or --exit-on-result fr-attach says on stderr how its result can be collected
-        (fr-attach --url URL --client-id ID --exit-on-result; over the Unix socket it cannot)
-
 ENVIRONMENT
    FUSERAFT_HOME          fuseraft's home, for the default socket path
    FUSERAFT_SERVE_TOKEN   the bearer token for the WebSocket (--token-file wins)
@@ -205,7 +187,7 @@ func App(s cmdutil.Streams) *cli.App {
 		}
 		return run(c.Context, s, o)
 	}
-	return cmdutil.Finish(app)
+	return cmdutil.Finish(cmdutil.DeclareExitCodes(app, exitCodes))
 }
 
 // Run runs fr-attach with args (args[0] is the program name) and returns its exit code.

@@ -63,19 +63,6 @@ TASKS NOBODY ATTENDS
    (--unattended-policy deny|allow of fuseraft serve; deny by default). Its progress events
    are broadcast to clients attached with fr-attach, as every task's are.`
 
-const exitStatus = `EXIT STATUS
-   0    every task succeeded (task, status and result: every call was answered)
-   1    a task failed, is unknown, or did not finish within --timeout (wait and run: a task
-        that could not be followed because of a request that failed exits as that request: 3, 4
-        or 10)
-   2    usage error: bad flag, no --url, unreadable --token-file or --ca-cert, an empty task
-   3    the daemon's answer breaks the contract: cut off, not a JSON-RPC object, over 64 MiB
-   4    the daemon refused the token (401) or the request (403), or --url redirects to another
-        origin (scheme, host and port), which is not followed so that the token is not sent there
-   10   nothing answers at --url: no connection, or no answer within --request-timeout (a task
-        sent may have been queued even so: look for it before dispatching it again)
-   130  interrupted`
-
 const environment = `ENVIRONMENT
    FUSERAFT_MCP_URL       the daemon's MCP endpoint, when --url is not given
    FUSERAFT_SERVE_TOKEN   the bearer token (--token-file wins)`
@@ -114,7 +101,7 @@ func Run(ctx context.Context, s cmdutil.Streams, args []string) int {
 func App(s cmdutil.Streams) *cli.App {
 	app := cmdutil.NewApp(s, prog, "fire-and-forget tasks over a fuseraft serve daemon's MCP tools")
 	app.UsageText = "fr-dispatch [--url URL] [--token-file FILE] task|status|result|wait|run [FLAGS] [ARGS...]"
-	app.Description = description + "\n\n" + exitStatus + "\n\n" + environment + "\n\n" + example
+	app.Description = description + "\n\n" + environment + "\n\n" + example
 	app.Flags = []cli.Flag{
 		&cli.StringFlag{Name: "url", Usage: "the daemon's MCP endpoint `URL` (http://HOST:PORT/mcp; $FUSERAFT_MCP_URL)"},
 		&cli.StringFlag{Name: "token-file", Usage: "read the bearer token from `FILE` (else $FUSERAFT_SERVE_TOKEN)"},
@@ -137,7 +124,7 @@ func App(s cmdutil.Streams) *cli.App {
 				&cli.IntFlag{Name: "parallel", Aliases: []string{"j"}, Value: 1, Usage: "run `N` tasks at a time"}},
 			Action: action(s, cmdRun)},
 	}
-	return cmdutil.Finish(app)
+	return cmdutil.Finish(cmdutil.DeclareExitCodes(app, exitCodes))
 }
 
 type command func(ctx context.Context, s cmdutil.Streams, o *options, cl *client, args []string) error

@@ -77,17 +77,6 @@ the stream read against them (every event counts, whatever the filter keeps; cou
 fr-stream counts them; the time is since the first line read) after each turn and at the
 end, marking a limit passed: "· limits: turns 2 of 5 · tokens 4,256 of 4,000: past".
 
-EXIT STATUS
-  0    success
-  1    with -e, the last value was false or null
-  2    usage error (bad flag or argument), or an input file that cannot be read
-  3    the filter does not compile; or fuseraft speaks an unsupported protocolVersion
-       (in a ready or hello event, or a --json envelope) and --any-version was not given
-  4    with -e, the filter produced no value
-  5    a runtime error on some line (reported with its line number), an evaluation that
-       went past --timeout, or a line that is not JSON under --strict
-  halt_error sets its own status. A closed standard output ends fr-filter quietly with 0.
-
 ENVIRONMENT
   JQ_COLORS        colours of JSON output, as in jq 1.7: null:false:true:numbers:strings:
                    arrays:objects:object keys (default 0;90:0;39:0;39:0;39:0;32:1;39:1;39:34;1)
@@ -149,7 +138,7 @@ func app(s cmdutil.Streams, cfg config) *cli.App {
 		}
 		return act(c.Context, s, opts, cfg)
 	}
-	return cmdutil.Finish(app)
+	return cmdutil.Finish(cmdutil.DeclareExitCodes(app, exitCodes))
 }
 
 // act does what a parsed command line other than --help asks.

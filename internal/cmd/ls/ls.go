@@ -59,20 +59,6 @@ id listed; one that no id starts with is not found (exit 1).
 An empty list prints nothing in jsonl, tsv and table, and [] in json; on a terminal stderr
 says so ("no sessions"), and the exit status is 0.
 
-EXIT STATUS
-   0    success, empty lists included
-   1    fuseraft reported an error (its message is printed), no session ID starts with the
-        prefix given, validate found errors (the item is still printed), fuseraft failed or
-        was killed by a signal, fuseraft could not be started for the machine's reasons (no
-        file descriptors or memory left), or --jq failed on an item
-   2    usage: bad flag or resource, unknown --fields name (the available ones are listed),
-        a --jq program that does not compile (a caret marks the place), a session ID prefix
-        that several sessions' ids start with (they are listed)
-   3    fuseraft's stdout was not an envelope, or its protocolVersion is not supported
-        (--any-version goes on with a warning)
-   10   fuseraft not found (not on PATH, or the file is missing)
-   130  interrupted
-
 ENVIRONMENT
    FUSERAFT_BIN     the fuseraft binary when --fuseraft is not given (else fuseraft on PATH)
    NO_COLOR, TERM   no colour when NO_COLOR is set or TERM is dumb
@@ -131,7 +117,7 @@ func App(s cmdutil.Streams) *cli.App {
 			return o.fromStdin()
 		},
 	})
-	return cmdutil.Finish(app)
+	return cmdutil.Finish(cmdutil.DeclareExitCodes(app, exitCodes))
 }
 
 func resourceNames() []string {

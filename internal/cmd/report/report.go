@@ -89,14 +89,6 @@ BOUNDS
    (after redaction), and the transcript keeps its first 4,000 entries; what is left out is
    counted in the report.`
 
-const exitStatus = `EXIT STATUS
-   0    the report was written (with --exit-status: and every task or run succeeded)
-   1    with --exit-status: a task or run failed or did not finish, or the input held none;
-        also a line longer than 256 MiB in the input
-   2    usage error: bad flag, unreadable input, price table, audit log or input log, an audit
-        log with a chain that does not verify, a bad --redact-pattern
-   3    a ready or hello event of an unsupported protocolVersion (see --any-version)`
-
 const environment = `ENVIRONMENT
    FUSERAFT_SERVE_TOKEN   its value is redacted (unless --no-redact)
    The variables named with --redact-env are read for their values, which are redacted.
@@ -139,7 +131,7 @@ func App(s cmdutil.Streams) *cli.App {
 	app := cmdutil.NewApp(s, prog, "report what a session did: job summary, annotations, JUnit, HTML, JSON")
 	app.UsageText = "fr-report [--format markdown|github|junit|html|json] [--audit FILE]... [--input-log FILE]... [--prices FILE] [FILE|DIR...]"
 	app.ArgsUsage = "[FILE|DIR...]"
-	app.Description = description + "\n\n" + exitStatus + "\n\n" + environment + "\n\n" + example
+	app.Description = description + "\n\n" + environment + "\n\n" + example
 	app.Flags = []cli.Flag{
 		cmdutil.Enum("format", formats, "markdown", "`FORMAT` of the report: {values}", "f"),
 		&cli.StringSliceFlag{Name: "audit", Usage: "fr-approve's audit log `FILE`: the decision of each prompt and who made it (repeatable; logs joined in one file are read too)"},
@@ -154,7 +146,7 @@ func App(s cmdutil.Streams) *cli.App {
 	}
 	app.Flags = append(app.Flags, budget.ReportFlags()...)
 	app.Action = func(c *cli.Context) error { return run(c, s) }
-	return cmdutil.Finish(app)
+	return cmdutil.Finish(cmdutil.DeclareExitCodes(app, exitCodes))
 }
 
 // formats are the values of --format, in the order the help lists them.

@@ -17,15 +17,6 @@ FAULTS
    dotnet, crlf, noise[=EVERY], split[=BYTES[/PAUSE]], version=N, unknown-kind[=NAME],
    big[=BYTES], crash[=AFTER], flood=N.
 
-EXIT STATUS
-   0    the session ended normally (session_end; a run whose exitCode is 0)
-   1    a failed run or query, "not configured", an unknown --resume id, or repl with
-        stdin on a terminal
-   2    usage or configuration: a bad flag, fault list, $FRSIM_PACE, or a scenario or
-        dataset that fails to load (FILE:LINE: what is wrong); run --ci when a success
-        criterion failed
-   N    run --bridge exits with the result's exitCode; a crash fault with its exit code (134)
-
 ENVIRONMENT
    FRSIM_SCENARIO             scenario file (as --scenario)
    FRSIM_RECORD               input record file (as --record)

@@ -138,7 +138,7 @@ func App(s cmdutil.Streams) *cli.App {
 	} {
 		app.Commands = append(app.Commands, passthrough(q.name, "resource query: "+q.usage, query.Run, true))
 	}
-	return cmdutil.Finish(app)
+	return cmdutil.Finish(cmdutil.DeclareExitCodes(app, exitCodes))
 }
 
 // serveCommand gives the serve passthrough the definition of fr-sim serve (its usage, text and

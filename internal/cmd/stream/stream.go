@@ -119,24 +119,6 @@ FILE is JSON, updated under a lock (FILE.lock) by writing a temporary file and r
 concurrent runs lose nothing; each run goes past a limit by at most the turn it was running.
 Without a --max-* flag it only keeps the totals.
 
-EXIT STATUS
-  0    repl: the session ended with session_end; or stdout's reader went away with no
-       prompt pending
-  N    run: the result event's exitCode (0 when the run succeeded)
-  1    fuseraft ended before ready (its message on stderr), died mid-session, or did not
-       finish within --grace of the end of input; stdout's reader went away while a prompt
-       waited for its answer (fr-stream denied it); fuseraft could not be started for the
-       machine's reasons (no file descriptors or memory left: the system's error on stderr)
-  N    run: a run that failed before it started (only a result, sessionId null): its
-       exitCode, or 1; its errorMessage on stderr
-  2    usage error (an empty TASK, an unset $TASK, too), or an input line over 256 MiB
-  3    fuseraft speaks an unsupported protocolVersion (see --any-version), or sends ready a
-       second time in one session
-  6    stopped by a limit: --max-turns, --max-tokens, --max-duration, --max-cost (or a
-       --budget-file that cannot be read or written)
-  10   fuseraft not found (not on PATH, or the file is missing)
-  130  the session was ended by the user (a second Ctrl-C)
-
 ENVIRONMENT
   FUSERAFT_BIN   the fuseraft binary, when --fuseraft is not given (else fuseraft on PATH)
   NO_COLOR       no colour in --format pretty
@@ -275,7 +257,7 @@ func newApp(s cmdutil.Streams, extra []string) *cli.App {
 			},
 		},
 	}
-	return cmdutil.Finish(app)
+	return cmdutil.Finish(cmdutil.DeclareExitCodes(app, exitCodes))
 }
 
 // options reads and checks the flags every command shares; start looks for fuseraft.

@@ -10,10 +10,11 @@ import (
 	"testing"
 )
 
-// readmeBlock is one ```sh block of README.md and the mark right before it:
-// <!-- recipe: NAME --> (the recipe tests run it as readme-NAME.sh) or
+// readmeBlock is one ```sh block of README.md or of a page of docs/ (docPages) and the mark
+// right before it: <!-- recipe: NAME --> (the recipe tests run it as readme-NAME.sh) or
 // <!-- recipe: skip: REASON --> (it cannot run here, for that reason).
 type readmeBlock struct {
+	File string // README.md, docs/budgets.md, ...
 	Line int    // of the opening fence
 	Name string // when run
 	Skip string // when not, why
@@ -77,17 +78,42 @@ func parseReadme(text string) ([]readmeBlock, error) {
 	return blocks, sc.Err()
 }
 
-func readReadme(t *testing.T) []readmeBlock {
+// docPages are the documents whose ```sh blocks are marked and run as readme-NAME.sh: the
+// README and the pages of docs/, but the cookbook, whose recipes are run by their headings.
+func docPages(t *testing.T) []string {
 	t.Helper()
-	b, err := os.ReadFile("../../../README.md")
+	pages, err := filepath.Glob("../../../docs/*.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	blocks, err := parseReadme(string(b))
-	if err != nil {
-		t.Fatalf("README.md: %v", err)
+	out := []string{"README.md"}
+	for _, p := range pages {
+		if name := filepath.Base(p); name != "cookbook.md" {
+			out = append(out, "docs/"+name)
+		}
 	}
-	return blocks
+	return out
+}
+
+// readReadme returns the ```sh blocks of every page of docPages, in order.
+func readReadme(t *testing.T) []readmeBlock {
+	t.Helper()
+	var all []readmeBlock
+	for _, page := range docPages(t) {
+		b, err := os.ReadFile("../../../" + page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		blocks, err := parseReadme(string(b))
+		if err != nil {
+			t.Fatalf("%s: %v", page, err)
+		}
+		for _, bl := range blocks {
+			bl.File = page
+			all = append(all, bl)
+		}
+	}
+	return all
 }
 
 func readmeScript(name string) string { return "readme-" + name + ".sh" }
@@ -121,11 +147,11 @@ func TestParseReadme(t *testing.T) {
 	}
 }
 
-// Every ```sh block of README.md is run by a script of testdata/script, or says why it
-// cannot be run here.
+// Every ```sh block of README.md and of the pages of docs/ is run by a script of
+// testdata/script, or says why it cannot be run here.
 func TestEveryReadmeExampleIsTested(t *testing.T) {
 	blocks := readReadme(t)
-	if len(blocks) == 0 {
+	if len(blocks) == 0 || blocks[0].File != "README.md" {
 		t.Fatal("README.md has no ```sh block")
 	}
 	var scripts strings.Builder
@@ -137,19 +163,20 @@ func TestEveryReadmeExampleIsTested(t *testing.T) {
 		}
 		scripts.Write(b)
 	}
-	seen := map[string]int{}
+	seen := map[string]string{}
 	for _, b := range blocks {
+		at := fmt.Sprintf("%s:%d", b.File, b.Line)
 		switch {
 		case b.Skip != "":
 		case b.Name == "":
-			t.Errorf("README.md:%d: a ```sh block neither run by the recipe tests (<!-- recipe: NAME --> before it) nor marked <!-- recipe: skip: REASON -->:\n%s", b.Line, b.Text)
-		case seen[b.Name] != 0:
-			t.Errorf("README.md:%d: recipe name %q already used at line %d", b.Line, b.Name, seen[b.Name])
+			t.Errorf("%s: a ```sh block neither run by the recipe tests (<!-- recipe: NAME --> before it) nor marked <!-- recipe: skip: REASON -->:\n%s", at, b.Text)
+		case seen[b.Name] != "":
+			t.Errorf("%s: recipe name %q already used at %s", at, b.Name, seen[b.Name])
 		case !regexp.MustCompile(`(?m)^[^#\n]*\b` + regexp.QuoteMeta(readmeScript(b.Name)) + `\b`).MatchString(scripts.String()):
-			t.Errorf("README.md:%d: no script of testdata/script runs %s", b.Line, readmeScript(b.Name))
+			t.Errorf("%s: no script of testdata/script runs %s", at, readmeScript(b.Name))
 		}
 		if b.Name != "" {
-			seen[b.Name] = b.Line
+			seen[b.Name] = at
 		}
 	}
 }

@@ -212,8 +212,10 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		// A command still running then is stopped, so a hang fails the script instead of the
-		// whole test binary.
-		Deadline: time.Now().Add(testkit.Bound(2 * time.Minute)),
+		// whole test binary. Every script shares it, running side by side (the demo, the
+		// recipes, the README's and docs/' examples): under the race detector on a busy 2-core
+		// machine they take minutes together without a hang.
+		Deadline: time.Now().Add(testkit.Bound(6 * time.Minute)),
 		Setup: func(env *testscript.Env) error {
 			// AF_UNIX paths are short; $WORK can be long.
 			short, err := os.MkdirTemp("/tmp", "frr")

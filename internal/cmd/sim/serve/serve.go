@@ -189,12 +189,6 @@ TRACE
    prompt is SESSIONID/STEP/N (the task's top-level step, the Nth prompt in it), the same
    across restarts: each prompt id is answered (or replayed) once.
 
-EXIT STATUS
-   0    stopped by SIGINT or SIGTERM
-   1    cannot listen (a daemon already runs there), or the state is unreadable
-   2    usage error, or an invalid scenario
-   134  a crash step or --crash-after (or the scenario's crash exit code)
-
 ENVIRONMENT
    FUSERAFT_HOME          fuseraft's home (default ~/.fuseraft): socket and state paths
    FUSERAFT_SERVE_TOKEN   a write token the WebSocket accepts
@@ -275,7 +269,7 @@ func App(s cmdutil.Streams) *cli.App {
 		}
 		return serve(c.Context, s, o)
 	}
-	return app
+	return cmdutil.DeclareExitCodes(app, cmdutil.ExitCodes{"": ExitCodes})
 }
 
 // Run runs the daemon; args are the arguments after "serve". It returns the exit status.
