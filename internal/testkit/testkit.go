@@ -114,3 +114,13 @@ const LongEnv = "FR_CHAOS"
 // fault, soak and randomised tests then run at full size (hundreds of MB, thousands of
 // cases, minutes). `make test` runs each of them small, checking the same things.
 func Long() bool { return os.Getenv(LongEnv) == "full" }
+
+// Env is an environment of the given KEY, VALUE pairs, for Streams.Getenv: nothing else of
+// the machine's environment is seen.
+func Env(kv ...string) func(string) string {
+	m := map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return func(k string) string { return m[k] }
+}
