@@ -9,14 +9,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
-
-	"golang.org/x/term"
 
 	"github.com/fuseraft/fr/internal/budget"
 	"github.com/fuseraft/fr/internal/cmdutil"
@@ -28,9 +25,11 @@ import (
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
-type sessionOptions struct {
+// options are what fr-stream's command line asks for (optionsFrom).
+type options struct {
 	mode         string // "repl" or "run"
-	bin          string
+	fuseraftFlag string // --fuseraft
+	bin          string // the fuseraft found (run)
 	fuseraftArgs []string
 	env          []string // added to the environment
 	input        string
@@ -41,9 +40,10 @@ type sessionOptions struct {
 	maxLine      int // the longest input line; 0: wire.DefaultMaxLine
 	pretty       bool
 	timestamps   bool
-	color        string
+	color        bool
 	budget       *budget.Budget // nil: no limits
-	record       *inputRecord   // --record-input, or nil
+	recordPath   string         // --record-input
+	record       *inputRecord   // its file once open (run), or nil
 }
 
 // Timings that are not flags.
@@ -53,7 +53,7 @@ var (
 	// stopWait is how long a stopped child gets between SIGTERM and SIGKILL.
 	stopWait = 2 * time.Second
 	// drainPoll is how often, once fuseraft has exited, fr-stream looks whether its stdout
-	// still holds anything unread (see sessionOptions.drain).
+	// still holds anything unread (see options.drain).
 	drainPoll = 100 * time.Millisecond
 	// watchStdout tells when our stdout's reader has gone away; tests may replace it.
 	watchStdout = sessioninput.WatchStdout
@@ -92,7 +92,7 @@ type stdoutState struct {
 }
 
 type session struct {
-	o      *sessionOptions
+	o      *options
 	s      cmdutil.Streams
 	errw   *lockedWriter
 	out    *wire.Writer
@@ -173,7 +173,7 @@ func (ss *session) interrupt() bool {
 	return true
 }
 
-func runSession(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error {
+func runSession(ctx context.Context, s cmdutil.Streams, o *options) error {
 	// Signals first: SIGPIPE can come with the first event written.
 	sigs := make(chan os.Signal, 4)
 	notifySignals(sigs)
@@ -189,13 +189,9 @@ func runSession(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error
 	}
 	ss.out = wire.NewWriter(s.Out)
 	if o.pretty {
-		term := stdoutIsTerminal(s.Out)
-		ss.render = render.New(ss.out, render.Options{
-			Color:      cmdutil.UseColor(o.color, s.Env, term),
-			Width:      width(s),
-			Timestamps: o.timestamps,
-			WrapStream: term,
-		})
+		opts := render.OutputOptions(s, o.color)
+		opts.Timestamps = o.timestamps
+		ss.render = render.New(ss.out, opts)
 		if interactive(s, o) {
 			ss.term = ss.openTerminal()
 			defer ss.term.close()
@@ -793,15 +789,16 @@ func (ss *session) take(b []byte, st *stdoutState, protoBad chan struct{}) (ev w
 		st.midTurn = false
 	}
 	// The Gate learns of a prompt before anyone downstream can answer it.
-	if ss.o.budget != nil {
-		ss.observeLimited(ev)
-	} else {
-		ss.pump.Observe(ev)
-	}
-	if ss.outGone.Load() && wire.ChangesGate(ev.Type) {
-		ss.denyGone()
-	}
-	ss.unanswered.observe(ss, ev)
+	ss.unanswered.observe(ss, ev, func() {
+		if ss.o.budget != nil {
+			ss.observeLimited(ev)
+		} else {
+			ss.pump.Observe(ev)
+		}
+		if ss.outGone.Load() && wire.ChangesGate(ev.Type) {
+			ss.denyGone()
+		}
+	})
 	return ev, true, false
 }
 
@@ -834,19 +831,6 @@ func isEndOfInput(line []byte) bool {
 		return false
 	}
 	return string(v.Text) == "null"
-}
-
-// width is the width for pretty output: the terminal's, else $COLUMNS, else 0 (the default).
-func width(s cmdutil.Streams) int {
-	if f, ok := s.Out.(*os.File); ok {
-		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
-			return w
-		}
-	}
-	if n, err := strconv.Atoi(s.Env("COLUMNS")); err == nil && n > 0 {
-		return n
-	}
-	return 0
 }
 
 // observeLimited is Observe for a session held to limits: after a breach every prompt is
