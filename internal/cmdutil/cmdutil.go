@@ -84,6 +84,15 @@ func (s Streams) Columns() int {
 	return DefaultWidth
 }
 
+// Pretty says whether output is rendered for a person, as --format FORMAT asks: "pretty" or
+// "jsonl", or by default ("") when stdout is a terminal.
+func (s Streams) Pretty(format string) bool {
+	if format == "" {
+		return s.OutTerminal
+	}
+	return format == "pretty"
+}
+
 // Time reads the clock s.Now (time.Now when nil).
 func (s Streams) Time() time.Time {
 	if s.Now == nil {

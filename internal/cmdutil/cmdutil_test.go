@@ -156,6 +156,24 @@ func TestColumns(t *testing.T) {
 	}
 }
 
+func TestPretty(t *testing.T) {
+	for _, tc := range []struct {
+		format   string
+		terminal bool
+		want     bool
+	}{
+		{"", false, false},
+		{"", true, true},
+		{"jsonl", true, false},
+		{"pretty", false, true},
+		{"pretty", true, true},
+	} {
+		if got := (Streams{OutTerminal: tc.terminal}).Pretty(tc.format); got != tc.want {
+			t.Errorf("Pretty(%q) with stdout a terminal: %v = %v, want %v", tc.format, tc.terminal, got, tc.want)
+		}
+	}
+}
+
 func TestIsTerminal(t *testing.T) {
 	f, err := os.CreateTemp(t.TempDir(), "x")
 	if err != nil {

@@ -250,6 +250,7 @@ func optionsFrom(c *cli.Context, s cmdutil.Streams) (*options, error) {
 		outTimeout:    c.Duration("output-timeout"),
 		timestamps:    c.Bool("timestamps"),
 		color:         cmdutil.UseColor(c.String("color"), s.Env, s.OutTerminal),
+		pretty:        s.Pretty(c.String("format")),
 	}
 	if o.outTimeout <= 0 {
 		return nil, cmdutil.Usagef("--output-timeout must be positive")
@@ -271,12 +272,6 @@ func optionsFrom(c *cli.Context, s cmdutil.Streams) (*options, error) {
 		ping: c.Duration("ping-interval")}
 	if err := tf.target(s, o); err != nil {
 		return nil, err
-	}
-	switch c.String("format") {
-	case "":
-		o.pretty = s.OutTerminal
-	case "pretty":
-		o.pretty = true
 	}
 	b, err := budget.FromFlags(c, s.Time)
 	if err != nil {

@@ -255,12 +255,7 @@ func optionsFrom(c *cli.Context, s cmdutil.Streams, mode string, extra []string)
 		color:        cmdutil.UseColor(c.String("color"), s.Env, s.OutTerminal),
 		fuseraftFlag: c.String("fuseraft"),
 		recordPath:   c.String("record-input"),
-	}
-	switch c.String("format") {
-	case "":
-		o.pretty = s.OutTerminal
-	case "pretty":
-		o.pretty = true
+		pretty:       s.Pretty(c.String("format")),
 	}
 	if err := o.check(); err != nil {
 		return nil, err
