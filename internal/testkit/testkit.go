@@ -1,5 +1,9 @@
-// Package testkit is what fr's tests share about time, so that none depends on the speed of
-// the machine: a wait lasts until the event it waits for, and only a hang reaches its bound.
+// Package testkit is what fr's tests share: time, so that none depends on the speed of the
+// machine (a wait lasts until the event it waits for, and only a hang reaches its bound); the
+// setup and commands of testscript scripts (RunScripts, ScriptCmds); a synchronised buffer
+// (SyncBuffer); a made-up environment (Env). Its subpackages give a command a terminal of a
+// chosen width or none (tty), run one on a real pseudo-terminal (screentest), compare with
+// golden files (golden), and run a real NATS server (natstest).
 //
 // Every bound a test gives is scaled by FR_TEST_TIMEOUT_SCALE (a number, default 1; values
 // under 1 count as 1), for machines slower than a busy 2-core one: under emulation, or with
