@@ -31,13 +31,12 @@ func TestMain(m *testing.M) {
 
 // Real processes sharing a budget file (testdata/script).
 func TestScripts(t *testing.T) {
-	testscript.Run(t, testscript.Params{
+	testkit.RunScripts(t, testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("FUSERAFT_BIN", "fr-sim")
 			e.Setenv("FRSIM_RECORD", "")
 			e.Setenv("FRSIM_FAULTS", "")
-			testkit.ScriptEnv(e)
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"totals": cmdTotals, "turns": cmdTurns},

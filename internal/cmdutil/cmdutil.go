@@ -56,6 +56,10 @@ type Streams struct {
 	InTerminal, OutTerminal, ErrTerminal bool
 	// Width is the terminal's width in columns when Out is a terminal, else 0 (see Columns).
 	Width int
+	// ReadWidth reads the terminal's width again, as it is now: a terminal may be resized
+	// while a command runs (console follows SIGWINCH and asks Columns again). nil when Out is
+	// no terminal, or its width does not change (a test's).
+	ReadWidth func() int
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -63,9 +67,14 @@ type Streams struct {
 // DefaultWidth is the width output is fitted to when neither the terminal nor $COLUMNS says.
 const DefaultWidth = 80
 
-// Columns is the width to fit output to: the terminal's (Width), else $COLUMNS when it holds a
-// positive number, else DefaultWidth (80). Every command decides it this way.
+// Columns is the width to fit output to: the terminal's (ReadWidth, else Width), else $COLUMNS
+// when it holds a positive number, else DefaultWidth (80). Every command decides it this way.
 func (s Streams) Columns() int {
+	if s.ReadWidth != nil {
+		if w := s.ReadWidth(); w > 0 {
+			return w
+		}
+	}
 	if s.Width > 0 {
 		return s.Width
 	}
@@ -73,6 +82,15 @@ func (s Streams) Columns() int {
 		return n
 	}
 	return DefaultWidth
+}
+
+// Pretty says whether output is rendered for a person, as --format FORMAT asks: "pretty" or
+// "jsonl", or by default ("") when stdout is a terminal.
+func (s Streams) Pretty(format string) bool {
+	if format == "" {
+		return s.OutTerminal
+	}
+	return format == "pretty"
 }
 
 // Time reads the clock s.Now (time.Now when nil).
@@ -96,11 +114,19 @@ func OSStreams() Streams {
 	s := Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Getenv: os.Getenv, Now: time.Now,
 		InTerminal: IsTerminal(os.Stdin), OutTerminal: IsTerminal(os.Stdout), ErrTerminal: IsTerminal(os.Stderr)}
 	if s.OutTerminal {
-		if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil && w > 0 {
-			s.Width = w
-		}
+		fd := int(os.Stdout.Fd())
+		s.ReadWidth = func() int { return TerminalWidth(fd) }
+		s.Width = s.ReadWidth()
 	}
 	return s
+}
+
+// TerminalWidth is the width in columns of the terminal fd is, or 0 when it is none.
+func TerminalWidth(fd int) int {
+	if w, _, err := term.GetSize(fd); err == nil && w > 0 {
+		return w
+	}
+	return 0
 }
 
 // Error is an error that knows its exit code and may carry hints for the user.

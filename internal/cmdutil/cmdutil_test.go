@@ -132,6 +132,48 @@ func TestStreamsEnv(t *testing.T) {
 	}
 }
 
+func TestColumns(t *testing.T) {
+	env := func(v string) func(string) string { return func(string) string { return v } }
+	w := 100
+	for _, tc := range []struct {
+		s    Streams
+		want int
+	}{
+		{Streams{Getenv: env("")}, DefaultWidth},
+		{Streams{Getenv: env("132")}, 132},
+		{Streams{Getenv: env(" 90 ")}, 90},
+		{Streams{Getenv: env("junk")}, DefaultWidth},
+		{Streams{Getenv: env("-3")}, DefaultWidth},
+		{Streams{Getenv: env("132"), Width: 60}, 60},
+		// A terminal resized while the command runs: its width now, not at the start.
+		{Streams{Getenv: env("132"), Width: 60, ReadWidth: func() int { return w }}, 100},
+		// A width that cannot be read now is the last one known.
+		{Streams{Getenv: env("132"), Width: 60, ReadWidth: func() int { return 0 }}, 60},
+	} {
+		if got := tc.s.Columns(); got != tc.want {
+			t.Errorf("Columns() with Width %d, COLUMNS %q = %d, want %d", tc.s.Width, tc.s.Env("COLUMNS"), got, tc.want)
+		}
+	}
+}
+
+func TestPretty(t *testing.T) {
+	for _, tc := range []struct {
+		format   string
+		terminal bool
+		want     bool
+	}{
+		{"", false, false},
+		{"", true, true},
+		{"jsonl", true, false},
+		{"pretty", false, true},
+		{"pretty", true, true},
+	} {
+		if got := (Streams{OutTerminal: tc.terminal}).Pretty(tc.format); got != tc.want {
+			t.Errorf("Pretty(%q) with stdout a terminal: %v = %v, want %v", tc.format, tc.terminal, got, tc.want)
+		}
+	}
+}
+
 func TestIsTerminal(t *testing.T) {
 	f, err := os.CreateTemp(t.TempDir(), "x")
 	if err != nil {

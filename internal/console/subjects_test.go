@@ -3,6 +3,7 @@ package console_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"github.com/fuseraft/fr/internal/cmd/stream"
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/internal/render"
+	"github.com/fuseraft/fr/internal/testkit/tty"
 )
 
 // What a prompt asks about (the command, the path, the plugin action, the route) is never cut
@@ -34,18 +36,38 @@ var subjects = []string{
 
 const prompts = "../render/testdata/prompts.jsonl"
 
-func streams(in string, width int, env map[string]string) (cmdutil.Streams, *bytes.Buffer, *bytes.Buffer) {
+// streams are a command's streams for a view width columns wide: stdout a terminal that wide
+// (stdin a pipe), or, with term false, no terminal and $COLUMNS set to width.
+func streams(in string, width int, term bool, env map[string]string) (cmdutil.Streams, *bytes.Buffer, *bytes.Buffer) {
 	var out, errOut bytes.Buffer
-	return cmdutil.Streams{In: strings.NewReader(in), Out: &out, Err: &errOut, Now: time.Now,
+	s := cmdutil.Streams{In: strings.NewReader(in), Out: &out, Err: &errOut, Now: time.Now,
 		Getenv: func(k string) string {
 			if k == "COLUMNS" {
+				if term {
+					return ""
+				}
 				return strconv.Itoa(width)
 			}
 			if v, ok := env[k]; ok {
 				return v
 			}
 			return os.Getenv(k)
-		}}, &out, &errOut
+		}}
+	if !term {
+		return tty.Terminal(s, 0), &out, &errOut
+	}
+	s = tty.Terminal(s, width)
+	s.InTerminal = false
+	return s, &out, &errOut
+}
+
+// eachView runs view at every width, with stdout a terminal and not.
+func eachView(t *testing.T, view func(t *testing.T, width int, term bool)) {
+	for _, term := range []bool{false, true} {
+		for _, w := range widths {
+			t.Run(fmt.Sprintf("terminal=%v/%d", term, w), func(t *testing.T) { view(t, w, term) })
+		}
+	}
 }
 
 // wholeSubjects checks that view shows every subject whole at width.
@@ -75,13 +97,13 @@ func TestSubjectsWholeInFilter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range widths {
-		s, out, errOut := streams(string(in), w, nil)
+	eachView(t, func(t *testing.T, w int, term bool) {
+		s, out, errOut := streams(string(in), w, term, nil)
 		if code := filter.Run(context.Background(), s, []string{"fr-filter", "--pretty", "--color", "never"}); code != 0 {
 			t.Fatalf("fr-filter exit %d: %s", code, errOut)
 		}
 		wholeSubjects(t, "fr-filter --pretty", w, out.String())
-	}
+	})
 }
 
 func TestSubjectsWholeInStream(t *testing.T) {
@@ -94,13 +116,13 @@ func TestSubjectsWholeInStream(t *testing.T) {
 	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range widths {
-		s, out, errOut := streams("", w, map[string]string{"FUSERAFT_BIN": fake})
+	eachView(t, func(t *testing.T, w int, term bool) {
+		s, out, errOut := streams("", w, term, map[string]string{"FUSERAFT_BIN": fake})
 		if code := stream.Run(context.Background(), s, []string{"fr-stream", "repl", "--format", "pretty", "--color", "never"}); code != 0 {
 			t.Fatalf("fr-stream exit %d: %s", code, errOut)
 		}
 		wholeSubjects(t, "fr-stream", w, out.String())
-	}
+	})
 }
 
 func TestSubjectsWholeInAttach(t *testing.T) {
@@ -131,9 +153,9 @@ func TestSubjectsWholeInAttach(t *testing.T) {
 			c.Close()
 		}
 	}()
-	for _, w := range widths {
-		s, out, _ := streams("", w, nil)
+	eachView(t, func(t *testing.T, w int, term bool) {
+		s, out, _ := streams("", w, term, nil)
 		attach.Run(context.Background(), s, []string{"fr-attach", "--socket", sock, "--format", "pretty", "--color", "never", "--max-reconnects", "0"})
 		wholeSubjects(t, "fr-attach", w, out.String())
-	}
+	})
 }

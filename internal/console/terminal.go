@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/fuseraft/fr/internal/approvalprompt"
+	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/internal/termsafe"
 )
 
@@ -31,19 +32,20 @@ type Terminal struct {
 	stopSigs func()
 }
 
-// Open puts the terminal in edit mode and starts following its size: width is asked again when
-// it changes. getenv gives $PAGER.
-func Open(in io.Reader, out io.Writer, width func() int, getenv func(string) string) *Terminal {
-	t := &Terminal{in: in, out: out, getenv: getenv, fd: -1}
+// Open puts the terminal of s in edit mode (its In, when s.InTerminal says it is one), for a
+// console on s.Out, and starts following its size: s.Columns() is asked again when it changes.
+// s.Env gives $PAGER.
+func Open(s cmdutil.Streams) *Terminal {
+	t := &Terminal{in: s.In, out: s.Out, getenv: s.Env, fd: -1}
 	edit := false
-	if f, ok := in.(*os.File); ok {
+	if f, ok := s.In.(*os.File); ok && s.InTerminal {
 		if r, err := EditMode(int(f.Fd())); err == nil {
 			t.fd, t.restore, edit = int(f.Fd()), r, true
 		}
 	}
-	t.Console = New(out, width(), edit)
+	t.Console = New(s.Out, s.Columns(), edit)
 	t.stopSigs = WatchTerminal(
-		func() { t.SetWidth(width()) },
+		func() { t.SetWidth(s.Columns()) },
 		func() {
 			t.mu.Lock()
 			if t.restore != nil {

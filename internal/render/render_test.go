@@ -7,11 +7,15 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/testkit"
 	"github.com/fuseraft/fr/internal/testkit/golden"
+	"github.com/fuseraft/fr/internal/testkit/tty"
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
@@ -46,6 +50,11 @@ func renderStream(t *testing.T, path string, opts Options) string {
 	return out.String()
 }
 
+// offTerminal is how a command renders to a pipe or a file with $COLUMNS set to columns.
+func offTerminal(columns int, color bool) Options {
+	return OutputOptions(tty.Terminal(cmdutil.Streams{Getenv: testkit.Env("COLUMNS", strconv.Itoa(columns))}, 0), color)
+}
+
 func fixedClock() time.Time { return time.Date(2026, 11, 30, 20, 15, 4, 0, time.UTC) }
 
 func TestGolden(t *testing.T) {
@@ -53,10 +62,10 @@ func TestGolden(t *testing.T) {
 		golden string
 		opts   Options
 	}{
-		{"all-events.w60.golden", Options{Width: 60}},
-		{"all-events.w120.golden", Options{Width: 120}},
-		{"all-events.w60.color.golden", Options{Width: 60, Color: true}},
-		{"all-events.w120.color.golden", Options{Width: 120, Color: true}},
+		{"all-events.w60.golden", offTerminal(60, false)},
+		{"all-events.w120.golden", offTerminal(120, false)},
+		{"all-events.w60.color.golden", offTerminal(60, true)},
+		{"all-events.w120.color.golden", offTerminal(120, true)},
 		{"all-events.w80.timestamps.golden", Options{Timestamps: true, Now: fixedClock}},
 	}
 	for _, c := range cases {
@@ -70,7 +79,7 @@ func TestGolden(t *testing.T) {
 // The golden output honours the width: no line is wider than asked, escape sequences aside.
 func TestGoldenWidths(t *testing.T) {
 	for _, width := range []int{60, 120} {
-		out := renderStream(t, filepath.Join("testdata", "all-events.jsonl"), Options{Width: width})
+		out := renderStream(t, filepath.Join("testdata", "all-events.jsonl"), offTerminal(width, false))
 		for i, l := range strings.Split(out, "\n") {
 			if w := StringWidth(l); w > width && !isStreamedLine(l) {
 				t.Errorf("width %d: line %d is %d columns: %q", width, i+1, w, l)
@@ -362,6 +371,45 @@ func TestCut(t *testing.T) {
 func TestStripSGR(t *testing.T) {
 	if got := stripSGR("\x1b[1;31mred\x1b[0m \x1b[2J"); got != "red \x1b[2J" {
 		t.Errorf("stripSGR = %q", got)
+	}
+}
+
+// What is rendered follows the terminal facts of the command's Streams: on a terminal, at its
+// width, with a streamed reply wrapped at spaces to fit it; to a pipe or a file, at $COLUMNS
+// (else 80), the reply left whole on its line, for grep.
+func TestOutputOptions(t *testing.T) {
+	reply := strings.Repeat("word ", 30) // 150 columns
+	for _, tc := range []struct {
+		name  string
+		s     cmdutil.Streams
+		width int
+		wraps bool
+	}{
+		{"terminal 60", tty.Terminal(cmdutil.Streams{}, 60), 60, true},
+		{"terminal 120, COLUMNS ignored", tty.Terminal(cmdutil.Streams{Getenv: testkit.Env("COLUMNS", "40")}, 120), 120, true},
+		{"no terminal", tty.Terminal(cmdutil.Streams{}, 0), 80, false},
+		{"no terminal, COLUMNS=132", tty.Terminal(cmdutil.Streams{Getenv: testkit.Env("COLUMNS", "132")}, 0), 132, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := OutputOptions(tc.s, false)
+			if opts.Width != tc.width || opts.WrapStream != tc.wraps {
+				t.Fatalf("Width %d, WrapStream %v; want %d, %v", opts.Width, opts.WrapStream, tc.width, tc.wraps)
+			}
+			var out bytes.Buffer
+			r := New(&out, opts)
+			raw, _ := json.Marshal(map[string]string{"type": "token", "text": reply})
+			if err := r.Event(wire.Event{Type: "token", Raw: raw}); err != nil {
+				t.Fatal(err)
+			}
+			r.Close()
+			longest := 0
+			for _, l := range strings.Split(out.String(), "\n") {
+				longest = max(longest, StringWidth(stripSGR(l)))
+			}
+			if fits := longest <= tc.width; fits != tc.wraps {
+				t.Errorf("the longest line is %d columns at width %d; want it wrapped: %v\n%s", longest, tc.width, tc.wraps, out.String())
+			}
+		})
 	}
 }
 

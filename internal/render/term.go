@@ -2,28 +2,30 @@ package render
 
 import (
 	"io"
-	"os"
-	"strconv"
-	"strings"
 
-	"golang.org/x/term"
+	"github.com/fuseraft/fr/internal/cmdutil"
 )
 
-// TerminalWidth is the width of the terminal f is, else $COLUMNS, else 80.
-func TerminalWidth(f *os.File) int { return Width(f, os.Getenv) }
+// OutputOptions are the Options for rendering to s.Out as every command does it: at
+// s.Columns() (the terminal's width, else $COLUMNS, else 80), and, when s.Out is a terminal,
+// with streamed text wrapped at spaces (WrapStream). color is the caller's decision
+// (cmdutil.UseColor); the rest is the caller's to add.
+func OutputOptions(s cmdutil.Streams, color bool) Options {
+	return Options{Color: color, Width: s.Columns(), WrapStream: s.OutTerminal}
+}
 
 // Width is the width to render for out: the terminal's width when out is a terminal, else
 // $COLUMNS when it holds a positive number, else 80.
+//
+// Deprecated: a command's width is cmdutil.Streams.Columns (OutputOptions), the one way
+// every command decides it; this is only for a terminal other than stdout's.
 func Width(out io.Writer, getenv func(string) string) int {
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	s := cmdutil.Streams{Out: out, Getenv: getenv}
 	if f, ok := out.(interface{ Fd() uintptr }); ok {
-		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
-			return w
-		}
+		s.Width = cmdutil.TerminalWidth(int(f.Fd()))
 	}
-	if getenv != nil {
-		if n, err := strconv.Atoi(strings.TrimSpace(getenv("COLUMNS"))); err == nil && n > 0 {
-			return n
-		}
-	}
-	return defaultWidth
+	return s.Columns()
 }

@@ -8,9 +8,11 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/internal/render"
 	"github.com/fuseraft/fr/internal/termsafe"
 	"github.com/fuseraft/fr/internal/testkit/screentest"
+	"github.com/fuseraft/fr/internal/testkit/tty"
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
@@ -19,7 +21,9 @@ import (
 func streamOn(t *testing.T, cols int, typ, text string, cuts []int, timestamps bool) []string {
 	t.Helper()
 	var out bytes.Buffer
-	r := render.New(&out, render.Options{Width: cols, WrapStream: true, Timestamps: timestamps})
+	opts := render.OutputOptions(tty.Terminal(cmdutil.Streams{}, cols), false)
+	opts.Timestamps = timestamps
+	r := render.New(&out, opts)
 	prev := 0
 	for _, c := range append(cuts, len(text)) {
 		if c <= prev {

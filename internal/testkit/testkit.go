@@ -1,5 +1,9 @@
-// Package testkit is what fr's tests share about time, so that none depends on the speed of
-// the machine: a wait lasts until the event it waits for, and only a hang reaches its bound.
+// Package testkit is what fr's tests share: time, so that none depends on the speed of the
+// machine (a wait lasts until the event it waits for, and only a hang reaches its bound); the
+// setup and commands of testscript scripts (RunScripts, ScriptCmds); a synchronised buffer
+// (SyncBuffer); a made-up environment (Env). Its subpackages give a command a terminal of a
+// chosen width or none (tty), run one on a real pseudo-terminal (screentest), compare with
+// golden files (golden), and run a real NATS server (natstest).
 //
 // Every bound a test gives is scaled by FR_TEST_TIMEOUT_SCALE (a number, default 1; values
 // under 1 count as 1), for machines slower than a busy 2-core one: under emulation, or with
@@ -114,3 +118,13 @@ const LongEnv = "FR_CHAOS"
 // fault, soak and randomised tests then run at full size (hundreds of MB, thousands of
 // cases, minutes). `make test` runs each of them small, checking the same things.
 func Long() bool { return os.Getenv(LongEnv) == "full" }
+
+// Env is an environment of the given KEY, VALUE pairs, for Streams.Getenv: nothing else of
+// the machine's environment is seen.
+func Env(kv ...string) func(string) string {
+	m := map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return func(k string) string { return m[k] }
+}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/fuseraft/fr/internal/budget"
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/pkg/wire"
 )
@@ -178,10 +179,7 @@ func App(s cmdutil.Streams) *cli.App {
 	}
 	app.Flags = append(app.Flags, limitFlags()...)
 	app.Action = func(c *cli.Context) error {
-		if c.NArg() > 0 {
-			return cmdutil.Usagef("unexpected argument %q (a task is given with --task)", c.Args().First())
-		}
-		o, err := parseOptions(c, s)
+		o, err := optionsFrom(c, s)
 		if err != nil {
 			return err
 		}
@@ -216,8 +214,13 @@ type options struct {
 	limits        limits // --max-* and --budget-file
 }
 
-func parseOptions(c *cli.Context, s cmdutil.Streams) (options, error) {
-	o := options{
+// optionsFrom turns fr-attach's command line into options, checking every flag. It is the
+// only place that reads the command line.
+func optionsFrom(c *cli.Context, s cmdutil.Streams) (*options, error) {
+	if c.NArg() > 0 {
+		return nil, cmdutil.Usagef("unexpected argument %q (a task is given with --task)", c.Args().First())
+	}
+	o := &options{
 		input:         c.String("input"),
 		tasks:         c.StringSlice("task"),
 		exitOnResult:  c.Bool("exit-on-result"),
@@ -227,49 +230,55 @@ func parseOptions(c *cli.Context, s cmdutil.Streams) (options, error) {
 		maxLine:       c.Int("max-input-line"),
 		outBuffer:     max(c.Int("output-buffer"), 1),
 		outTimeout:    c.Duration("output-timeout"),
+		timestamps:    c.Bool("timestamps"),
+		color:         cmdutil.UseColor(c.String("color"), s.Env, s.OutTerminal),
+		pretty:        s.Pretty(c.String("format")),
 	}
 	if o.outTimeout <= 0 {
-		return o, cmdutil.Usagef("--output-timeout must be positive")
+		return nil, cmdutil.Usagef("--output-timeout must be positive")
 	}
 	for _, t := range o.tasks {
 		if err := cmdutil.CheckTask("--task", t); err != nil {
-			return o, err
+			return nil, err
 		}
 	}
 	if c.Duration("give-up-after") < 0 {
-		return o, cmdutil.Usagef("--give-up-after must not be negative (0: never give up)")
+		return nil, cmdutil.Usagef("--give-up-after must not be negative (0: never give up)")
 	}
 	o.giveUp = giveUpAfter(c.IsSet("give-up-after"), c.Duration("give-up-after"), s.InTerminal, s.OutTerminal)
 	if o.maxBackoff < 100*time.Millisecond {
 		o.maxBackoff = 100 * time.Millisecond
 	}
-	if err := parseTarget(c, s, &o); err != nil {
-		return o, err
+	tf := targetFlags{socket: c.String("socket"), url: c.String("url"), tokenFile: c.String("token-file"),
+		caCert: c.String("ca-cert"), clientID: c.String("client-id"), clientIDSet: c.IsSet("client-id"),
+		ping: c.Duration("ping-interval")}
+	if err := tf.target(s, o); err != nil {
+		return nil, err
 	}
-	outTTY := s.OutTerminal
-	switch c.String("format") {
-	case "":
-		o.pretty = outTTY
-	case "pretty":
-		o.pretty = true
-	}
-	o.timestamps = c.Bool("timestamps")
-	o.color = cmdutil.UseColor(c.String("color"), s.Env, outTTY)
-	l, err := parseLimits(c, s)
-	o.limits = l
+	b, err := budget.FromFlags(c, s.Time)
 	if err != nil {
-		return o, err
+		return nil, err
+	}
+	if o.limits, err = newLimits(b, c.Duration("grace"), s); err != nil {
+		return nil, err
 	}
 	return o, defaultSocket(s, &o.target)
 }
 
-// parseTarget reads where the daemon is and how to authenticate: --socket or --url (else the
-// socket derived from the working directory, by defaultSocket), the token, the client id and
-// the CA.
-func parseTarget(c *cli.Context, s cmdutil.Streams, o *options) error {
+// targetFlags are the flags that say where the daemon is and how to authenticate.
+type targetFlags struct {
+	socket, url, tokenFile, caCert, clientID string
+	clientIDSet                              bool
+	ping                                     time.Duration
+}
+
+// target checks where the daemon is and how to authenticate, and sets o.target: --socket or
+// --url (else the socket derived from the working directory, by defaultSocket), the token,
+// the client id and the CA.
+func (f targetFlags) target(s cmdutil.Streams, o *options) error {
 	t := &o.target
-	t.ping = c.Duration("ping-interval")
-	t.socket, t.url = c.String("socket"), c.String("url")
+	t.ping = f.ping
+	t.socket, t.url = f.socket, f.url
 	if t.socket != "" && t.url != "" {
 		return cmdutil.Usagef("--socket and --url cannot be combined")
 	}
@@ -280,29 +289,29 @@ func parseTarget(c *cli.Context, s cmdutil.Streams, o *options) error {
 				"the daemon's WebSocket is ws://HOST:PORT/attach")
 		}
 	}
-	if f := c.String("ca-cert"); f != "" {
+	if f.caCert != "" {
 		if t.url == "" || !strings.HasPrefix(t.url, "wss:") {
 			return cmdutil.Usagef("--ca-cert is for wss:// URLs")
 		}
-		cfg, err := cmdutil.LoadCA(f)
+		cfg, err := cmdutil.LoadCA(f.caCert)
 		if err != nil {
 			return err
 		}
 		t.tls = cfg
 	}
-	if f := c.String("token-file"); f != "" {
-		b, err := os.ReadFile(f)
+	if f.tokenFile != "" {
+		b, err := os.ReadFile(f.tokenFile)
 		if err != nil {
 			return cmdutil.Usagef("cannot read --token-file: %v", err)
 		}
 		t.token = strings.TrimSpace(cmdutil.FirstLine(strings.TrimSpace(string(b))))
 		if t.token == "" {
-			return cmdutil.Usagef("--token-file %s is empty", f)
+			return cmdutil.Usagef("--token-file %s is empty", f.tokenFile)
 		}
 	} else {
 		t.token = strings.TrimSpace(s.Env("FUSERAFT_SERVE_TOKEN"))
 	}
-	if id := c.String("client-id"); c.IsSet("client-id") {
+	if id := f.clientID; f.clientIDSet {
 		if !wire.ValidClientID(id) {
 			return cmdutil.Usagef("--client-id %q is not valid: it must be 1-64 of A-Z a-z 0-9 - _", id)
 		}
@@ -350,8 +359,8 @@ func giveUpAfter(set bool, flag time.Duration, inTTY, outTTY bool) time.Duration
 	return defaultGiveUp
 }
 
-func run(ctx context.Context, s cmdutil.Streams, o options) error {
-	a := newAttacher(s, o)
+func run(ctx context.Context, s cmdutil.Streams, o *options) error {
+	a := newAttacher(s, *o)
 	var in io.Reader = s.In
 	if o.input == "" && len(o.tasks) == 0 && s.InTerminal && s.OutTerminal {
 		return interactive(ctx, a, in)

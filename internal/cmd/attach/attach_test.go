@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -56,7 +55,7 @@ func TestScripts(t *testing.T) {
 			os.RemoveAll(d)
 		}
 	})
-	testscript.Run(t, testscript.Params{
+	testkit.RunScripts(t, testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
 			// AF_UNIX paths are short; $WORK can be long.
@@ -79,41 +78,15 @@ func TestScripts(t *testing.T) {
 				return err
 			}
 			env.Setenv("FRSIM_SCENARIO", env.WorkDir+"/serve.yaml")
-			testkit.ScriptEnv(env)
 			return termsafetest.Setup(env)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"termsafe":   termsafetest.Cmds()["termsafe"],
-			"waitfile":   cmdWaitFile,
 			"readyenv":   cmdReadyEnv,
-			"mkfifo":     cmdMkfifo,
 			"countlines": cmdCountLines,
 			"writefifo":  cmdWriteFIFO,
 		},
 	})
-}
-
-// waitfile FILE [REGEXP]: wait (up to 30s) until FILE exists and, when given, matches REGEXP.
-func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) < 1 || len(args) > 2 {
-		ts.Fatalf("usage: waitfile FILE [REGEXP]")
-	}
-	var re *regexp.Regexp
-	if len(args) == 2 {
-		re = regexp.MustCompile(args[1])
-	}
-	path := ts.MkAbs(args[0])
-	deadline := time.Now().Add(testkit.Bound(30 * time.Second))
-	for {
-		b, err := os.ReadFile(path)
-		if err == nil && (re == nil || re.Match(b)) {
-			return
-		}
-		if time.Now().After(deadline) {
-			ts.Fatalf("timed out waiting for %s to match %v; it holds:\n%s", args[0], re, b)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 // readyenv FILE: wait for fr-sim serve's ready file and set $SOCK, $URL and $DAEMON_PID.
@@ -121,7 +94,7 @@ func cmdReadyEnv(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: readyenv FILE")
 	}
-	cmdWaitFile(ts, false, args)
+	testkit.WaitFileCmd(ts, false, args)
 	var r struct {
 		PID    int    `json:"pid"`
 		Socket string `json:"socket"`
@@ -136,12 +109,6 @@ func cmdReadyEnv(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv("DAEMON_PID", strconv.Itoa(r.PID))
 	if i := strings.LastIndex(r.URL, ":"); i > 0 {
 		ts.Setenv("PORT", strings.TrimSuffix(r.URL[i+1:], "/attach"))
-	}
-}
-
-func cmdMkfifo(ts *testscript.TestScript, neg bool, args []string) {
-	for _, a := range args {
-		ts.Check(syscall.Mkfifo(ts.MkAbs(a), 0o600))
 	}
 }
 

@@ -28,7 +28,7 @@ func interactive(ctx context.Context, a *attacher, in io.Reader) error {
 		return a.run(ctx, in)
 	}
 	stderr := a.s.Err
-	term := console.Open(in, a.s.Out, func() int { return render.Width(a.s.Out, a.s.Env) }, a.s.Env)
+	term := console.Open(a.s)
 	// The terminal is given back as it was found, whatever happens.
 	defer term.Close()
 	u := &ui{a: a, con: term.Console, ask: console.NewAsker(term.Console, a.o.color), color: a.o.color}
@@ -36,7 +36,7 @@ func interactive(ctx context.Context, a *attacher, in io.Reader) error {
 	a.out = wire.NewWriter(term)
 	u.width = term.Cols()
 	a.rend = u.renderer(u.width)
-	if cmdutil.IsTerminal(stderr) {
+	if a.s.ErrTerminal {
 		a.s.Err = term.Stderr(stderr)
 	}
 	u.refresh()

@@ -32,16 +32,12 @@ func limitFlags() []cli.Flag {
 		&cli.DurationFlag{Name: "grace", Value: 60 * time.Second, Usage: "once a limit is reached, wait at most `DUR` for this client's running task to end (its prompts denied meanwhile) before exiting 6"})
 }
 
-// parseLimits reads the limit flags.
-func parseLimits(c *cli.Context, s cmdutil.Streams) (limits, error) {
-	b, err := budget.FromFlags(c, s.Time)
-	if err != nil {
-		return limits{}, err
-	}
-	if c.Duration("grace") < 0 {
+// newLimits checks the limits the flags ask for: the budget b (nil: none) and --grace.
+func newLimits(b *budget.Budget, grace time.Duration, s cmdutil.Streams) (limits, error) {
+	if grace < 0 {
 		return limits{}, cmdutil.Usagef("--grace must not be negative")
 	}
-	l := limits{b: b, grace: c.Duration("grace")}
+	l := limits{b: b, grace: grace}
 	if b != nil && (b.Limits().Tokens > 0 || b.Limits().CostUSD > 0) {
 		cmdutil.Warnf(s.Err, prog, "the daemon's events carry no token counts (protocol v1): --max-tokens and --max-cost count only the tokens an event reports")
 	}

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -81,7 +80,7 @@ func TestInterruptedExits130(t *testing.T) {
 	defer srv.Close()
 	pr, pw := io.Pipe()
 	defer pw.Close()
-	out := &lockedBuffer{}
+	out := &testkit.SyncBuffer{}
 	var errb bytes.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	s := cmdutil.Streams{In: pr, Out: out, Err: &errb, Getenv: func(string) string { return "" }}
@@ -103,21 +102,4 @@ func TestInterruptedExits130(t *testing.T) {
 	case <-testkit.After(10 * time.Second):
 		t.Fatal("not interrupted")
 	}
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

@@ -12,29 +12,31 @@ import (
 
 	"github.com/fuseraft/fr/internal/cmd/attach"
 	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/testkit/tty"
 )
 
 // In process on a pseudo-terminal: whatever the outcome, the terminal is left as it was.
 func TestInteractiveRestoresTheTerminal(t *testing.T) {
 	t.Parallel()
-	ptmx, tty, err := pty.Open()
+	ptmx, pts, err := pty.Open()
 	if err != nil {
 		t.Skipf("no pseudo-terminal: %v", err)
 	}
 	defer ptmx.Close()
-	defer tty.Close()
+	defer pts.Close()
 	go io.Copy(io.Discard, ptmx)
-	before, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
+	before, err := unix.IoctlGetTermios(int(pts.Fd()), unix.TCGETS)
 	if err != nil {
 		t.Skipf("termios: %v", err)
 	}
 	var stderr bytes.Buffer
-	s := cmdutil.Streams{In: tty, Out: tty, Err: &stderr, Getenv: func(string) string { return "" }, InTerminal: true, OutTerminal: true}
+	s := tty.Terminal(cmdutil.Streams{In: pts, Out: pts, Err: &stderr}, 80)
+	s.ErrTerminal = false // stderr is read by the test
 	code := attach.Run(context.Background(), s, []string{"fr-attach", "--socket", "/tmp/fr-no-such-daemon.sock"})
 	if code != cmdutil.ExitUnavailable {
 		t.Errorf("exit status %d, want %d; stderr:\n%s", code, cmdutil.ExitUnavailable, stderr.String())
 	}
-	after, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
+	after, err := unix.IoctlGetTermios(int(pts.Fd()), unix.TCGETS)
 	if err != nil {
 		t.Fatal(err)
 	}

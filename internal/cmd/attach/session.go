@@ -66,10 +66,16 @@ type attacher struct {
 func newAttacher(s cmdutil.Streams, o options) *attacher {
 	a := &attacher{s: s, o: o, out: wire.NewWriter(s.Out), gate: wire.NewGate(wire.Serve)}
 	if o.pretty {
-		a.rend = render.New(a.out, render.Options{Color: o.color, Width: render.Width(s.Out, s.Env), Timestamps: o.timestamps,
-			WrapStream: cmdutil.IsTerminal(s.Out)})
+		a.rend = a.renderer()
 	}
 	return a
+}
+
+// renderer renders to stdout (through a.out), fitted to its width.
+func (a *attacher) renderer() *render.Renderer {
+	opts := render.OutputOptions(a.s, a.o.color)
+	opts.Timestamps = a.o.timestamps
+	return render.New(a.out, opts)
 }
 
 // queueOutput puts an outQueue between the events and stdout, so that a stdout that blocks
@@ -79,8 +85,7 @@ func (a *attacher) queueOutput() {
 	a.outStalled = a.outq.stalled
 	a.out = wire.NewWriter(a.outq)
 	if a.rend != nil {
-		a.rend = render.New(a.out, render.Options{Color: a.o.color, Width: render.Width(a.s.Out, a.s.Env), Timestamps: a.o.timestamps,
-			WrapStream: cmdutil.IsTerminal(a.s.Out)})
+		a.rend = a.renderer()
 	}
 }
 

@@ -3,14 +3,12 @@
 package stream
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -40,24 +38,6 @@ func (l *lines) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// syncBuffer is a bytes.Buffer safe for the goroutines that write stderr.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 func fakeFuseraft(t *testing.T, body string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "fuseraft")
@@ -81,7 +61,7 @@ func heap() uint64 {
 func TestInputBackpressure(t *testing.T) {
 	bin := fakeFuseraft(t, "exec sleep 1000") // one turn that never ends, reading nothing
 	in := &lines{n: 500_000}
-	var errb syncBuffer
+	var errb testkit.SyncBuffer
 	s := cmdutil.Streams{In: in, Out: io.Discard, Err: &errb, Getenv: func(string) string { return "" }}
 	before := heap()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -124,7 +104,7 @@ while IFS= read -r line; do
 done
 echo '{"type":"session_end"}'`)
 	in := &lines{n: n}
-	var out, errb syncBuffer
+	var out, errb testkit.SyncBuffer
 	s := cmdutil.Streams{In: in, Out: &out, Err: &errb, Getenv: func(string) string { return "" }}
 	var peak atomic.Int64
 	stop := make(chan struct{})

@@ -196,7 +196,8 @@ func TestScreenChatReplyWraps(t *testing.T) {
 		tm, _ := chatOnSize(t, cols, screentest.Rows, color, "testdata/reply.yaml", nil)
 		tm.WaitLast("▶ chat", 1, "›")
 		tm.Type("tell me\r")
-		s := tm.WaitLast("who reads them.", 1, "›")
+		// The turn's end comes after the whole reply: until it is shown, the reply may be.
+		s := tm.WaitLast("— turn 0", 1, "›")
 		_, after, _ := strings.Cut(s, "› tell me\n")
 		reply, _, _ := strings.Cut(after, "— turn")
 		if got, want := strings.Fields(reply), strings.Fields(theReply); !slices.Equal(got, want) {

@@ -9,14 +9,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
-
-	"golang.org/x/term"
 
 	"github.com/fuseraft/fr/internal/budget"
 	"github.com/fuseraft/fr/internal/cmdutil"
@@ -28,9 +25,11 @@ import (
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
-type sessionOptions struct {
+// options are what fr-stream's command line asks for (optionsFrom).
+type options struct {
 	mode         string // "repl" or "run"
-	bin          string
+	fuseraftFlag string // --fuseraft
+	bin          string // the fuseraft found (run)
 	fuseraftArgs []string
 	env          []string // added to the environment
 	input        string
@@ -41,9 +40,10 @@ type sessionOptions struct {
 	maxLine      int // the longest input line; 0: wire.DefaultMaxLine
 	pretty       bool
 	timestamps   bool
-	color        string
+	color        bool
 	budget       *budget.Budget // nil: no limits
-	record       *inputRecord   // --record-input, or nil
+	recordPath   string         // --record-input
+	record       *inputRecord   // its file once open (run), or nil
 }
 
 // Timings that are not flags.
@@ -53,7 +53,7 @@ var (
 	// stopWait is how long a stopped child gets between SIGTERM and SIGKILL.
 	stopWait = 2 * time.Second
 	// drainPoll is how often, once fuseraft has exited, fr-stream looks whether its stdout
-	// still holds anything unread (see sessionOptions.drain).
+	// still holds anything unread (see options.drain).
 	drainPoll = 100 * time.Millisecond
 	// watchStdout tells when our stdout's reader has gone away; tests may replace it.
 	watchStdout = sessioninput.WatchStdout
@@ -92,7 +92,7 @@ type stdoutState struct {
 }
 
 type session struct {
-	o      *sessionOptions
+	o      *options
 	s      cmdutil.Streams
 	errw   *lockedWriter
 	out    *wire.Writer
@@ -173,7 +173,10 @@ func (ss *session) interrupt() bool {
 	return true
 }
 
-func runSession(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error {
+// runSession runs fuseraft as o asks and streams the session: it starts fuseraft, the reader
+// of its stdout (readEvents) and of our input (readInput), then waits for the session to end
+// (ending) and turns how it ended into fr-stream's exit status (outcome).
+func runSession(ctx context.Context, s cmdutil.Streams, o *options) error {
 	// Signals first: SIGPIPE can come with the first event written.
 	sigs := make(chan os.Signal, 4)
 	notifySignals(sigs)
@@ -187,21 +190,71 @@ func runSession(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error
 		}
 		defer o.budget.Close()
 	}
-	ss.out = wire.NewWriter(s.Out)
-	if o.pretty {
-		term := stdoutIsTerminal(s.Out)
-		ss.render = render.New(ss.out, render.Options{
-			Color:      cmdutil.UseColor(o.color, s.Env, term),
-			Width:      width(s),
-			Timestamps: o.timestamps,
-			WrapStream: term,
-		})
-		if interactive(s, o) {
-			ss.term = ss.openTerminal()
-			defer ss.term.close()
-		}
+	ss.openOutput()
+	if ss.term != nil {
+		defer ss.term.close()
+	}
+	exited, err := ss.startFuseraft()
+	if err != nil {
+		return err
 	}
 
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	e := &ending{ss: ss, sigs: sigs, exitedC: exited, exited: exited, stdoutR: ss.proc.Stdout}
+	e.inputErr, e.inputDoneC = ss.startInput(ctx)
+
+	// A reader of our stdout that goes away while fr-stream has nothing to write (it waits for
+	// the answer to a prompt) is noticed by watching stdout, not only by the next write.
+	if ss.term == nil {
+		gone, stopWatch := watchStdout(s.Out)
+		defer stopWatch()
+		e.outGoneC = gone
+	}
+
+	// Output: fuseraft's stdout, line by line, to our stdout.
+	var st stdoutState
+	outDone := make(chan struct{})
+	protoBad := make(chan struct{})
+	outBroken := make(chan struct{})
+	go func() {
+		defer close(outDone)
+		ss.readEvents(e.stdoutR, &st, protoBad, outBroken)
+	}()
+	e.outDone, e.protoBad, e.outBroken = outDone, protoBad, outBroken
+	e.breachedC = ss.breached
+	if o.budget != nil {
+		if left, ok := o.budget.Left(); ok {
+			e.durationC = time.After(left)
+		}
+	}
+	defer e.stopTicker()
+
+	e.wait(ctx)
+	e.waitExit(&st)
+	cancel()
+	return ss.finish(&st, e)
+}
+
+// openOutput decides how events are written: as they are (JSONL), rendered for a person
+// (pretty), or in a chat on the terminal (terminal.go).
+func (ss *session) openOutput() {
+	ss.out = wire.NewWriter(ss.s.Out)
+	if !ss.o.pretty {
+		return
+	}
+	opts := render.OutputOptions(ss.s, ss.o.color)
+	opts.Timestamps = ss.o.timestamps
+	ss.render = render.New(ss.out, opts)
+	if interactive(ss.s, ss.o) {
+		ss.term = ss.openTerminal()
+	}
+}
+
+// startFuseraft starts fuseraft; exited says its exit, once it has exited and its stderr is
+// relayed.
+func (ss *session) startFuseraft() (exited chan error, err error) {
+	o := ss.o
 	// fuseraft's stderr is relayed through termsafe: it may quote tool output.
 	childErr := termsafe.NewWriter(ss.errw)
 	cmd := wire.Command{Bin: o.bin, Args: o.fuseraftArgs, Env: o.env, Stderr: childErr}
@@ -211,33 +264,63 @@ func runSession(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error
 	}
 	p, err := wire.Start(cmd)
 	if err != nil {
-		return cmdutil.StartFailed(o.bin, err)
+		return nil, cmdutil.StartFailed(o.bin, err)
 	}
 	ss.proc = p
-	stdoutR := p.Stdout
-	exited := make(chan error, 1)
+	exited = make(chan error, 1)
 	go func() {
 		err := p.Wait()
 		_ = childErr.Flush()
 		exited <- err
 	}()
+	return exited, nil
+}
 
-	// Whatever happens below, the child does not outlive us: every path waits for its exit.
-	stop := func() {
+// stop closes fuseraft's stdin and stops it. Whatever happens, the child does not outlive
+// us: every path waits for its exit.
+func (ss *session) stop() {
+	ss.closeStdin()
+	ss.proc.Stop(stopWait)
+}
+
+// startInput starts the Pump that takes input lines from stdin or --input (or the person at
+// the terminal), through the Gate, to fuseraft's stdin. inputErr says why reading input
+// failed; inputDone is closed once input has ended and what could be sent was.
+func (ss *session) startInput(ctx context.Context) (inputErr chan error, inputDone chan struct{}) {
+	ss.pump = ss.newPump()
+	inputErr = make(chan error, 1)
+	go func() {
+		if ss.term != nil {
+			ss.term.read(ctx)
+			return
+		}
+		if err := ss.readInput(ctx); err != nil && ctx.Err() == nil {
+			inputErr <- err
+		}
+		ss.pump.EndInput()
+	}()
+	inputDone = make(chan struct{})
+	go func() {
+		held, err := ss.pump.Run(ctx)
+		if err == nil && held > 0 {
+			ss.warnf("input ended with %d line(s) still held (for the answer to a prompt, or for the end of a turn); they were not sent", held)
+		}
+		ss.unanswered.end(ss)
+		// A send error means fuseraft's stdin is gone (it exited); its exit is reported below.
 		ss.closeStdin()
-		p.Stop(stopWait)
-	}
+		close(inputDone)
+	}()
+	return inputErr, inputDone
+}
 
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-
-	// Input: lines from stdin or --input, through the Gate, to fuseraft's stdin.
+// newPump is the Pump of the session's input, gated as the mode asks.
+func (ss *session) newPump() *sessioninput.Pump {
 	mode := wire.Stdio
-	if o.mode == "run" {
+	if ss.o.mode == "run" {
 		mode = wire.Bridge
 	}
 	gate := wire.NewGate(mode)
-	ss.pump = &sessioninput.Pump{
+	pump := &sessioninput.Pump{
 		Gate: gate,
 		Send: ss.send,
 		Dropped: func(d wire.Decision) {
@@ -245,7 +328,7 @@ func runSession(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error
 		},
 	}
 	var fullOnce sync.Once
-	ss.pump.Full = func(held int) {
+	pump.Full = func(held int) {
 		// Reading input waits for a held line to go. Behind a turn that is backpressure; behind
 		// a prompt, only an answer already read can free it.
 		if p := gate.Pending(); p != "" {
@@ -254,7 +337,7 @@ func runSession(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error
 			})
 		}
 	}
-	ss.pump.Interrupt = func() bool {
+	pump.Interrupt = func() bool {
 		if gate.Waiting() > 0 || (gate.Busy() && !gate.Running()) {
 			// Before ready, or behind messages still held: it interrupts what they start,
 			// so it goes as a line, in order.
@@ -267,227 +350,246 @@ func runSession(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error
 		// Where there are no signals it is sent as a line, in turn.
 		return ss.proc.Interrupt()
 	}
-	src := sessioninput.Source{Path: o.input, Stdin: s.In, Once: o.inputOnce, MaxLine: o.maxLine}
-	inputErr := make(chan error, 1)
-	go func() {
-		if ss.term != nil {
-			ss.term.read(ctx)
-			return
+	return pump
+}
+
+// readInput reads input lines from stdin or --input into the Pump, until input ends.
+func (ss *session) readInput(ctx context.Context) error {
+	o := ss.o
+	src := sessioninput.Source{Path: o.input, Stdin: ss.s.In, Once: o.inputOnce, MaxLine: o.maxLine}
+	err := src.Read(ctx, func(line []byte) error {
+		if isEndOfInput(line) {
+			return errEndOfInput
 		}
-		err := src.Read(ctx, func(line []byte) error {
-			if isEndOfInput(line) {
-				return errEndOfInput
+		if o.budget != nil && o.budget.Breached() != nil {
+			if !ss.inputWarned.Swap(true) {
+				ss.warnf("input read after the limit was reached is not sent")
 			}
-			if o.budget != nil && o.budget.Breached() != nil {
-				if !ss.inputWarned.Swap(true) {
-					ss.warnf("input read after the limit was reached is not sent")
-				}
-				return nil
-			}
-			ss.pump.Push(line)
 			return nil
-		})
-		if errors.Is(err, errEndOfInput) {
-			err = nil
 		}
-		if err != nil && ctx.Err() == nil {
-			inputErr <- err
-		}
-		ss.pump.EndInput()
-	}()
-	inputDone := make(chan struct{})
-	go func() {
-		held, err := ss.pump.Run(ctx)
-		if err == nil && held > 0 {
-			ss.warnf("input ended with %d line(s) still held (for the answer to a prompt, or for the end of a turn); they were not sent", held)
-		}
-		ss.unanswered.end(ss)
-		// A send error means fuseraft's stdin is gone (it exited); its exit is reported below.
-		ss.closeStdin()
-		close(inputDone)
-	}()
+		ss.pump.Push(line)
+		return nil
+	})
+	if errors.Is(err, errEndOfInput) {
+		return nil
+	}
+	return err
+}
 
-	// A reader of our stdout that goes away while fr-stream has nothing to write (it waits for
-	// the answer to a prompt) is noticed by watching stdout, not only by the next write.
-	var outGoneC <-chan struct{}
-	if ss.term == nil {
-		gone, stopWatch := watchStdout(s.Out)
-		defer stopWatch()
-		outGoneC = gone
-	}
+// ending is the session's main loop: it waits for fuseraft's stdout to end, acting meanwhile
+// on what ends a session (the end of input, --grace, a limit, a signal, a closed stdout, a
+// broken protocol), and records how it ended.
+type ending struct {
+	ss      *session
+	sigs    <-chan os.Signal
+	exited  <-chan error // fuseraft's exit
+	stdoutR io.ReadCloser
 
-	// Output: fuseraft's stdout, line by line, to our stdout.
-	var st stdoutState
-	outDone := make(chan struct{})
-	protoBad := make(chan struct{})
-	outBroken := make(chan struct{})
-	go func() {
-		defer close(outDone)
-		ss.readEvents(stdoutR, &st, protoBad, outBroken)
-	}()
+	// What the loop waits for; nil once it is not waited for any more.
+	exitedC                       <-chan error
+	inputErr                      <-chan error
+	inputDoneC, outDone           <-chan struct{}
+	protoBad, outBroken, outGoneC <-chan struct{}
+	breachedC                     <-chan struct{}
+	graceC, durationC, drainC     <-chan time.Time
+	drainTick                     *time.Ticker
 
-	var (
-		graceC       <-chan time.Time
-		graceExpired bool
-		userEnded    bool
-		lastInt      time.Time
-		durationC    <-chan time.Time
-		breachedC    = (<-chan struct{})(ss.breached)
-	)
-	if o.budget != nil {
-		if left, ok := o.budget.Left(); ok {
-			durationC = time.After(left)
-		}
-	}
-	startGrace := func() {
-		if graceC == nil {
-			graceC = time.After(o.grace)
-		}
-	}
-	// Nobody reads our stdout any more: the session ends, within --grace.
-	closeOut := func() {
-		interrupted := ss.stdoutGone()
-		startGrace()
-		if o.mode == "run" && !interrupted && !ss.over.Load() {
-			// Nothing to interrupt (before ready): stop fuseraft.
-			stop()
-		}
-	}
-	inputDoneC := (<-chan struct{})(inputDone)
-	var (
-		exitErr     error
-		inputFailed error // an input line over the limit
-		exitedC     = (<-chan error)(exited)
-		drainC      <-chan time.Time
-		drainTick   *time.Ticker
-		isExited    bool
-		idleSince   time.Time
-		lastTaken   int64
-	)
-	// stopDrain stops reading fuseraft's stdout once fuseraft has exited.
-	stopDrain := func() {
-		if isExited {
-			stdoutR.Close()
-		}
-	}
-	defer func() {
-		if drainTick != nil {
-			drainTick.Stop()
-		}
-	}()
-loop:
+	exitErr      error // fuseraft's exit, once known
+	inputFailed  error // an input line over the limit
+	graceExpired bool
+	userEnded    bool
+	isExited     bool
+	lastInt      time.Time // the last SIGINT
+	idleSince    time.Time // since when fuseraft's stdout, after its exit, has been empty
+	lastTaken    int64
+}
+
+// wait runs the loop until fuseraft's stdout has been read to its end (or given up on).
+func (e *ending) wait(ctx context.Context) {
+	ss := e.ss
 	for {
 		select {
-		case <-outDone:
-			break loop
-		case exitErr = <-exitedC:
-			// fuseraft is gone: what it wrote is read to the end of its stdout, however long
-			// that takes. Something it started may hold the pipe open, though: reading stops
-			// once the pipe has stayed empty, with no line looked at, for --drain.
-			exitedC, isExited = nil, true
-			drainTick = time.NewTicker(drainPoll)
-			drainC, lastTaken = drainTick.C, ss.taken.Load()
-		case <-drainC:
-			taken := ss.taken.Load()
-			if n, ok := pipeBuffered(stdoutR); (ok && n > 0) || taken != lastTaken {
-				idleSince, lastTaken = time.Time{}, taken
-				continue
-			}
-			if idleSince.IsZero() {
-				idleSince = time.Now()
-				continue
-			}
-			if time.Since(idleSince) >= o.drain {
-				ss.warnf("fuseraft has exited, but something it started still holds its output open; stopped reading it after --drain %s with nothing more", o.drain)
-				drainTick.Stop()
-				drainC = nil
-				stdoutR.Close()
-			}
-		case err := <-inputErr:
-			if wire.IsLineTooLong(err) {
-				inputFailed = err // said once the session is over, as its exit status
-				continue
-			}
-			ss.warnf("%v; input ended", err)
-		case <-inputDoneC:
-			inputDoneC = nil
-			startGrace()
-		case <-graceC:
-			graceExpired = true
-			stop()
-		case <-durationC:
-			durationC = nil
-			if br := o.budget.Tick(); br != nil {
-				ss.breach(br)
-			} else if left, _ := o.budget.Left(); true {
-				// Other runs sharing a budget file may have used time meanwhile.
-				durationC = time.After(max(left, 100*time.Millisecond))
-			}
-		case <-breachedC:
-			// Stopped by a limit: the session gets --grace to end after its interrupt.
-			breachedC, durationC = nil, nil
-			startGrace()
-			if o.mode == "run" && !ss.interrupted.Load() && !ss.over.Load() {
-				// Nothing to interrupt yet (before ready): stop fuseraft.
-				stop()
-			}
-		case <-protoBad:
-			protoBad = nil
-			stop()
-		case <-outBroken:
-			outBroken = nil
-			closeOut()
-		case <-outGoneC:
-			outGoneC = nil
-			closeOut()
-		case sig := <-sigs:
-			switch sig {
-			case os.Interrupt:
-				if !lastInt.IsZero() && time.Since(lastInt) < doubleInterrupt {
-					userEnded = true
-					stop()
-					stopDrain()
-					continue
-				}
-				lastInt = time.Now()
-				// Said before the interrupt, so that it comes before what the turn says of it.
-				what := "nothing is running"
-				if ss.running() {
-					what = "interrupting the turn"
-				}
-				fmt.Fprintf(ss.errw, "%s: %s (interrupt again within %s to end the session)\n", prog, what, doubleInterrupt)
-				ss.interrupt()
-			case syscall.SIGTERM, syscall.SIGHUP:
-				// End input now: messages still held for a turn are not sent.
-				ss.pump.Abort()
-				stopDrain()
-			}
-			// SIGPIPE: our reader went away; the failed write says so and ends the session.
+		case <-e.outDone:
+			return
+		case e.exitErr = <-e.exitedC:
+			e.fuseraftExited()
+		case <-e.drainC:
+			e.drain()
+		case err := <-e.inputErr:
+			e.inputFailedWith(err)
+		case <-e.inputDoneC:
+			e.inputDoneC = nil
+			e.startGrace()
+		case <-e.graceC:
+			e.graceExpired = true
+			ss.stop()
+		case <-e.durationC:
+			e.durationC = nil
+			e.tick()
+		case <-e.breachedC:
+			e.limitReached()
+		case <-e.protoBad:
+			e.protoBad = nil
+			ss.stop()
+		case <-e.outBroken:
+			e.outBroken = nil
+			e.closeOut()
+		case <-e.outGoneC:
+			e.outGoneC = nil
+			e.closeOut()
+		case sig := <-e.sigs:
+			e.signal(sig)
 		case <-ctx.Done():
-			userEnded = true
-			stop()
-			stopDrain()
+			e.userEnded = true
+			ss.stop()
+			e.stopDrain()
 		}
 	}
+}
 
-	// fuseraft closed its stdout: it is exiting. Give it --grace (or what is left of it) to
-	// do so, then stop it.
-	if !isExited {
-		waitC := graceC
-		if waitC == nil {
-			waitC = time.After(o.grace)
-		}
-		select {
-		case exitErr = <-exited:
-		case <-waitC:
-			if !graceExpired && !st.sessionEnd && st.result == nil {
-				graceExpired = true
-			}
-			stop()
-			exitErr = <-exited
-		}
+// startGrace starts --grace, the time fuseraft has to end the session, unless it runs.
+func (e *ending) startGrace() {
+	if e.graceC == nil {
+		e.graceC = time.After(e.ss.o.grace)
 	}
-	cancel()
+}
+
+// closeOut acts on nobody reading our stdout any more: the session ends, within --grace.
+func (e *ending) closeOut() {
+	ss := e.ss
+	interrupted := ss.stdoutGone()
+	e.startGrace()
+	if ss.o.mode == "run" && !interrupted && !ss.over.Load() {
+		// Nothing to interrupt (before ready): stop fuseraft.
+		ss.stop()
+	}
+}
+
+// stopDrain stops reading fuseraft's stdout once fuseraft has exited.
+func (e *ending) stopDrain() {
+	if e.isExited {
+		e.stdoutR.Close()
+	}
+}
+
+func (e *ending) stopTicker() {
+	if e.drainTick != nil {
+		e.drainTick.Stop()
+	}
+}
+
+// fuseraftExited acts on fuseraft's exit: what it wrote is read to the end of its stdout,
+// however long that takes. Something it started may hold the pipe open, though: reading stops
+// once the pipe has stayed empty, with no line looked at, for --drain.
+func (e *ending) fuseraftExited() {
+	e.exitedC, e.isExited = nil, true
+	e.drainTick = time.NewTicker(drainPoll)
+	e.drainC, e.lastTaken = e.drainTick.C, e.ss.taken.Load()
+}
+
+// drain looks whether fuseraft's stdout, after its exit, still has something to read.
+func (e *ending) drain() {
+	ss := e.ss
+	taken := ss.taken.Load()
+	if n, ok := pipeBuffered(e.stdoutR); (ok && n > 0) || taken != e.lastTaken {
+		e.idleSince, e.lastTaken = time.Time{}, taken
+		return
+	}
+	if e.idleSince.IsZero() {
+		e.idleSince = time.Now()
+		return
+	}
+	if time.Since(e.idleSince) >= ss.o.drain {
+		ss.warnf("fuseraft has exited, but something it started still holds its output open; stopped reading it after --drain %s with nothing more", ss.o.drain)
+		e.drainTick.Stop()
+		e.drainC = nil
+		e.stdoutR.Close()
+	}
+}
+
+// inputFailedWith acts on input that could not be read.
+func (e *ending) inputFailedWith(err error) {
+	if wire.IsLineTooLong(err) {
+		e.inputFailed = err // said once the session is over, as its exit status
+		return
+	}
+	e.ss.warnf("%v; input ended", err)
+}
+
+// tick checks --max-duration.
+func (e *ending) tick() {
+	b := e.ss.o.budget
+	if br := b.Tick(); br != nil {
+		e.ss.breach(br)
+		return
+	}
+	// Other runs sharing a budget file may have used time meanwhile.
+	left, _ := b.Left()
+	e.durationC = time.After(max(left, 100*time.Millisecond))
+}
+
+// limitReached acts on a limit reached: the session gets --grace to end after its interrupt.
+func (e *ending) limitReached() {
+	ss := e.ss
+	e.breachedC, e.durationC = nil, nil
+	e.startGrace()
+	if ss.o.mode == "run" && !ss.interrupted.Load() && !ss.over.Load() {
+		// Nothing to interrupt yet (before ready): stop fuseraft.
+		ss.stop()
+	}
+}
+
+// signal acts on a signal: SIGINT interrupts the turn, a second one soon after ends the
+// session; SIGTERM and SIGHUP end input. SIGPIPE needs nothing: our reader went away, and the
+// failed write says so and ends the session.
+func (e *ending) signal(sig os.Signal) {
+	ss := e.ss
+	switch sig {
+	case os.Interrupt:
+		if !e.lastInt.IsZero() && time.Since(e.lastInt) < doubleInterrupt {
+			e.userEnded = true
+			ss.stop()
+			e.stopDrain()
+			return
+		}
+		e.lastInt = time.Now()
+		// Said before the interrupt, so that it comes before what the turn says of it.
+		what := "nothing is running"
+		if ss.running() {
+			what = "interrupting the turn"
+		}
+		fmt.Fprintf(ss.errw, "%s: %s (interrupt again within %s to end the session)\n", prog, what, doubleInterrupt)
+		ss.interrupt()
+	case syscall.SIGTERM, syscall.SIGHUP:
+		// End input now: messages still held for a turn are not sent.
+		ss.pump.Abort()
+		e.stopDrain()
+	}
+}
+
+// waitExit waits for fuseraft's exit once it has closed its stdout: it is exiting. It gets
+// --grace (or what is left of it) to do so, then it is stopped.
+func (e *ending) waitExit(st *stdoutState) {
+	if e.isExited {
+		return
+	}
+	waitC := e.graceC
+	if waitC == nil {
+		waitC = time.After(e.ss.o.grace)
+	}
+	select {
+	case e.exitErr = <-e.exited:
+	case <-waitC:
+		if !e.graceExpired && !st.sessionEnd && st.result == nil {
+			e.graceExpired = true
+		}
+		e.ss.stop()
+		e.exitErr = <-e.exited
+	}
+}
+
+// finish renders what is left, flushes our stdout and says how the session ended.
+func (ss *session) finish(st *stdoutState, e *ending) error {
 	ss.closeStdin()
 	if ss.render != nil {
 		ss.render.Close()
@@ -498,11 +600,11 @@ loop:
 	if err := ss.out.Flush(); err != nil && st.outErr == nil {
 		st.outErr = err
 	}
-	if inputFailed != nil && st.protoErr == nil && st.outErr == nil && !ss.outGone.Load() && !userEnded {
-		return cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitUsage, "%v", inputFailed),
+	if e.inputFailed != nil && st.protoErr == nil && st.outErr == nil && !ss.outGone.Load() && !e.userEnded {
+		return cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitUsage, "%v", e.inputFailed),
 			"input lines are tasks, messages and answers; send a file's contents through fuseraft's own tools")
 	}
-	return ss.outcome(&st, exitErr, userEnded, graceExpired)
+	return ss.outcome(st, e.exitErr, e.userEnded, e.graceExpired)
 }
 
 // outcome turns how the session ended into fr-stream's exit status.
@@ -793,15 +895,16 @@ func (ss *session) take(b []byte, st *stdoutState, protoBad chan struct{}) (ev w
 		st.midTurn = false
 	}
 	// The Gate learns of a prompt before anyone downstream can answer it.
-	if ss.o.budget != nil {
-		ss.observeLimited(ev)
-	} else {
-		ss.pump.Observe(ev)
-	}
-	if ss.outGone.Load() && wire.ChangesGate(ev.Type) {
-		ss.denyGone()
-	}
-	ss.unanswered.observe(ss, ev)
+	ss.unanswered.observe(ss, ev, func() {
+		if ss.o.budget != nil {
+			ss.observeLimited(ev)
+		} else {
+			ss.pump.Observe(ev)
+		}
+		if ss.outGone.Load() && wire.ChangesGate(ev.Type) {
+			ss.denyGone()
+		}
+	})
 	return ev, true, false
 }
 
@@ -834,19 +937,6 @@ func isEndOfInput(line []byte) bool {
 		return false
 	}
 	return string(v.Text) == "null"
-}
-
-// width is the width for pretty output: the terminal's, else $COLUMNS, else 0 (the default).
-func width(s cmdutil.Streams) int {
-	if f, ok := s.Out.(*os.File); ok {
-		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
-			return w
-		}
-	}
-	if n, err := strconv.Atoi(s.Env("COLUMNS")); err == nil && n > 0 {
-		return n
-	}
-	return 0
 }
 
 // observeLimited is Observe for a session held to limits: after a breach every prompt is

@@ -4,7 +4,6 @@ package stream
 
 import (
 	"context"
-	"io"
 	"os"
 	"time"
 
@@ -15,10 +14,6 @@ import (
 )
 
 const prog = "fr-stream"
-
-// stdoutIsTerminal is asked by the pretty renderer of session.go; the format's default is
-// decided by Streams.OutTerminal. It goes once session.go reads the Streams fact too.
-var stdoutIsTerminal = func(w io.Writer) bool { return cmdutil.IsTerminal(w) }
 
 // Run runs fr-stream with args (args[0] is the program name) and returns its exit code.
 func Run(ctx context.Context, s cmdutil.Streams, args []string) int {
@@ -187,29 +182,11 @@ func newApp(s cmdutil.Streams, extra []string) *cli.App {
 				&cli.BoolFlag{Name: "no-questions", Usage: "do not let the agent ask questions, not even in a chat on a terminal"},
 			}, commonFlags()...),
 			Action: func(c *cli.Context) error {
-				if c.Args().Len() > 0 {
-					return cmdutil.WithHint(cmdutil.Usagef("unexpected argument %q", c.Args().First()), "send messages on stdin or --input; pass fuseraft arguments after --")
-				}
-				if c.Bool("questions") && c.Bool("no-questions") {
-					return cmdutil.WithHint(cmdutil.Usagef("--questions and --no-questions cannot be combined"), "see 'fr-stream repl --help'")
-				}
-				o, err := options(c, s, "repl", extra)
+				o, err := optionsFrom(c, s, "repl", extra)
 				if err != nil {
 					return err
 				}
-				o.fuseraftArgs = []string{"repl", "--vscode", "--no-banner"}
-				if m := c.String("model"); m != "" {
-					o.fuseraftArgs = append(o.fuseraftArgs, "--model", m)
-				}
-				if r := c.String("resume"); r != "" {
-					o.fuseraftArgs = append(o.fuseraftArgs, "--resume", r)
-				}
-				o.fuseraftArgs = append(o.fuseraftArgs, extra...)
-				// In a chat the person at the terminal can always answer.
-				if c.Bool("questions") || (!c.Bool("no-questions") && interactive(s, o)) {
-					o.env = append(o.env, "FUSERAFT_VSCODE_QUESTIONS=1")
-				}
-				return start(c, s, o)
+				return run(c.Context, s, o)
 			},
 		},
 		{
@@ -225,102 +202,138 @@ func newApp(s cmdutil.Streams, extra []string) *cli.App {
 				&cli.StringFlag{Name: "resume", Aliases: []string{"r"}, Usage: "continue the run with session `ID` (see 'fr-ls sessions')"},
 			}, commonFlags()...),
 			Action: func(c *cli.Context) error {
-				o, err := options(c, s, "run", extra)
+				o, err := optionsFrom(c, s, "run", extra)
 				if err != nil {
 					return err
 				}
-				cfg, resume := c.String("config"), c.String("resume")
-				o.fuseraftArgs = []string{"run", "--bridge"}
-				switch {
-				case resume != "":
-					if c.Args().Len() > 0 {
-						return cmdutil.WithHint(cmdutil.Usagef("a task cannot be given with --resume"), "the resumed session goes on with its own task")
-					}
-					o.fuseraftArgs = append(o.fuseraftArgs, "--resume", resume)
-					if cfg != "" {
-						o.fuseraftArgs = append(o.fuseraftArgs, "-c", cfg)
-					}
-				case cfg == "":
-					return cmdutil.WithHint(cmdutil.Usagef("run needs -c CONFIG and a TASK, or --resume ID"), "see 'fr-stream run --help'")
-				case c.Args().Len() == 0:
-					return cmdutil.WithHint(cmdutil.Usagef("run needs a TASK"), "fr-stream run -c CONFIG \"the task\"")
-				case c.Args().Len() > 1:
-					return cmdutil.WithHint(cmdutil.Usagef("run takes one TASK, got %d arguments", c.Args().Len()), "quote the task: fr-stream run -c CONFIG \"fix the build\"")
-				default:
-					if err := cmdutil.CheckTask("the task", c.Args().First()); err != nil {
-						return err
-					}
-					o.fuseraftArgs = append(o.fuseraftArgs, "-c", cfg, c.Args().First())
-				}
-				o.fuseraftArgs = append(o.fuseraftArgs, extra...)
-				return start(c, s, o)
+				return run(c.Context, s, o)
 			},
 		},
 	}
 	return cmdutil.Finish(cmdutil.DeclareExitCodes(app, exitCodes))
 }
 
-// options reads and checks the flags every command shares; start looks for fuseraft.
-func options(c *cli.Context, s cmdutil.Streams, mode string, extra []string) (*sessionOptions, error) {
-	o := &sessionOptions{
-		mode:       mode,
-		input:      c.String("input"),
-		inputOnce:  c.Bool("input-eof"),
-		grace:      c.Duration("grace"),
-		drain:      c.Duration("drain"),
-		anyVersion: c.Bool("any-version"),
-		maxLine:    c.Int("max-input-line"),
-	}
-	if o.grace < 0 {
-		return nil, cmdutil.Usagef("--grace must not be negative")
-	}
-	if o.drain < 0 {
-		return nil, cmdutil.Usagef("--drain must not be negative")
-	}
-	if o.inputOnce && (o.input == "" || o.input == "-") {
-		return nil, cmdutil.WithHint(cmdutil.Usagef("--input-eof needs --input PATH"), "stdin always ends input at end of file")
-	}
-	if o.input != "" && o.input != "-" {
-		if _, err := os.Stat(o.input); err != nil {
-			return nil, cmdutil.WithHint(cmdutil.Usagef("--input: %v", err), "create a named pipe with: mkfifo "+o.input)
+// optionsFrom turns the command line of fr-stream repl or run (mode) into options, checking
+// every flag and argument; extra are the arguments after -- (splitArgs). It is the only place
+// that reads the command line.
+func optionsFrom(c *cli.Context, s cmdutil.Streams, mode string, extra []string) (*options, error) {
+	if mode == "repl" {
+		if c.Args().Len() > 0 {
+			return nil, cmdutil.WithHint(cmdutil.Usagef("unexpected argument %q", c.Args().First()), "send messages on stdin or --input; pass fuseraft arguments after --")
+		}
+		if c.Bool("questions") && c.Bool("no-questions") {
+			return nil, cmdutil.WithHint(cmdutil.Usagef("--questions and --no-questions cannot be combined"), "see 'fr-stream repl --help'")
 		}
 	}
-	o.color = c.String("color")
-	switch c.String("format") {
-	case "":
-		o.pretty = s.OutTerminal
-	case "pretty":
-		o.pretty = true
+	o := &options{
+		mode:         mode,
+		input:        c.String("input"),
+		inputOnce:    c.Bool("input-eof"),
+		grace:        c.Duration("grace"),
+		drain:        c.Duration("drain"),
+		anyVersion:   c.Bool("any-version"),
+		maxLine:      c.Int("max-input-line"),
+		timestamps:   c.Bool("timestamps"),
+		color:        cmdutil.UseColor(c.String("color"), s.Env, s.OutTerminal),
+		fuseraftFlag: c.String("fuseraft"),
+		recordPath:   c.String("record-input"),
+		pretty:       s.Pretty(c.String("format")),
 	}
-	o.timestamps = c.Bool("timestamps")
+	if err := o.check(); err != nil {
+		return nil, err
+	}
 	lim, err := budget.FromFlags(c, s.Time)
 	if err != nil {
 		return nil, err
 	}
 	o.budget = lim
-	return o, nil
+	if mode == "repl" {
+		o.fuseraftArgs = replArgs(c.String("model"), c.String("resume"), extra)
+		// In a chat the person at the terminal can always answer.
+		if c.Bool("questions") || (!c.Bool("no-questions") && interactive(s, o)) {
+			o.env = append(o.env, "FUSERAFT_VSCODE_QUESTIONS=1")
+		}
+		return o, nil
+	}
+	o.fuseraftArgs, err = runArgs(c.String("config"), c.String("resume"), c.Args().Slice(), extra)
+	return o, err
 }
 
-// start looks for fuseraft and runs the session. It comes after every check of the command
-// line, so that a usage error is reported as one (exit 2) whether or not fuseraft is found.
-func start(c *cli.Context, s cmdutil.Streams, o *sessionOptions) error {
-	bin, err := cmdutil.FindFuseraft(c.String("fuseraft"), s.Env)
+// check checks the options every command shares.
+func (o *options) check() error {
+	if o.grace < 0 {
+		return cmdutil.Usagef("--grace must not be negative")
+	}
+	if o.drain < 0 {
+		return cmdutil.Usagef("--drain must not be negative")
+	}
+	if o.inputOnce && (o.input == "" || o.input == "-") {
+		return cmdutil.WithHint(cmdutil.Usagef("--input-eof needs --input PATH"), "stdin always ends input at end of file")
+	}
+	if o.input != "" && o.input != "-" {
+		if _, err := os.Stat(o.input); err != nil {
+			return cmdutil.WithHint(cmdutil.Usagef("--input: %v", err), "create a named pipe with: mkfifo "+o.input)
+		}
+	}
+	return nil
+}
+
+// replArgs are fuseraft's arguments for a chat.
+func replArgs(model, resume string, extra []string) []string {
+	args := []string{"repl", "--vscode", "--no-banner"}
+	if model != "" {
+		args = append(args, "--model", model)
+	}
+	if resume != "" {
+		args = append(args, "--resume", resume)
+	}
+	return append(args, extra...)
+}
+
+// runArgs are fuseraft's arguments for an orchestration run of the config cfg with the one
+// task in tasks, or for resuming the session resume (with no task).
+func runArgs(cfg, resume string, tasks, extra []string) ([]string, error) {
+	args := []string{"run", "--bridge"}
+	switch {
+	case resume != "":
+		if len(tasks) > 0 {
+			return nil, cmdutil.WithHint(cmdutil.Usagef("a task cannot be given with --resume"), "the resumed session goes on with its own task")
+		}
+		args = append(args, "--resume", resume)
+		if cfg != "" {
+			args = append(args, "-c", cfg)
+		}
+	case cfg == "":
+		return nil, cmdutil.WithHint(cmdutil.Usagef("run needs -c CONFIG and a TASK, or --resume ID"), "see 'fr-stream run --help'")
+	case len(tasks) == 0:
+		return nil, cmdutil.WithHint(cmdutil.Usagef("run needs a TASK"), "fr-stream run -c CONFIG \"the task\"")
+	case len(tasks) > 1:
+		return nil, cmdutil.WithHint(cmdutil.Usagef("run takes one TASK, got %d arguments", len(tasks)), "quote the task: fr-stream run -c CONFIG \"fix the build\"")
+	default:
+		if err := cmdutil.CheckTask("the task", tasks[0]); err != nil {
+			return nil, err
+		}
+		args = append(args, "-c", cfg, tasks[0])
+	}
+	return append(args, extra...), nil
+}
+
+// run looks for fuseraft and runs the session, then closes --record-input's file: a failed
+// write to it fails the command once the session is over. fuseraft is looked for after every
+// check of the command line (optionsFrom), so that a usage error is reported as one (exit 2)
+// whether or not fuseraft is found.
+func run(ctx context.Context, s cmdutil.Streams, o *options) error {
+	bin, err := cmdutil.FindFuseraft(o.fuseraftFlag, s.Env)
 	if err != nil {
 		return err
 	}
 	o.bin = bin
-	if p := c.String("record-input"); p != "" {
-		if o.record, err = openInputRecord(p); err != nil {
+	if o.recordPath != "" {
+		if o.record, err = openInputRecord(o.recordPath); err != nil {
 			return err
 		}
 	}
-	return runRecorded(c.Context, s, o)
-}
-
-// runRecorded runs the session, then closes --record-input's file: a failed write to it
-// fails the command once the session is over.
-func runRecorded(ctx context.Context, s cmdutil.Streams, o *sessionOptions) error {
-	err := runSession(ctx, s, o)
+	err = runSession(ctx, s, o)
 	if rerr := o.record.close(); err == nil {
 		err = rerr
 	}

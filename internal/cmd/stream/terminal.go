@@ -34,7 +34,7 @@ type terminal struct {
 
 // interactive says whether the session is a chat on the terminal: stdin and stdout terminals,
 // pretty output (--format jsonl keeps the plain stream), input from stdin.
-func interactive(s cmdutil.Streams, o *sessionOptions) bool {
+func interactive(s cmdutil.Streams, o *options) bool {
 	return o.pretty && s.InTerminal && s.OutTerminal && (o.input == "" || o.input == "-")
 }
 
@@ -42,13 +42,8 @@ func interactive(s cmdutil.Streams, o *sessionOptions) bool {
 // its input line.
 func (ss *session) openTerminal() *terminal {
 	s := ss.s
-	t := &terminal{ss: ss, color: cmdutil.UseColor(ss.o.color, s.Env, true)}
-	t.term = console.Open(s.In, s.Out, func() int {
-		if w := width(s); w > 0 {
-			return w
-		}
-		return 80
-	}, s.Env)
+	t := &terminal{ss: ss, color: ss.o.color}
+	t.term = console.Open(s)
 	t.ask = console.NewAsker(t.term.Console, t.color)
 	t.term.HoldLines() // until the header is out (event)
 	ss.out = wire.NewWriter(t.term)

@@ -25,10 +25,12 @@ type askedPrompt struct {
 // maxAsked bounds what is kept of the prompts asked since the last event that ended them.
 const maxAsked = 256
 
-// observe follows an event from fuseraft, after the Gate has.
-func (u *unanswered) observe(ss *session, ev wire.Event) {
+// observe follows an event from fuseraft, and gate, which has the Gate observe it, under the
+// same lock: end sees a prompt both in the Gate and here, or in neither, and so says it once.
+func (u *unanswered) observe(ss *session, ev wire.Event, gate func()) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
+	gate()
 	if wire.EndsPrompts(ev.Type) {
 		u.asked = u.asked[:0]
 	}

@@ -1,7 +1,6 @@
 package stream
 
 import (
-	"bytes"
 	"io"
 	"strings"
 	"testing"
@@ -88,7 +87,7 @@ func TestFormatDefault(t *testing.T) {
 		{true, []string{"--format", "jsonl"}, false},
 		{false, []string{"--format", "pretty"}, true},
 	} {
-		var got *sessionOptions
+		var got *options
 		s := cmdutil.Streams{Out: io.Discard, Err: io.Discard, OutTerminal: tc.terminal, Getenv: func(k string) string {
 			if k == "FUSERAFT_BIN" {
 				return "sh"
@@ -97,7 +96,7 @@ func TestFormatDefault(t *testing.T) {
 		}}
 		app := App(s)
 		app.Commands[0].Action = func(c *cli.Context) error {
-			o, err := options(c, s, "repl", nil)
+			o, err := optionsFrom(c, s, "repl", nil)
 			got = o
 			return err
 		}
@@ -107,17 +106,5 @@ func TestFormatDefault(t *testing.T) {
 		if got.pretty != tc.pretty {
 			t.Errorf("terminal=%v %v: pretty = %v, want %v", tc.terminal, tc.args, got.pretty, tc.pretty)
 		}
-	}
-}
-
-func TestWidth(t *testing.T) {
-	env := func(v string) cmdutil.Streams {
-		return cmdutil.Streams{Out: &bytes.Buffer{}, Getenv: func(string) string { return v }}
-	}
-	if w := width(env("132")); w != 132 {
-		t.Errorf("width with COLUMNS=132 = %d", w)
-	}
-	if w := width(env("x")); w != 0 {
-		t.Errorf("width with COLUMNS=x = %d", w)
 	}
 }

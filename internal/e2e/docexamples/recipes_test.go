@@ -209,7 +209,7 @@ func TestScripts(t *testing.T) {
 			os.RemoveAll(d)
 		}
 	})
-	testscript.Run(t, testscript.Params{
+	testkit.RunScripts(t, testscript.Params{
 		Dir: "testdata/script",
 		// A command still running then is stopped, so a hang fails the script instead of the
 		// whole test binary. Every script shares it, running side by side (the demo, the
@@ -253,7 +253,6 @@ func TestScripts(t *testing.T) {
 			env.Setenv("SHORT", short)
 			env.Setenv("FUSERAFT_HOME", short+"/home")
 			env.Setenv("PATH", filepath.Join(env.WorkDir, "bin")+string(os.PathListSeparator)+env.Getenv("PATH"))
-			env.Setenv("GORACE", "atexit_sleep_ms=0")
 			env.Setenv("FR_RECIPES_MARK", filepath.Base(short))
 			for _, k := range []string{"FUSERAFT_BIN", "FUSERAFT_SERVE_TOKEN", "FRSIM_SCENARIO", "FRSIM_FAULTS", "FRSIM_RECORD", "FRSIM_PACE", "NO_COLOR", "TASK", "MAILTO", "CUTOFF",
 				"FR_DEMO_TASK", "FR_DEMO_POLICY", "FR_DEMO_SCENARIO", "FUSERAFT_MCP_URL", "GITHUB_STEP_SUMMARY", "DEPLOY_TOKEN"} {
@@ -262,8 +261,8 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"waitfile":  cmdWaitFile,
-			"mkfifo":    cmdMkfifo,
+			"waitfile":  testkit.WaitFileCmd,
+			"mkfifo":    testkit.Mkfifo,
 			"ptyperson": cmdPTYPerson,
 			"pgstart":   cmdPGStart,
 			"pgwait":    cmdPGWait,
@@ -299,39 +298,6 @@ func copyDir(from, to string) error {
 		}
 	}
 	return nil
-}
-
-// waitfile FILE [REGEXP]: wait (up to 30s) until FILE exists and, when given, matches REGEXP.
-func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) < 1 || len(args) > 2 {
-		ts.Fatalf("usage: waitfile FILE [REGEXP]")
-	}
-	var re *regexp.Regexp
-	if len(args) == 2 {
-		re = regexp.MustCompile(args[1])
-	}
-	name := ts.MkAbs(args[0])
-	deadline := time.Now().Add(testkit.Bound(30 * time.Second))
-	for {
-		b, err := os.ReadFile(name)
-		if err == nil && len(b) > 0 && (re == nil || re.Match(b)) {
-			return
-		}
-		if time.Now().After(deadline) {
-			ts.Fatalf("%s: not there (or not matching) after 30s: %q", args[0], b)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// mkfifo NAME...: make named pipes.
-func cmdMkfifo(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) == 0 {
-		ts.Fatalf("usage: mkfifo NAME...")
-	}
-	for _, a := range args {
-		ts.Check(syscall.Mkfifo(ts.MkAbs(a), 0o600))
-	}
 }
 
 // noprocs: no process started by this script is still running (each carries
