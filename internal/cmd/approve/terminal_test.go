@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fuseraft/fr/internal/audit"
+
 	"github.com/creack/pty"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
@@ -177,8 +179,8 @@ rules:
 `
 
 func TestTerminalAsk(t *testing.T) {
-	audit := filepath.Join(t.TempDir(), "audit.log")
-	s := startSession(t, askPolicy, map[string]string{"NO_COLOR": "1"}, "--audit", audit)
+	auditFile := filepath.Join(t.TempDir(), "audit.log")
+	s := startSession(t, askPolicy, map[string]string{"NO_COLOR": "1"}, "--audit", auditFile)
 
 	// allowed by the policy: nobody is asked
 	s.send(`{"type":"approval_request","kind":"shell_command","command":"ls -l"}`)
@@ -248,7 +250,7 @@ func TestTerminalAsk(t *testing.T) {
 	if code := s.end(); code != 0 {
 		t.Fatalf("exit %d, stderr: %s", code, s.stderr.String())
 	}
-	log, err := os.ReadFile(audit)
+	log, err := os.ReadFile(auditFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,14 +261,14 @@ func TestTerminalAsk(t *testing.T) {
 			t.Errorf("audit log lacks %s:\n%s", want, log)
 		}
 	}
-	if res, err := verifyChain(audit, bytes.NewReader(log), ""); err != nil || res.Lines != 6 {
+	if res, err := audit.Verify(auditFile, bytes.NewReader(log), ""); err != nil || res.Lines != 6 {
 		t.Errorf("verify: %+v %v", res, err)
 	}
 }
 
 func TestTerminalTimeout(t *testing.T) {
-	audit := filepath.Join(t.TempDir(), "audit.log")
-	s := startSession(t, askPolicy, nil, "--audit", audit, "--ask-timeout", "200ms")
+	auditFile := filepath.Join(t.TempDir(), "audit.log")
+	s := startSession(t, askPolicy, nil, "--audit", auditFile, "--ask-timeout", "200ms")
 	s.send(`{"type":"approval_request","kind":"shell_command","command":"make deploy"}`)
 	if got := s.response(); got != `{"type":"approval_response","approved":false}` {
 		t.Fatalf("got %s", got)
@@ -284,7 +286,7 @@ func TestTerminalTimeout(t *testing.T) {
 	if code := s.end(); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	log, _ := os.ReadFile(audit)
+	log, _ := os.ReadFile(auditFile)
 	if !strings.Contains(string(log), `"decision":"deny","decider":"timeout"`) {
 		t.Errorf("audit log lacks the timeout:\n%s", log)
 	}
@@ -344,8 +346,8 @@ func TestTerminalLongCommand(t *testing.T) {
 // A typo is asked again, not taken as a denial; --ask-timeout still denies when no answer
 // follows it, counting from when the prompt was first shown, and the log keeps what was typed.
 func TestTerminalTypoThenTimeout(t *testing.T) {
-	audit := filepath.Join(t.TempDir(), "audit.log")
-	s := startSession(t, askPolicy, map[string]string{"NO_COLOR": "1"}, "--audit", audit, "--ask-timeout", "1s")
+	auditFile := filepath.Join(t.TempDir(), "audit.log")
+	s := startSession(t, askPolicy, map[string]string{"NO_COLOR": "1"}, "--audit", auditFile, "--ask-timeout", "1s")
 	start := time.Now()
 	s.send(`{"type":"approval_request","kind":"shell_command","command":"make deploy"}`)
 	s.screen.waitFor(t, "allow? [y/N] ", 1)
@@ -361,11 +363,11 @@ func TestTerminalTypoThenTimeout(t *testing.T) {
 	if code := s.end(); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	log, _ := os.ReadFile(audit)
+	log, _ := os.ReadFile(auditFile)
 	if !strings.Contains(string(log), `"decision":"deny","decider":"timeout","typed":["yse"]`) {
 		t.Errorf("audit log lacks the timeout and what was typed:\n%s", log)
 	}
-	if _, err := verifyChain(audit, bytes.NewReader(log), ""); err != nil {
+	if _, err := audit.Verify(auditFile, bytes.NewReader(log), ""); err != nil {
 		t.Errorf("verify: %v", err)
 	}
 }
