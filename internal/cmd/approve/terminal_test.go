@@ -8,41 +8,25 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/fuseraft/fr/internal/audit"
-
 	"github.com/creack/pty"
 
+	"github.com/fuseraft/fr/internal/audit"
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/internal/testkit"
 )
 
 // screen collects what fr-approve writes on the terminal.
-type screen struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (s *screen) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.String()
-}
+type screen struct{ testkit.SyncBuffer }
 
 // waitFor waits until the screen shows want n times.
 func (s *screen) waitFor(t *testing.T, want string, n int) {
 	t.Helper()
-	deadline := time.Now().Add(testkit.Bound(10 * time.Second))
-	for time.Now().Before(deadline) {
-		if strings.Count(s.String(), want) >= n {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
+	if !testkit.Until(10*time.Second, func() bool { return strings.Count(s.String(), want) >= n }) {
+		t.Fatalf("terminal never showed %q (x%d); it shows:\n%s", want, n, s.String())
 	}
-	t.Fatalf("terminal never showed %q (x%d); it shows:\n%s", want, n, s.String())
 }
 
 // session runs fr-approve with a real pseudo-terminal as its --tty, events written to in and
@@ -54,24 +38,7 @@ type session struct {
 	ptmx   *os.File
 	screen *screen
 	done   chan int
-	stderr *syncBuffer
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
+	stderr *testkit.SyncBuffer
 }
 
 func startSession(t *testing.T, policy string, env map[string]string, args ...string) *session {
@@ -87,14 +54,12 @@ func startSession(t *testing.T, policy string, env map[string]string, args ...st
 	}
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	s := &session{t: t, in: inW, out: bufio.NewReader(outR), ptmx: ptmx, screen: &screen{}, done: make(chan int, 1), stderr: &syncBuffer{}}
+	s := &session{t: t, in: inW, out: bufio.NewReader(outR), ptmx: ptmx, screen: &screen{}, done: make(chan int, 1), stderr: &testkit.SyncBuffer{}}
 	go func() {
 		b := make([]byte, 4096)
 		for {
 			n, err := ptmx.Read(b)
-			s.screen.mu.Lock()
-			s.screen.buf.Write(b[:n])
-			s.screen.mu.Unlock()
+			s.screen.Write(b[:n])
 			if err != nil {
 				return
 			}
