@@ -495,46 +495,7 @@ func (d *Decider) decideOne(req *wire.ApprovalRequest, ev *event) Decision {
 func (d *Decider) matchOne(r *Rule, req *wire.ApprovalRequest, fw *fileFacts) (bool, string) {
 	switch req.Kind {
 	case wire.KindFileWrite:
-		if r.Decision == Allow && !fw.inside {
-			if r.File == nil || matchPaths(r.File.Paths, fw, false) {
-				return false, "the path " + fw.why
-			}
-			return false, ""
-		}
-		if r.Decision == Allow && fw.never != "" {
-			if r.File == nil || matchPaths(r.File.Paths, fw, true) {
-				return false, "the path " + fw.never
-			}
-			return false, ""
-		}
-		if r.File == nil {
-			return true, ""
-		}
-		if !matchPaths(r.File.Paths, fw, r.Decision == Allow) && (r.Decision == Allow || !matchFolded(r.File.pathsFold, fw)) {
-			return false, ""
-		}
-		if r.Decision == Allow {
-			if r.File.MaxSize >= 0 && d.newOver(req, r.File.MaxSize) {
-				size, _ := d.newSize(req)
-				return false, fmt.Sprintf("the new content is %d bytes (max_size %d)", size, r.File.MaxSize)
-			}
-			if r.File.MaxChangedLines >= 0 {
-				if n := fw.changed(d, req, r.File.MaxChangedLines); n > r.File.MaxChangedLines {
-					return false, fmt.Sprintf("more than %d lines change (max_changed_lines)", r.File.MaxChangedLines)
-				}
-			}
-		} else {
-			// deny and ask rules with bounds match writes beyond them
-			over := r.File.MaxSize < 0 && r.File.MaxChangedLines < 0
-			if r.File.MaxSize >= 0 && d.newOver(req, r.File.MaxSize) {
-				over = true
-			}
-			if r.File.MaxChangedLines >= 0 && fw.changed(d, req, r.File.MaxChangedLines) > r.File.MaxChangedLines {
-				over = true
-			}
-			return over, ""
-		}
-		return true, ""
+		return d.matchFile(r, req, fw)
 	case wire.KindToolAction:
 		if r.Tool == nil {
 			return true, ""
@@ -555,6 +516,55 @@ func (d *Decider) matchOne(r *Rule, req *wire.ApprovalRequest, fw *fileFacts) (b
 		return r.Route.Source.Match(req.SourceAgent) && r.Route.Target.Match(req.TargetAgent) && r.Route.Keyword.Match(req.Keyword), ""
 	}
 	return true, "" // an unknown kind: the rule names it (or is a deny/ask wildcard)
+}
+
+// matchFile is matchOne for a file_write.
+func (d *Decider) matchFile(r *Rule, req *wire.ApprovalRequest, fw *fileFacts) (bool, string) {
+	if r.Decision == Allow && !fw.inside {
+		if r.File == nil || matchPaths(r.File.Paths, fw, false) {
+			return false, "the path " + fw.why
+		}
+		return false, ""
+	}
+	if r.Decision == Allow && fw.never != "" {
+		if r.File == nil || matchPaths(r.File.Paths, fw, true) {
+			return false, "the path " + fw.never
+		}
+		return false, ""
+	}
+	if r.File == nil {
+		return true, ""
+	}
+	if !matchPaths(r.File.Paths, fw, r.Decision == Allow) && (r.Decision == Allow || !matchFolded(r.File.pathsFold, fw)) {
+		return false, ""
+	}
+	if r.Decision != Allow {
+		// deny and ask rules with bounds match writes beyond them
+		return d.fileOver(r.File, req, fw), ""
+	}
+	if r.File.MaxSize >= 0 && d.newOver(req, r.File.MaxSize) {
+		size, _ := d.newSize(req)
+		return false, fmt.Sprintf("the new content is %d bytes (max_size %d)", size, r.File.MaxSize)
+	}
+	if r.File.MaxChangedLines >= 0 {
+		if n := fw.changed(d, req, r.File.MaxChangedLines); n > r.File.MaxChangedLines {
+			return false, fmt.Sprintf("more than %d lines change (max_changed_lines)", r.File.MaxChangedLines)
+		}
+	}
+	return true, ""
+}
+
+// fileOver reports whether a write goes beyond the bounds of a deny or ask rule's file
+// matcher (any write, when it sets none).
+func (d *Decider) fileOver(m *FileMatcher, req *wire.ApprovalRequest, fw *fileFacts) bool {
+	over := m.MaxSize < 0 && m.MaxChangedLines < 0
+	if m.MaxSize >= 0 && d.newOver(req, m.MaxSize) {
+		over = true
+	}
+	if m.MaxChangedLines >= 0 && fw.changed(d, req, m.MaxChangedLines) > m.MaxChangedLines {
+		over = true
+	}
+	return over
 }
 
 // fileFacts is a file_write path seen every way a glob may look at it.
