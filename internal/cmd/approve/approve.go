@@ -448,13 +448,8 @@ func (srv *server) flush() error {
 }
 
 func (srv *server) approval(ctx context.Context, l wire.Line, start time.Time) error {
-	var d policy.Decision
 	srv.watch.begin(l.Raw, false, srv.session)
-	if l.Kind == wire.EventLine {
-		d = srv.dec.DecideValid(l.Raw) // the reader has validated it
-	} else {
-		d = srv.dec.Decide(l.Raw)
-	}
+	d := srv.dec.DecideLine(l) // what the reader learned of the line is handed down with it
 	if !srv.watch.end() {
 		return srv.watch.err // answered by the watchdog meanwhile
 	}

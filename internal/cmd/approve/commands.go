@@ -179,12 +179,7 @@ func checkRow(dec *policy.Decider, l wire.Line, typ string) (row CheckRow, ok bo
 	row.Type = typ
 	switch typ {
 	case wire.TypeApproval:
-		var d policy.Decision
-		if l.Kind == wire.EventLine {
-			d = dec.DecideValid(l.Raw) // the reader has validated it
-		} else {
-			d = dec.Decide(l.Raw)
-		}
+		d := dec.DecideLine(l)
 		row.Kind, row.Summary, row.Decision, row.Decider = d.Kind, d.Summary, d.Verdict.String(), d.Decider
 		row.Rule, row.Part, row.Reason = d.Rule, d.Part, d.Reason
 		if d.Decider == policy.ByMalformed {
