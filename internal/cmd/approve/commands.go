@@ -277,12 +277,12 @@ func displayName(name string) string {
 }
 
 // policyFiles are the policies named by --policy and the arguments.
-func policyFiles(c *cli.Context) ([]string, error) {
+func policyFiles(policy string, args []string) ([]string, error) {
 	var files []string
-	if p := c.String("policy"); p != "" {
-		files = append(files, p)
+	if policy != "" {
+		files = append(files, policy)
 	}
-	files = append(files, c.Args().Slice()...)
+	files = append(files, args...)
 	if len(files) == 0 {
 		return nil, cmdutil.WithHint(cmdutil.Usagef("no policy given"), "pass --policy FILE or name policy files as arguments")
 	}
@@ -323,7 +323,7 @@ type testOptions struct {
 }
 
 func testOptionsFrom(c *cli.Context) (*testOptions, error) {
-	files, err := policyFiles(c)
+	files, err := policyFiles(c.String("policy"), c.Args().Slice())
 	if err != nil {
 		return nil, err
 	}
@@ -453,7 +453,7 @@ type lintOptions struct {
 }
 
 func lintOptionsFrom(c *cli.Context) (*lintOptions, error) {
-	files, err := policyFiles(c)
+	files, err := policyFiles(c.String("policy"), c.Args().Slice())
 	if err != nil {
 		return nil, err
 	}

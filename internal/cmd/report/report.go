@@ -197,7 +197,7 @@ func optionsFrom(c *cli.Context, s cmdutil.Streams) (*options, error) {
 		anyVersion: c.Bool("any-version"),
 	}
 	var err error
-	if o.redactor, err = redactor(c, s); err != nil {
+	if o.redactor, err = redactor(s, c.Bool("no-redact"), c.StringSlice("redact-env"), c.StringSlice("redact-pattern")); err != nil {
 		return nil, err
 	}
 	if name := c.String("prices"); name != "" {
@@ -287,14 +287,15 @@ func printReport(s cmdutil.Streams, o *options, r *Report) error {
 	return nil
 }
 
-func redactor(c *cli.Context, s cmdutil.Streams) (*redact.Redactor, error) {
-	if c.Bool("no-redact") {
-		if len(c.StringSlice("redact-env")) > 0 || len(c.StringSlice("redact-pattern")) > 0 {
+// redactor makes the redactor of --redact-env and --redact-pattern (nil with --no-redact).
+func redactor(s cmdutil.Streams, noRedact bool, envs, patterns []string) (*redact.Redactor, error) {
+	if noRedact {
+		if len(envs) > 0 || len(patterns) > 0 {
 			return nil, cmdutil.Usagef("--no-redact with --redact-env or --redact-pattern: choose one")
 		}
 		return nil, nil
 	}
-	red, err := redact.Configure(c.StringSlice("redact-env"), c.StringSlice("redact-pattern"), s.Env,
+	red, err := redact.Configure(envs, patterns, s.Env,
 		func(format string, args ...any) { cmdutil.Warnf(s.Err, prog, format, args...) })
 	if err != nil {
 		return nil, cmdutil.Usagef("%v", err)
