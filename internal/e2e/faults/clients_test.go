@@ -169,7 +169,7 @@ func TestDemoPipeline(t *testing.T) {
 		runs = 100
 	}
 	h := newHarness(t)
-	script, _ := filepath.Abs(filepath.Join("..", "..", "demo", "run.sh"))
+	script, _ := filepath.Abs(filepath.Join("..", "..", "..", "demo", "run.sh"))
 	for i := 0; i < runs; i++ {
 		p := h.startCmd("demo", exec.Command("bash", script), nil, io.Discard)
 		if code := p.wait(t, 2*time.Minute); code != 0 {
