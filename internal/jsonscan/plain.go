@@ -10,6 +10,9 @@ import (
 const (
 	HighBytes = 1 << iota // a byte of 0x80 or more: the text is not ASCII
 	EscapeU               // a backslash followed by 'u'
+	// CheckedUTF8 is never set by TextFlags: a caller that has found text with HighBytes to
+	// be UTF-8 adds it, and ValidText then does not look again.
+	CheckedUTF8
 )
 
 // PlainText reports whether b is all ASCII and holds no backslash followed by 'u': text
@@ -57,9 +60,10 @@ func flagsFrom(b []byte, i int) int {
 }
 
 // ValidText reports whether the JSON text raw, whose TextFlags are flags, is UTF-8 throughout
-// and escapes no UTF-16 surrogate that is not half of a pair (wire.ValidText).
+// and escapes no UTF-16 surrogate that is not half of a pair (wire.ValidText). With CheckedUTF8
+// in flags, raw is known to be UTF-8.
 func ValidText(raw []byte, flags int) bool {
-	if flags&HighBytes != 0 && !utf8.Valid(raw) {
+	if flags&(HighBytes|CheckedUTF8) == HighBytes && !utf8.Valid(raw) {
 		return false
 	}
 	if flags&EscapeU == 0 {

@@ -40,6 +40,19 @@ type Line struct {
 	// Type is the event type of an EventLine. On a Noise line it is set only for a prompt
 	// that was not UTF-8 text, which a Conn answered itself (NotText).
 	Type string
+	// text is what ParseLine learned of the bytes of a line that is JSON (TextFlags).
+	text uint8
+}
+
+// textKnown marks Line.text as set by ParseLine.
+const textKnown = 1 << 7
+
+// TextFlags returns what ParseLine learned of the bytes of a line that is JSON, so that a
+// decoder of the line need not look again: internal/jsonscan's TextFlags (a byte of 0x80 or
+// more; a \u escape), with its CheckedUTF8 flag when those bytes are UTF-8. ok is false for a line
+// that is not JSON or that ParseLine did not make.
+func (l Line) TextFlags() (flags int, ok bool) {
+	return int(l.text &^ textKnown), l.text&textKnown != 0
 }
 
 // Event returns the line as an Event; ok is false unless the line is an event.
@@ -69,18 +82,22 @@ func ParseLine(b []byte) Line {
 	if !valid {
 		return Line{Raw: b}
 	}
-	if !isUTF8(b) {
-		if rawType != nil {
-			if t := eventType(rawType, typeEsc); isPrompt(t) {
-				return Line{Raw: b, Kind: EventLine, Type: t}
+	text := uint8(jsonscan.TextFlags(b)) | textKnown
+	if text&jsonscan.HighBytes != 0 {
+		if !utf8.Valid(b) {
+			if rawType != nil {
+				if t := eventType(rawType, typeEsc); isPrompt(t) {
+					return Line{Raw: b, Kind: EventLine, Type: t, text: text}
+				}
 			}
+			return Line{Raw: b}
 		}
-		return Line{Raw: b}
+		text |= jsonscan.CheckedUTF8
 	}
 	if rawType == nil {
-		return Line{Raw: b, Kind: OtherJSON}
+		return Line{Raw: b, Kind: OtherJSON, text: text}
 	}
-	return Line{Raw: b, Kind: EventLine, Type: eventType(rawType, typeEsc)}
+	return Line{Raw: b, Kind: EventLine, Type: eventType(rawType, typeEsc), text: text}
 }
 
 // isUTF8 reports whether b is UTF-8: a quick look for bytes over 0x7f, and a full check only
@@ -94,7 +111,13 @@ func isUTF8(b []byte) bool {
 // it to its Gate and answers it itself with Refusal (a Conn does so, and hands the line on
 // as Noise with its Type), so that the prompt still gets exactly one answer.
 func (l Line) NotText() bool {
-	return l.Kind == EventLine && isPrompt(l.Type) && !isUTF8(l.Raw)
+	if l.Kind != EventLine || !isPrompt(l.Type) {
+		return false
+	}
+	if flags, ok := l.TextFlags(); ok {
+		return flags&(jsonscan.HighBytes|jsonscan.CheckedUTF8) == jsonscan.HighBytes
+	}
+	return !isUTF8(l.Raw)
 }
 
 // NotJSON is how messages name a line that is Noise, in every command: "a line that is " +

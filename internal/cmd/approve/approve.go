@@ -16,6 +16,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/fuseraft/fr/internal/audit"
 	"github.com/fuseraft/fr/internal/cmd/approve/policy"
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/internal/termsafe"
@@ -35,27 +36,6 @@ func Run(ctx context.Context, s cmdutil.Streams, args []string) int {
 	}
 	app := App(s)
 	return cmdutil.RunApp(ctx, app, s, args)
-}
-
-// lookup returns the value of a flag set on the command or any parent.
-func lookup(c *cli.Context, name string) string {
-	for _, x := range c.Lineage() {
-		if x.Command != nil || x.App != nil {
-			if x.IsSet(name) {
-				return x.String(name)
-			}
-		}
-	}
-	return c.String(name)
-}
-
-func lookupBool(c *cli.Context, name string) bool {
-	for _, x := range c.Lineage() {
-		if x.IsSet(name) {
-			return x.Bool(name)
-		}
-	}
-	return false
 }
 
 func policyFlag() *cli.StringFlag {
@@ -96,14 +76,11 @@ func App(s cmdutil.Streams) *cli.App {
 		anyVersionFlag(),
 	}
 	app.Action = func(c *cli.Context) error {
-		if c.NArg() > 0 {
-			if cmdutil.DidYouMean(c.Args().First(), cmdutil.CommandNames(c.App.Commands)) != "" {
-				return cmdutil.UnknownCommand(prog, c.Args().First(), c.App.Commands)
-			}
-			return cmdutil.WithHint(cmdutil.Usagef("unexpected argument %q", c.Args().First()),
-				"events are read from stdin or --input; subcommands are check, test, lint, verify-audit and repair-audit")
+		o, err := optionsFrom(c)
+		if err != nil {
+			return err
 		}
-		return serve(c, s)
+		return run(c.Context, s, o)
 	}
 	app.Commands = []*cli.Command{checkCommand(s), testCommand(s), lintCommand(s), verifyCommand(s), repairCommand(s)}
 	// The daemon's flags are its own: check, test and lint take --policy and --any-version
@@ -133,13 +110,13 @@ func loadPolicy(name string) (*policy.Policy, error) {
 	return p, nil
 }
 
-// newDecider loads the policy file name and makes its Decider for --root.
-func newDecider(c *cli.Context, s cmdutil.Streams, name string) (*policy.Policy, *policy.Decider, error) {
+// newDecider loads the policy file name and makes its Decider for root (--root; "": the
+// working directory).
+func newDecider(s cmdutil.Streams, name, root string) (*policy.Policy, *policy.Decider, error) {
 	p, err := loadPolicy(name)
 	if err != nil {
 		return nil, nil, err
 	}
-	root := lookup(c, "root")
 	if root == "" {
 		wd, err := os.Getwd()
 		if err != nil {
@@ -211,7 +188,7 @@ type server struct {
 	s       cmdutil.Streams
 	dec     *policy.Decider
 	p       *policy.Policy
-	audit   *auditLog
+	audit   *audit.Log
 	asker   Asker
 	out     *wire.Writer
 	vc      *versionCheck
@@ -223,83 +200,136 @@ type server struct {
 	watch    *watchdog // answers a decision that does not come back (watchdog.go)
 }
 
-func serve(c *cli.Context, s cmdutil.Streams) error {
-	if t := c.Duration("decision-timeout"); t <= 0 {
-		return cmdutil.Usagef("--decision-timeout %s is not a positive duration", t)
+// options are fr-approve's, answering the prompts of a stream.
+type options struct {
+	policy          string
+	root            string
+	audit           string
+	auditFsync      bool
+	askTimeout      time.Duration
+	decisionTimeout time.Duration
+	input, output   string
+	tty             string
+	color           string
+	failOnDeny      bool
+	verbose         bool
+	anyVersion      bool
+}
+
+// optionsFrom reads fr-approve's command line.
+func optionsFrom(c *cli.Context) (*options, error) {
+	if c.NArg() > 0 {
+		if cmdutil.DidYouMean(c.Args().First(), cmdutil.CommandNames(c.App.Commands)) != "" {
+			return nil, cmdutil.UnknownCommand(prog, c.Args().First(), c.App.Commands)
+		}
+		return nil, cmdutil.WithHint(cmdutil.Usagef("unexpected argument %q", c.Args().First()),
+			"events are read from stdin or --input; subcommands are check, test, lint, verify-audit and repair-audit")
 	}
-	p, dec, err := newDecider(c, s, lookup(c, "policy"))
+	o := &options{
+		policy:          c.String("policy"),
+		root:            c.String("root"),
+		audit:           c.String("audit"),
+		auditFsync:      c.Bool("audit-fsync"),
+		askTimeout:      c.Duration("ask-timeout"),
+		decisionTimeout: c.Duration("decision-timeout"),
+		input:           c.String("input"),
+		output:          c.String("output"),
+		tty:             c.String("tty"),
+		color:           c.String("color"),
+		failOnDeny:      c.Bool("fail-on-deny"),
+		verbose:         c.Bool("verbose"),
+		anyVersion:      c.Bool("any-version"),
+	}
+	if o.decisionTimeout <= 0 {
+		return nil, cmdutil.Usagef("--decision-timeout %s is not a positive duration", o.decisionTimeout)
+	}
+	return o, nil
+}
+
+// run answers the prompts of the stream on stdin (or --input) until it ends.
+func run(ctx context.Context, s cmdutil.Streams, o *options) error {
+	p, dec, err := newDecider(s, o.policy, o.root)
 	if err != nil {
 		return err
 	}
-	dec.Timeout = c.Duration("decision-timeout")
+	dec.Timeout = o.decisionTimeout
 	warn := func(format string, args ...any) { cmdutil.Warnf(s.Err, prog, format, args...) }
-	color := c.String("color")
-	asker := &ttyAsker{path: c.String("tty"), timeout: c.Duration("ask-timeout"), color: color, getenv: s.Env, warn: warn}
-	srv := &server{s: s, dec: dec, p: p, verbose: c.Bool("verbose"),
-		vc: &versionCheck{any: c.Bool("any-version"), warn: warn}, asker: asker}
-	if c.Bool("audit-fsync") && c.String("audit") == "" {
+	asker := &ttyAsker{path: o.tty, timeout: o.askTimeout, color: o.color, getenv: s.Env, warn: warn}
+	srv := &server{s: s, dec: dec, p: p, verbose: o.verbose,
+		vc: &versionCheck{any: o.anyVersion, warn: warn}, asker: asker}
+	if o.auditFsync && o.audit == "" {
 		return cmdutil.WithHint(cmdutil.Usagef("--audit-fsync without --audit"), "pass --audit FILE too")
 	}
-	if name := c.String("audit"); name != "" {
-		a, recs, err := openAudit(name, c.Bool("audit-fsync"))
+	if o.audit != "" {
+		a, err := openAudit(dec, o.audit, o.auditFsync)
 		if err != nil {
 			return err
 		}
-		defer a.close()
+		defer a.Close()
 		srv.audit = a
-		for _, r := range recs {
-			if r.Decision == "allow" && len(r.Charged) > 0 {
-				if t, ok := parseTime(r.Time); ok {
-					sess := ""
-					if r.Session != nil {
-						sess = *r.Session
-					}
-					dec.Record(sess, r.Charged, t)
-				}
-			}
-		}
 	}
 	var out io.Writer = s.Out
-	if name := c.String("output"); name != "" && name != "-" {
-		o, err := openOutput(name)
+	if name := o.output; name != "" && name != "-" {
+		w, err := openOutput(name)
 		if err != nil {
 			return err
 		}
-		defer o.Close()
-		out = o
+		defer w.Close()
+		out = w
 	}
 	srv.out = wire.NewWriter(out)
 	srv.startWatchdog(dec)
 	defer close(srv.watch.stop)
-	var in io.Reader = s.In
-	inName := c.String("input")
 	done := make(chan error, 1)
-	go func() {
-		if inName != "" && inName != "-" {
-			f, err := os.Open(inName)
-			if err != nil {
-				done <- cmdutil.Errorf(cmdutil.ExitUsage, "--input: %v", err)
-				return
-			}
-			defer f.Close()
-			in = f
-		}
-		done <- srv.run(c.Context, in)
-	}()
+	go func() { done <- srv.runInput(ctx, o.input) }()
 	select {
 	case err = <-done:
 		asker.close()
-	case <-c.Context.Done():
+	case <-ctx.Done():
 		// the reading goroutine may still be blocked on input or the terminal: leave it
 		return cmdutil.Exit(cmdutil.ExitInterrupted)
 	}
 	if err != nil {
 		return err
 	}
-	if srv.denied && c.Bool("fail-on-deny") {
+	if srv.denied && o.failOnDeny {
 		return cmdutil.Exit(cmdutil.ExitFailed)
 	}
 	return nil
+}
+
+// openAudit opens the audit log name and counts the allows it holds against the limits.
+func openAudit(dec *policy.Decider, name string, sync bool) (*audit.Log, error) {
+	a, recs, err := audit.Open(name, audit.Options{Sync: sync, Wrap: wrapAuditFile})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range recs {
+		if r.Decision == "allow" && len(r.Charged) > 0 {
+			if t, ok := r.When(); ok {
+				sess := ""
+				if r.Session != nil {
+					sess = *r.Session
+				}
+				dec.Record(sess, r.Charged, t)
+			}
+		}
+	}
+	return a, nil
+}
+
+// runInput answers the prompts read from name (a file or FIFO; "" or -: stdin).
+func (srv *server) runInput(ctx context.Context, name string) error {
+	in := srv.s.In
+	if name != "" && name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return cmdutil.Errorf(cmdutil.ExitUsage, "--input: %v", err)
+		}
+		defer f.Close()
+		in = f
+	}
+	return srv.run(ctx, in)
 }
 
 // openOutput opens --output: a regular file now (truncated); a named FIFO in the background
@@ -418,13 +448,8 @@ func (srv *server) flush() error {
 }
 
 func (srv *server) approval(ctx context.Context, l wire.Line, start time.Time) error {
-	var d policy.Decision
 	srv.watch.begin(l.Raw, false, srv.session)
-	if l.Kind == wire.EventLine {
-		d = srv.dec.DecideValid(l.Raw) // the reader has validated it
-	} else {
-		d = srv.dec.Decide(l.Raw)
-	}
+	d := srv.dec.DecideLine(l) // what the reader learned of the line is handed down with it
 	if !srv.watch.end() {
 		return srv.watch.err // answered by the watchdog meanwhile
 	}
@@ -455,7 +480,7 @@ func (srv *server) approval(ctx context.Context, l wire.Line, start time.Time) e
 	if srv.audit == nil && !srv.verbose {
 		return srv.respond(wire.ApprovalResponse(allow)) // nobody reads the record
 	}
-	rec := Record{Time: now.UTC().Format(time.RFC3339Nano), Session: srv.session, Type: wire.TypeApproval, Kind: d.Kind,
+	rec := audit.Record{Time: now.UTC().Format(time.RFC3339Nano), Session: srv.session, Type: wire.TypeApproval, Kind: d.Kind,
 		Summary: d.Summary, Decision: "deny", Decider: decider, Typed: typed, Rule: d.Rule, Part: d.Part, Reason: d.Reason,
 		Policy: "sha256:" + srv.p.SHA256, Latency: latencyMs(start, now)}
 	if d.Decider == policy.ByMalformed {
@@ -506,7 +531,7 @@ func (srv *server) question(ctx context.Context, raw []byte, start time.Time) er
 	if qd.Q != nil {
 		summary = "question: " + qd.Q.Question
 	}
-	rec := Record{Time: now.UTC().Format(time.RFC3339Nano), Session: srv.session, Type: wire.TypeQuestion, Summary: summary,
+	rec := audit.Record{Time: now.UTC().Format(time.RFC3339Nano), Session: srv.session, Type: wire.TypeQuestion, Summary: summary,
 		Decision: "skip", Answer: answer, Decider: decider, Typed: typed, Rule: qd.Rule, Reason: qd.Reason,
 		Policy: "sha256:" + srv.p.SHA256, Latency: latencyMs(start, now)}
 	if answer != nil {

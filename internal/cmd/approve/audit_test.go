@@ -2,14 +2,14 @@ package approve
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
+
+	"github.com/fuseraft/fr/internal/audit"
 )
 
 // fullDisk is an audit file on a disk that takes left more bytes: the write that goes past
@@ -50,7 +50,7 @@ func (d *fullDisk) Sync() error {
 // left more bytes.
 func onFullDisk(t *testing.T, d fullDisk) {
 	old := wrapAuditFile
-	wrapAuditFile = func(f *os.File) auditFile { d := d; d.File = f; return &d }
+	wrapAuditFile = func(f *os.File) audit.File { d := d; d.File = f; return &d }
 	t.Cleanup(func() { wrapAuditFile = old })
 }
 
@@ -104,7 +104,7 @@ func answersOf(t *testing.T, stdout string) []string {
 }
 
 // answerOf is the response a record stands for, in answersOf's terms.
-func answerOf(r Record) string {
+func answerOf(r audit.Record) string {
 	switch {
 	case r.Type == "approval_request":
 		return fmt.Sprint(r.Decision == "allow")
@@ -126,7 +126,7 @@ func TestAuditFullDisk(t *testing.T) {
 	stream := fullDiskStream(prompts)
 	// the size of each line, from a run on a disk with room
 	ref := filepath.Join(dir, "ref.log")
-	if code, _, stderr := run(t, stream, "--policy", pol, "--audit", ref); code != 0 {
+	if code, _, stderr := runApprove(t, stream, "--policy", pol, "--audit", ref); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	refBytes, _ := os.ReadFile(ref)
@@ -152,13 +152,13 @@ func TestAuditFullDisk(t *testing.T) {
 			if c.fsync {
 				args = append(args, "--audit-fsync")
 			}
-			code, stdout, stderr := run(t, stream, args...)
+			code, stdout, stderr := runApprove(t, stream, args...)
 			if code != 1 || !strings.Contains(stderr, "no space left on device") || !strings.Contains(stderr, "still verifies") {
 				t.Fatalf("exit %d, stderr %q; want 1 and the disk named", code, stderr)
 			}
 			data, _ := os.ReadFile(log)
 			f, _ := os.Open(log)
-			recs, err := ReadAudit(log, f)
+			recs, err := audit.Read(log, f)
 			f.Close()
 			if err != nil {
 				t.Fatalf("the log does not verify after the failed write: %v\n%s", err, data)
@@ -176,12 +176,12 @@ func TestAuditFullDisk(t *testing.T) {
 				t.Errorf("the prompt whose line could not be written got %s, want a denial or null", last)
 			}
 			// space again: the same log takes the rest
-			wrapAuditFile = func(f *os.File) auditFile { return f }
-			if code, stdout, stderr := run(t, stream, args...); code != 0 || len(answersOf(t, stdout)) != prompts {
+			wrapAuditFile = func(f *os.File) audit.File { return f }
+			if code, stdout, stderr := runApprove(t, stream, args...); code != 0 || len(answersOf(t, stdout)) != prompts {
 				t.Fatalf("after the disk has room: exit %d, %d answers: %s", code, len(answersOf(t, stdout)), stderr)
 			}
 			f, _ = os.Open(log)
-			res, err := verifyChain(log, f, "")
+			res, err := audit.Verify(log, f, "")
 			f.Close()
 			if err != nil || res.Lines != len(recs)+prompts {
 				t.Errorf("after the disk has room: %+v %v", res, err)
@@ -196,7 +196,7 @@ func TestAuditFsyncFails(t *testing.T) {
 	pol := writeFile(t, dir, "p.yaml", fullDiskPolicy)
 	onFullDisk(t, fullDisk{left: 1 << 30, syncFails: true})
 	log := filepath.Join(dir, "a.log")
-	code, stdout, stderr := run(t, fullDiskStream(3), "--policy", pol, "--audit", log, "--audit-fsync")
+	code, stdout, stderr := runApprove(t, fullDiskStream(3), "--policy", pol, "--audit", log, "--audit-fsync")
 	if code != 1 || !strings.Contains(stderr, "sync") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
@@ -216,7 +216,7 @@ func TestAuditTornThenRepaired(t *testing.T) {
 	stream := fullDiskStream(9)
 	log := filepath.Join(dir, "a.log")
 	onFullDisk(t, fullDisk{left: 700, truncFails: true})
-	code, stdout, stderr := run(t, stream, "--policy", pol, "--audit", log)
+	code, stdout, stderr := runApprove(t, stream, "--policy", pol, "--audit", log)
 	if code != 1 || !strings.Contains(stderr, "could not be cut back") || !strings.Contains(stderr, "hint: cut the torn line with 'fr-approve repair-audit "+log+"'") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
@@ -224,112 +224,41 @@ func TestAuditTornThenRepaired(t *testing.T) {
 	if len(got) == 0 || (got[len(got)-1] != "false" && got[len(got)-1] != "null") {
 		t.Fatalf("answers %v: the prompt whose line was torn must be refused", got)
 	}
-	wrapAuditFile = func(f *os.File) auditFile { return f }
+	wrapAuditFile = func(f *os.File) audit.File { return f }
 
 	// the torn log is refused, with the way out
-	code, stdout, stderr = run(t, stream, "--policy", pol, "--audit", log)
+	code, stdout, stderr = runApprove(t, stream, "--policy", pol, "--audit", log)
 	if code != 2 || stdout != "" || !strings.Contains(stderr, "the line is incomplete") || !strings.Contains(stderr, "repair-audit") {
 		t.Fatalf("on the torn log: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	before, _ := os.ReadFile(log)
-	code, stdout, stderr = run(t, "", "repair-audit", log)
+	code, stdout, stderr = runApprove(t, "", "repair-audit", log)
 	if code != 0 {
 		t.Fatalf("repair-audit: exit %d: %s", code, stderr)
 	}
-	var res VerifyResult
+	var res audit.VerifyResult
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil || res.Cut == nil {
 		t.Fatalf("repair-audit printed %q: %v", stdout, err)
 	}
 	cut := before[res.Cut.Offset:]
-	if int64(len(cut)) != res.Cut.Bytes || hashLine(cut) != res.Cut.SHA256 || res.Cut.Line != len(got) {
-		t.Errorf("cut %+v; the torn bytes are %d, %s, on line %d", res.Cut, len(cut), hashLine(cut), len(got))
+	if int64(len(cut)) != res.Cut.Bytes || audit.Hash(cut) != res.Cut.SHA256 || res.Cut.Line != len(got) {
+		t.Errorf("cut %+v; the torn bytes are %d, %s, on line %d", res.Cut, len(cut), audit.Hash(cut), len(got))
 	}
 	if saved, err := os.ReadFile(res.Cut.Saved); err != nil || string(saved) != string(cut) {
 		t.Errorf("the bytes saved in %s are not the ones cut: %q, %v", res.Cut.Saved, saved, err)
 	}
 	f, _ := os.Open(log)
-	recs, err := ReadAudit(log, f)
+	recs, err := audit.Read(log, f)
 	f.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
 	last := recs[len(recs)-1]
-	if last.Type != TypeRepair || last.Cut == nil || *last.Cut != *res.Cut || len(recs) != res.Lines {
+	if last.Type != audit.TypeRepair || last.Cut == nil || *last.Cut != *res.Cut || len(recs) != res.Lines {
 		t.Errorf("the cut is not recorded in the chain: %+v", last)
 	}
 	// fr-approve works on the log again
-	if code, stdout, stderr := run(t, stream, "--policy", pol, "--audit", log); code != 0 || len(answersOf(t, stdout)) != 9 {
+	if code, stdout, stderr := runApprove(t, stream, "--policy", pol, "--audit", log); code != 0 || len(answersOf(t, stdout)) != 9 {
 		t.Errorf("after repair-audit: exit %d: %s", code, stderr)
 	}
-}
-
-// repair-audit waits for nobody: a log in use by an fr-approve is refused.
-func TestRepairAuditInUse(t *testing.T) {
-	name := filepath.Join(t.TempDir(), "a.log")
-	a, _, err := openAudit(name, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.close()
-	_, err = repairAudit(name, repairOptions{now: time.Now()})
-	if err == nil || !strings.Contains(err.Error(), "in use") {
-		t.Errorf("repair of a log in use: %v", err)
-	}
-}
-
-// Whatever follows the lines that verify, repair-audit --force leaves a log that verifies and
-// holds those lines unchanged, with the rest saved byte for byte and recorded; without
-// --force it cuts only a last line without a line end, and otherwise changes nothing.
-func FuzzRepairAudit(f *testing.F) {
-	f.Add(3, []byte(`{"time":"t","session":null,"type":"approval_req`), false)
-	f.Add(1, []byte("garbage\n"), true)
-	f.Add(2, []byte("\x00\x00\x00"), false)
-	f.Add(0, []byte("{}\n{\"a\":1}"), true)
-	f.Fuzz(func(t *testing.T, lines int, tail []byte, force bool) {
-		lines = max(0, lines%5)
-		dir := t.TempDir()
-		name := filepath.Join(dir, "a.log")
-		a, _, err := openAudit(name, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := 0; i < lines; i++ {
-			a.append(Record{Time: "t", Type: "approval_request", Summary: fmt.Sprint(i), Decision: "allow", Decider: "rule", Policy: "p"})
-		}
-		a.close()
-		good, _ := os.ReadFile(name)
-		before := append(append([]byte(nil), good...), tail...)
-		os.WriteFile(name, before, 0o600)
-		_, scanErr := scanAudit(name, strings.NewReader(string(before)), nil)
-		var ce *ChainError
-		errors.As(scanErr, &ce)
-
-		res, err := repairAudit(name, repairOptions{force: force, now: time.Unix(0, 0)})
-		after, _ := os.ReadFile(name)
-		if err != nil {
-			if force || ce == nil || ce.Torn {
-				t.Fatalf("repair failed: %v", err)
-			}
-			if string(after) != string(before) {
-				t.Fatal("a refused repair changed the log")
-			}
-			return
-		}
-		if _, err := verifyChain(name, strings.NewReader(string(after)), ""); err != nil {
-			t.Fatalf("the repaired log does not verify: %v", err)
-		}
-		if ce == nil {
-			if res.Cut != nil || string(after) != string(before) {
-				t.Fatalf("a log that verifies was changed: %+v", res.Cut)
-			}
-			return
-		}
-		if !strings.HasPrefix(string(after), string(before[:ce.Offset])) || int64(len(good)) > ce.Offset {
-			t.Fatalf("lines that verified were cut: offset %d of %d good bytes", ce.Offset, len(good))
-		}
-		saved, err := os.ReadFile(res.Cut.Saved)
-		if err != nil || string(saved) != string(before[ce.Offset:]) || hashLine(saved) != res.Cut.SHA256 {
-			t.Fatalf("the bytes saved are not the ones cut: %v", err)
-		}
-	})
 }

@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/fuseraft/fr/internal/cmd/approve/policy"
-	"github.com/fuseraft/fr/internal/cmdutil"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,6 +12,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/fuseraft/fr/internal/cmd/approve/policy"
+	"github.com/fuseraft/fr/internal/cmdutil"
 )
 
 func manyWords(prog string, n int) string {
@@ -34,7 +35,7 @@ func TestLongCommandsAnswered(t *testing.T) {
 	for _, cmd := range []string{manyWords("ls", 71), manyWords("gofmt -l", 80), "ls", manyWords("rm", 100), "ls"} {
 		in.WriteString(sh + `"` + cmd + `"}` + "\n")
 	}
-	code, out, errs := run(t, in.String(), "--policy", pol, "--root", dir, "--audit", dir+"/audit.log")
+	code, out, errs := runApprove(t, in.String(), "--policy", pol, "--root", dir, "--audit", dir+"/audit.log")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -85,7 +86,7 @@ func TestPanicDeniesThatPromptOnly(t *testing.T) {
 	in := sh + `"ls"}` + "\n" + sh + `"echo boom"}` + "\n" + sh + `"ls"}` + "\n" +
 		`{"type":"question","question":"boom?"}` + "\n" + `{"type":"question","question":"go on?"}` + "\n" + sh + `"ls"}` + "\n"
 	audit := filepath.Join(dir, "audit.log")
-	code, out, errs := run(t, in, "--policy", pol, "--root", dir, "--audit", audit)
+	code, out, errs := runApprove(t, in, "--policy", pol, "--root", dir, "--audit", audit)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -112,7 +113,7 @@ func TestPanicDeniesThatPromptOnly(t *testing.T) {
 		t.Errorf("audit lines: %v, %v", recs[1], recs[3])
 	}
 	// check reports it too, and goes on
-	code, out, _ = run(t, in, "check", "--policy", pol, "--root", dir)
+	code, out, _ = runApprove(t, in, "check", "--policy", pol, "--root", dir)
 	if code != 0 || strings.Count(out, `"decider":"error"`) != 2 || strings.Count(out, "\n") != 6 {
 		t.Errorf("check: exit %d\n%s", code, out)
 	}
@@ -147,7 +148,7 @@ func TestDecisionTimeout(t *testing.T) {
 		{[]string{"--decision-timeout", "12s"}, "yes"},
 	} {
 		audit := filepath.Join(t.TempDir(), "audit.log")
-		code, out, errs := run(t, in, append([]string{"--policy", pol, "--root", dir, "--audit", audit}, c.flag...)...)
+		code, out, errs := runApprove(t, in, append([]string{"--policy", pol, "--root", dir, "--audit", audit}, c.flag...)...)
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, errs)
 		}
@@ -164,7 +165,7 @@ func TestDecisionTimeout(t *testing.T) {
 			t.Errorf("%v: audit line %v", c.flag, recs[0])
 		}
 	}
-	code, _, errs := run(t, in, "--policy", pol, "--decision-timeout", "0s")
+	code, _, errs := runApprove(t, in, "--policy", pol, "--decision-timeout", "0s")
 	if code != 2 || !strings.Contains(errs, "--decision-timeout") {
 		t.Errorf("--decision-timeout 0s: exit %d: %s", code, errs)
 	}
@@ -187,7 +188,7 @@ rules:
 		in.WriteString(sh + `"` + cmd + `"}` + "\n")
 	}
 	audit := filepath.Join(dir, "audit.log")
-	code, out, errs := run(t, in.String(), "--policy", pol, "--root", dir, "--audit", audit)
+	code, out, errs := runApprove(t, in.String(), "--policy", pol, "--root", dir, "--audit", audit)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}

@@ -2,6 +2,7 @@ package approve
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/fuseraft/fr/internal/audit"
 	"github.com/fuseraft/fr/internal/cmd/approve/policy"
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/internal/termsafe"
@@ -55,149 +57,214 @@ func checkCommand(s cmdutil.Streams) *cli.Command {
 			&cli.BoolFlag{Name: "fail-on-ask", Usage: "exit 1 when any prompt would be asked about"},
 			anyVersionFlag(),
 		},
-		Action: func(c *cli.Context) error { return check(c, s) },
+		Action: func(c *cli.Context) error {
+			o, err := checkOptionsFrom(c)
+			if err != nil {
+				return err
+			}
+			return runCheck(c.Context, s, o)
+		},
 	}
 }
 
-func check(c *cli.Context, s cmdutil.Streams) error {
-	_, dec, err := newDecider(c, s, lookup(c, "policy"))
+// checkOptions are fr-approve check's.
+type checkOptions struct {
+	policy     string
+	root       string
+	format     string // jsonl, table; "": table on a terminal, else jsonl
+	files      []string
+	failOnDeny bool
+	failOnAsk  bool
+	anyVersion bool
+}
+
+func checkOptionsFrom(c *cli.Context) (*checkOptions, error) {
+	o := &checkOptions{
+		policy:     c.String("policy"),
+		root:       c.String("root"),
+		format:     c.String("format"),
+		files:      c.Args().Slice(),
+		failOnDeny: c.Bool("fail-on-deny"),
+		failOnAsk:  c.Bool("fail-on-ask"),
+		anyVersion: c.Bool("any-version"),
+	}
+	if len(o.files) == 0 {
+		o.files = []string{"-"}
+	}
+	return o, nil
+}
+
+// runCheck prints the decision for each prompt of the files, answering nothing.
+func runCheck(_ context.Context, s cmdutil.Streams, o *checkOptions) error {
+	_, dec, err := newDecider(s, o.policy, o.root)
 	if err != nil {
 		return err
 	}
-	format := c.String("format")
-	switch format {
-	case "":
+	format := o.format
+	if format == "" {
 		format = "jsonl"
 		if s.OutTerminal {
 			format = "table"
 		}
 	}
-	files := c.Args().Slice()
-	if len(files) == 0 {
-		files = []string{"-"}
-	}
-	w := wire.NewWriter(s.Out)
-	var tw *tabwriter.Writer
-	if format == "table" {
-		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "LINE\tDECISION\tBY\tPROMPT")
-	}
-	vc := &versionCheck{any: lookupBool(c, "any-version"), warn: func(f string, a ...any) { cmdutil.Warnf(s.Err, prog, f, a...) }}
-	denied, asked := false, false
-	emit := func(row CheckRow) error {
-		switch row.Decision {
-		case "deny":
-			denied = true
-		case "ask":
-			asked = true
-		}
-		if tw != nil {
-			by := row.Decider
-			if row.Rule != "" {
-				by = row.Rule
-			}
-			what := row.Summary
-			// the part that decided, unless it is the whole command
-			if row.Part != "" && strings.TrimPrefix(row.Summary, "shell: ") != row.Part {
-				what += "  [" + row.Part + "]"
-			}
-			if row.Reason != "" && row.Decider != policy.ByRule {
-				what += "  (" + row.Reason + ")"
-			}
-			if row.Answer != nil {
-				what += " -> " + *row.Answer
-			}
-			loc := fmt.Sprint(row.Line)
-			if len(files) > 1 {
-				loc = row.File + ":" + loc
-			}
-			_, err := fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", loc, row.Decision, termsafe.Line(by), termsafe.Line(what))
-			return err
-		}
-		return w.WriteLine(marshal(row))
-	}
-	for _, name := range files {
-		var in io.Reader = s.In
-		shown := ""
-		if name != "-" {
-			f, err := os.Open(name)
-			if err != nil {
-				return cmdutil.Errorf(cmdutil.ExitUsage, "%v", err)
-			}
-			defer f.Close()
-			in, shown = f, name
-		}
-		dec.Reset()
-		dec.Session = ""
-		rd := wire.NewReader(in, wire.ReaderOptions{BeforeRead: func() {
-			if tw == nil {
-				w.Flush()
-			}
-		}})
-		for {
-			l, err := rd.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				return cmdutil.Errorf(cmdutil.ExitFailed, "%s: %v", displayName(name), err)
-			}
-			typ, ok := promptType(l)
-			if !ok {
-				continue
-			}
-			if sess, ok := sessionOf(l); ok {
-				dec.Session = sess
-			}
-			row := CheckRow{File: shown, Line: rd.LineNumber(), Type: typ}
-			switch typ {
-			case wire.TypeReady, wire.TypeHello:
-				if err := vc.check(l); err != nil {
-					return err
-				}
-				continue
-			case wire.TypeApproval:
-				var d policy.Decision
-				if l.Kind == wire.EventLine {
-					d = dec.DecideValid(l.Raw) // the reader has validated it
-				} else {
-					d = dec.Decide(l.Raw)
-				}
-				row.Kind, row.Summary, row.Decision, row.Decider = d.Kind, d.Summary, d.Verdict.String(), d.Decider
-				row.Rule, row.Part, row.Reason = d.Rule, d.Part, d.Reason
-				if d.Decider == policy.ByMalformed {
-					row.Summary = "malformed approval_request"
-				}
-				if d.Verdict == policy.Allow && len(d.Charge) > 0 {
-					dec.Record(dec.Session, d.Charge, dec.NowTime())
-				}
-			case wire.TypeQuestion:
-				q := dec.AnswerQuestion(l.Raw)
-				row.Summary, row.Decision, row.Decider, row.Rule, row.Reason = "question", q.Action, q.Decider, q.Rule, q.Reason
-				if q.Q != nil {
-					row.Summary = "question: " + q.Q.Question
-				}
-				row.Answer = q.Answer
-			default:
-				continue
-			}
-			if err := emit(row); err != nil {
-				return err
-			}
-		}
-	}
-	if tw != nil {
-		if err := tw.Flush(); err != nil {
+	pr := newCheckPrinter(s.Out, format == "table", len(o.files) > 1)
+	vc := &versionCheck{any: o.anyVersion, warn: func(f string, a ...any) { cmdutil.Warnf(s.Err, prog, f, a...) }}
+	for _, name := range o.files {
+		if err := checkFile(s, dec, vc, pr, name); err != nil {
 			return err
 		}
 	}
-	if err := w.Flush(); err != nil {
+	if err := pr.flush(); err != nil {
 		return err
 	}
-	if (denied && c.Bool("fail-on-deny")) || (asked && c.Bool("fail-on-ask")) {
+	if (pr.denied && o.failOnDeny) || (pr.asked && o.failOnAsk) {
 		return cmdutil.Exit(cmdutil.ExitFailed)
 	}
 	return nil
+}
+
+// checkFile prints a row for each prompt of the events in name (-: stdin), deciding them
+// afresh: limits count from zero in each file.
+func checkFile(s cmdutil.Streams, dec *policy.Decider, vc *versionCheck, pr *checkPrinter, name string) error {
+	var in io.Reader = s.In
+	shown := ""
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return cmdutil.Errorf(cmdutil.ExitUsage, "%v", err)
+		}
+		defer f.Close()
+		in, shown = f, name
+	}
+	dec.Reset()
+	dec.Session = ""
+	rd := wire.NewReader(in, wire.ReaderOptions{BeforeRead: pr.flushLive})
+	for {
+		l, err := rd.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return cmdutil.Errorf(cmdutil.ExitFailed, "%s: %v", displayName(name), err)
+		}
+		typ, ok := promptType(l)
+		if !ok {
+			continue
+		}
+		if sess, ok := sessionOf(l); ok {
+			dec.Session = sess
+		}
+		if typ == wire.TypeReady || typ == wire.TypeHello {
+			if err := vc.check(l); err != nil {
+				return err
+			}
+			continue
+		}
+		row, ok := checkRow(dec, l, typ)
+		if !ok {
+			continue
+		}
+		row.File, row.Line = shown, rd.LineNumber()
+		if err := pr.print(row); err != nil {
+			return err
+		}
+	}
+}
+
+// checkRow decides one prompt of type typ as fr-approve would, counting an allow against the
+// limits; ok is false for a line that is not a prompt.
+func checkRow(dec *policy.Decider, l wire.Line, typ string) (row CheckRow, ok bool) {
+	row.Type = typ
+	switch typ {
+	case wire.TypeApproval:
+		d := dec.DecideLine(l)
+		row.Kind, row.Summary, row.Decision, row.Decider = d.Kind, d.Summary, d.Verdict.String(), d.Decider
+		row.Rule, row.Part, row.Reason = d.Rule, d.Part, d.Reason
+		if d.Decider == policy.ByMalformed {
+			row.Summary = "malformed approval_request"
+		}
+		if d.Verdict == policy.Allow && len(d.Charge) > 0 {
+			dec.Record(dec.Session, d.Charge, dec.NowTime())
+		}
+	case wire.TypeQuestion:
+		q := dec.AnswerQuestion(l.Raw)
+		row.Summary, row.Decision, row.Decider, row.Rule, row.Reason = "question", q.Action, q.Decider, q.Rule, q.Reason
+		if q.Q != nil {
+			row.Summary = "question: " + q.Q.Question
+		}
+		row.Answer = q.Answer
+	default:
+		return row, false
+	}
+	return row, true
+}
+
+// checkPrinter prints check's rows, as JSON lines or as a table, and notes what they decided.
+type checkPrinter struct {
+	w      *wire.Writer
+	tw     *tabwriter.Writer // nil: JSON lines
+	files  bool              // name the file of each row in the table
+	denied bool
+	asked  bool
+}
+
+func newCheckPrinter(out io.Writer, table, files bool) *checkPrinter {
+	pr := &checkPrinter{w: wire.NewWriter(out), files: files}
+	if table {
+		pr.tw = tabwriter.NewWriter(pr.w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(pr.tw, "LINE\tDECISION\tBY\tPROMPT")
+	}
+	return pr
+}
+
+func (pr *checkPrinter) print(row CheckRow) error {
+	switch row.Decision {
+	case "deny":
+		pr.denied = true
+	case "ask":
+		pr.asked = true
+	}
+	if pr.tw == nil {
+		return pr.w.WriteLine(marshal(row))
+	}
+	by := row.Decider
+	if row.Rule != "" {
+		by = row.Rule
+	}
+	what := row.Summary
+	// the part that decided, unless it is the whole command
+	if row.Part != "" && strings.TrimPrefix(row.Summary, "shell: ") != row.Part {
+		what += "  [" + row.Part + "]"
+	}
+	if row.Reason != "" && row.Decider != policy.ByRule {
+		what += "  (" + row.Reason + ")"
+	}
+	if row.Answer != nil {
+		what += " -> " + *row.Answer
+	}
+	loc := fmt.Sprint(row.Line)
+	if pr.files {
+		loc = row.File + ":" + loc
+	}
+	_, err := fmt.Fprintf(pr.tw, "%s\t%s\t%s\t%s\n", loc, row.Decision, termsafe.Line(by), termsafe.Line(what))
+	return err
+}
+
+// flushLive sends the JSON lines printed so far, before the input is read again: rows come
+// out as their prompts go in. A table waits for its last row, to align its columns.
+func (pr *checkPrinter) flushLive() {
+	if pr.tw == nil {
+		pr.w.Flush()
+	}
+}
+
+func (pr *checkPrinter) flush() error {
+	if pr.tw != nil {
+		if err := pr.tw.Flush(); err != nil {
+			return err
+		}
+	}
+	return pr.w.Flush()
 }
 
 func displayName(name string) string {
@@ -208,12 +275,12 @@ func displayName(name string) string {
 }
 
 // policyFiles are the policies named by --policy and the arguments.
-func policyFiles(c *cli.Context) ([]string, error) {
+func policyFiles(policy string, args []string) ([]string, error) {
 	var files []string
-	if p := lookup(c, "policy"); p != "" {
-		files = append(files, p)
+	if policy != "" {
+		files = append(files, policy)
 	}
-	files = append(files, c.Args().Slice()...)
+	files = append(files, args...)
 	if len(files) == 0 {
 		return nil, cmdutil.WithHint(cmdutil.Usagef("no policy given"), "pass --policy FILE or name policy files as arguments")
 	}
@@ -236,52 +303,73 @@ func testCommand(s cmdutil.Streams) *cli.Command {
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "print passing tests too"},
 		},
 		Action: func(c *cli.Context) error {
-			files, err := policyFiles(c)
+			o, err := testOptionsFrom(c)
 			if err != nil {
 				return err
 			}
-			failed := false
-			w := wire.NewWriter(s.Out)
-			defer w.Flush()
-			for _, f := range files {
-				p, dec, err := newDecider(c, s, f)
-				if err != nil {
-					return err
-				}
-				n, bad := 0, 0
-				for _, t := range p.Tests {
-					n++
-					got := runTest(dec, t)
-					if got != "" {
-						bad++
-						fmt.Fprintf(w, "%s:%d: FAIL %s: %s\n", termsafe.Line(f), t.Line, termsafe.Line(t.Name), termsafe.Text(got))
-					} else if c.Bool("verbose") {
-						fmt.Fprintf(w, "%s:%d: ok %s\n", termsafe.Line(f), t.Line, termsafe.Line(t.Name))
-					}
-				}
-				switch {
-				case n == 0:
-					fmt.Fprintf(w, "?    %s: no tests\n", termsafe.Line(f))
-				case bad > 0:
-					failed = true
-					fmt.Fprintf(w, "FAIL %s: %d of %d tests failed\n", termsafe.Line(f), bad, n)
-				default:
-					fmt.Fprintf(w, "ok   %s: %d tests\n", termsafe.Line(f), n)
-				}
-			}
-			if err := w.Flush(); err != nil {
-				return err
-			}
-			if failed {
-				return cmdutil.Exit(cmdutil.ExitFailed)
-			}
-			return nil
+			return runTests(c.Context, s, o)
 		},
 	}
 }
 
-// runTest returns "" when the test passes, else what went wrong.
-func runTest(dec *policy.Decider, t *policy.Test) string {
+// testOptions are fr-approve test's.
+type testOptions struct {
+	files   []string // the policies
+	root    string
+	verbose bool
+}
+
+func testOptionsFrom(c *cli.Context) (*testOptions, error) {
+	files, err := policyFiles(c.String("policy"), c.Args().Slice())
+	if err != nil {
+		return nil, err
+	}
+	return &testOptions{files: files, root: c.String("root"), verbose: c.Bool("verbose")}, nil
+}
+
+// runTests runs the tests of each policy, printing failures (and with verbose passes) and a
+// summary line per policy.
+func runTests(_ context.Context, s cmdutil.Streams, o *testOptions) error {
+	failed := false
+	w := wire.NewWriter(s.Out)
+	defer w.Flush()
+	for _, f := range o.files {
+		p, dec, err := newDecider(s, f, o.root)
+		if err != nil {
+			return err
+		}
+		n, bad := 0, 0
+		for _, t := range p.Tests {
+			n++
+			got := testOne(dec, t)
+			if got != "" {
+				bad++
+				fmt.Fprintf(w, "%s:%d: FAIL %s: %s\n", termsafe.Line(f), t.Line, termsafe.Line(t.Name), termsafe.Text(got))
+			} else if o.verbose {
+				fmt.Fprintf(w, "%s:%d: ok %s\n", termsafe.Line(f), t.Line, termsafe.Line(t.Name))
+			}
+		}
+		switch {
+		case n == 0:
+			fmt.Fprintf(w, "?    %s: no tests\n", termsafe.Line(f))
+		case bad > 0:
+			failed = true
+			fmt.Fprintf(w, "FAIL %s: %d of %d tests failed\n", termsafe.Line(f), bad, n)
+		default:
+			fmt.Fprintf(w, "ok   %s: %d tests\n", termsafe.Line(f), n)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if failed {
+		return cmdutil.Exit(cmdutil.ExitFailed)
+	}
+	return nil
+}
+
+// testOne returns "" when the test passes, else what went wrong.
+func testOne(dec *policy.Decider, t *policy.Test) string {
 	dec.Reset()
 	dec.Session = ""
 	typ, _ := wire.TopLevelString(t.Event, "type")
@@ -346,41 +434,59 @@ func lintCommand(s cmdutil.Streams) *cli.Command {
 			"EXAMPLES\n  fr-approve lint --policy examples/ci-go.yaml\n  fr-approve lint examples/*.yaml || echo 'review the policy'",
 		Flags: []cli.Flag{policyFlag()},
 		Action: func(c *cli.Context) error {
-			files, err := policyFiles(c)
+			o, err := lintOptionsFrom(c)
 			if err != nil {
 				return err
 			}
-			w := wire.NewWriter(s.Out)
-			defer w.Flush()
-			found := false
-			for _, f := range files {
-				p, err := loadPolicy(f)
-				if err != nil {
-					return err
-				}
-				xs := policy.Lint(p)
-				if len(xs) == 0 {
-					// as test says ok for a policy whose tests pass
-					fmt.Fprintf(w, "ok   %s: no findings\n", termsafe.Line(f))
-				}
-				for _, x := range xs {
-					found = true
-					if x.Line > 0 {
-						fmt.Fprintf(w, "%s:%d: %s\n", termsafe.Line(f), x.Line, termsafe.Text(x.Msg))
-					} else {
-						fmt.Fprintf(w, "%s: %s\n", termsafe.Line(f), termsafe.Text(x.Msg))
-					}
-				}
-			}
-			if err := w.Flush(); err != nil {
-				return err
-			}
-			if found {
-				return cmdutil.Exit(cmdutil.ExitFailed)
-			}
-			return nil
+			return runLint(c.Context, s, o)
 		},
 	}
+}
+
+// lintOptions are fr-approve lint's.
+type lintOptions struct {
+	files []string // the policies
+}
+
+func lintOptionsFrom(c *cli.Context) (*lintOptions, error) {
+	files, err := policyFiles(c.String("policy"), c.Args().Slice())
+	if err != nil {
+		return nil, err
+	}
+	return &lintOptions{files: files}, nil
+}
+
+// runLint prints the findings of each policy, or that it has none.
+func runLint(_ context.Context, s cmdutil.Streams, o *lintOptions) error {
+	w := wire.NewWriter(s.Out)
+	defer w.Flush()
+	found := false
+	for _, f := range o.files {
+		p, err := loadPolicy(f)
+		if err != nil {
+			return err
+		}
+		xs := policy.Lint(p)
+		if len(xs) == 0 {
+			// as test says ok for a policy whose tests pass
+			fmt.Fprintf(w, "ok   %s: no findings\n", termsafe.Line(f))
+		}
+		for _, x := range xs {
+			found = true
+			if x.Line > 0 {
+				fmt.Fprintf(w, "%s:%d: %s\n", termsafe.Line(f), x.Line, termsafe.Text(x.Msg))
+			} else {
+				fmt.Fprintf(w, "%s: %s\n", termsafe.Line(f), termsafe.Text(x.Msg))
+			}
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if found {
+		return cmdutil.Exit(cmdutil.ExitFailed)
+	}
+	return nil
 }
 
 func verifyCommand(s cmdutil.Streams) *cli.Command {
@@ -400,33 +506,51 @@ func verifyCommand(s cmdutil.Streams) *cli.Command {
 			"  fr-approve verify-audit --head \"$head\" approvals.log",
 		Flags: []cli.Flag{&cli.StringFlag{Name: "head", Usage: "fail unless the log holds the line with this `HASH` (a last printed earlier)"}},
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return cmdutil.WithHint(cmdutil.Usagef("verify-audit takes one audit log"), "fr-approve verify-audit [--head HASH] FILE")
-			}
-			head := c.String("head")
-			if head != "" && (len(head) != hashLen || !strings.HasPrefix(head, "sha256:")) {
-				return cmdutil.WithHint(cmdutil.Usagef("--head %q is not a hash verify-audit printed", head), "it looks like sha256: and 64 hex digits")
-			}
-			name := c.Args().First()
-			f, err := os.Open(name)
+			o, err := verifyOptionsFrom(c)
 			if err != nil {
-				return cmdutil.Errorf(cmdutil.ExitUsage, "%v", err)
+				return err
 			}
-			defer f.Close()
-			res, err := verifyChain(name, f, head)
-			if err != nil {
-				if ce, ok := err.(*ChainError); ok {
-					if ce.Torn {
-						return cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitFailed, "audit chain broken at %v", err), repairHint(name))
-					}
-					return cmdutil.Errorf(cmdutil.ExitFailed, "audit chain broken at %v", err)
-				}
-				return cmdutil.Errorf(cmdutil.ExitUsage, "%v", err)
-			}
-			_, err = fmt.Fprintf(s.Out, "%s\n", marshal(res))
-			return err
+			return runVerify(c.Context, s, o)
 		},
 	}
+}
+
+// verifyOptions are fr-approve verify-audit's.
+type verifyOptions struct {
+	file string
+	head string // "": any
+}
+
+func verifyOptionsFrom(c *cli.Context) (*verifyOptions, error) {
+	if c.NArg() != 1 {
+		return nil, cmdutil.WithHint(cmdutil.Usagef("verify-audit takes one audit log"), "fr-approve verify-audit [--head HASH] FILE")
+	}
+	o := &verifyOptions{file: c.Args().First(), head: c.String("head")}
+	if o.head != "" && (len(o.head) != audit.HashLen || !strings.HasPrefix(o.head, "sha256:")) {
+		return nil, cmdutil.WithHint(cmdutil.Usagef("--head %q is not a hash verify-audit printed", o.head), "it looks like sha256: and 64 hex digits")
+	}
+	return o, nil
+}
+
+// runVerify checks the chain of an audit log and prints how far it goes.
+func runVerify(_ context.Context, s cmdutil.Streams, o *verifyOptions) error {
+	f, err := os.Open(o.file)
+	if err != nil {
+		return cmdutil.Errorf(cmdutil.ExitUsage, "%v", err)
+	}
+	defer f.Close()
+	res, err := audit.Verify(o.file, f, o.head)
+	if err != nil {
+		if ce, ok := err.(*audit.ChainError); ok {
+			if ce.Torn {
+				return cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitFailed, "audit chain broken at %v", err), audit.RepairHint(o.file))
+			}
+			return cmdutil.Errorf(cmdutil.ExitFailed, "audit chain broken at %v", err)
+		}
+		return cmdutil.Errorf(cmdutil.ExitUsage, "%v", err)
+	}
+	_, err = fmt.Fprintf(s.Out, "%s\n", marshal(res))
+	return err
 }
 
 func repairCommand(s cmdutil.Streams) *cli.Command {
@@ -451,27 +575,48 @@ func repairCommand(s cmdutil.Streams) *cli.Command {
 			&cli.BoolFlag{Name: "force", Usage: "also cut from a complete line that breaks the chain to the end (saved beside the log, and recorded)"},
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return cmdutil.WithHint(cmdutil.Usagef("repair-audit takes one audit log"), "fr-approve repair-audit [--dry-run] [--force] FILE")
-			}
-			name := c.Args().First()
-			res, err := repairAudit(name, repairOptions{force: c.Bool("force"), dryRun: c.Bool("dry-run"), now: s.Time()})
+			o, err := repairOptionsFrom(c)
 			if err != nil {
 				return err
 			}
-			switch cut := res.Cut; {
-			case cut == nil:
-				cmdutil.Sayf(s.Err, prog, "%s: nothing to cut: its %d lines verify", name, res.Lines)
-			case c.Bool("dry-run"):
-				cmdutil.Sayf(s.Err, prog, "%s: would cut %d bytes at offset %d (line %d: %s)", name, cut.Bytes, cut.Offset, cut.Line, cut.Reason)
-			default:
-				cmdutil.Sayf(s.Err, prog, "%s: cut %d bytes at offset %d (line %d: %s), saved in %s; the cut is recorded as line %d",
-					name, cut.Bytes, cut.Offset, cut.Line, cut.Reason, cut.Saved, res.Lines)
-			}
-			_, err = fmt.Fprintf(s.Out, "%s\n", marshal(res))
-			return err
+			return runRepair(c.Context, s, o)
 		},
 	}
+}
+
+// repairOptions are fr-approve repair-audit's.
+type repairOptions struct {
+	file   string
+	dryRun bool
+	force  bool
+}
+
+func repairOptionsFrom(c *cli.Context) (*repairOptions, error) {
+	if c.NArg() != 1 {
+		return nil, cmdutil.WithHint(cmdutil.Usagef("repair-audit takes one audit log"), "fr-approve repair-audit [--dry-run] [--force] FILE")
+	}
+	return &repairOptions{file: c.Args().First(), dryRun: c.Bool("dry-run"), force: c.Bool("force")}, nil
+}
+
+// runRepair cuts a torn last line from an audit log, saying what it cut on stderr and
+// printing the log's state after it on stdout.
+func runRepair(_ context.Context, s cmdutil.Streams, o *repairOptions) error {
+	name := o.file
+	res, err := audit.Repair(name, audit.RepairOptions{Force: o.force, DryRun: o.dryRun, Now: s.Time(), Wrap: wrapAuditFile})
+	if err != nil {
+		return err
+	}
+	switch cut := res.Cut; {
+	case cut == nil:
+		cmdutil.Sayf(s.Err, prog, "%s: nothing to cut: its %d lines verify", name, res.Lines)
+	case o.dryRun:
+		cmdutil.Sayf(s.Err, prog, "%s: would cut %d bytes at offset %d (line %d: %s)", name, cut.Bytes, cut.Offset, cut.Line, cut.Reason)
+	default:
+		cmdutil.Sayf(s.Err, prog, "%s: cut %d bytes at offset %d (line %d: %s), saved in %s; the cut is recorded as line %d",
+			name, cut.Bytes, cut.Offset, cut.Line, cut.Reason, cut.Saved, res.Lines)
+	}
+	_, err = fmt.Fprintf(s.Out, "%s\n", marshal(res))
+	return err
 }
 
 // marshal encodes v as one JSON line body, without escaping <, > and & (people read these).

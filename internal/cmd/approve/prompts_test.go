@@ -36,7 +36,7 @@ func TestEveryPromptOneAnswer(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			in := c.line + "\n" + sh + `"ls"}` + "\n"
-			code, out, errs := run(t, in, "--policy", pol)
+			code, out, errs := runApprove(t, in, "--policy", pol)
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errs)
 			}
@@ -54,7 +54,7 @@ func TestEveryPromptOneAnswer(t *testing.T) {
 		})
 	}
 	// a question that cannot be decoded is skipped, not left waiting
-	code, out, _ := run(t, `{"type":"question","question":"go on?","options":`+deep("[", "]", 20000)+`}`+"\n", "--policy", pol)
+	code, out, _ := runApprove(t, `{"type":"question","question":"go on?","options":`+deep("[", "]", 20000)+`}`+"\n", "--policy", pol)
 	if code != 0 || out != `{"type":"question_response","answer":null}`+"\n" {
 		t.Errorf("undecodable question: exit %d, %q", code, out)
 	}
@@ -80,7 +80,7 @@ func FuzzPromptLine(f *testing.F) {
 			t.Skip() // it could name another type
 		}
 		line := `{"type":"approval_request",` + rest
-		code, out, errs := run(t, line+"\n"+next+"\n", "--policy", pol)
+		code, out, errs := runApprove(t, line+"\n"+next+"\n", "--policy", pol)
 		if code != 0 {
 			t.Fatalf("%q: exit %d: %s", line, code, errs)
 		}

@@ -16,7 +16,7 @@ import (
 	"github.com/fuseraft/fr/internal/testkit"
 )
 
-func run(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+func runApprove(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb strings.Builder
 	s := cmdutil.Streams{In: strings.NewReader(stdin), Out: &out, Err: &errb, Getenv: func(string) string { return "" }}
@@ -70,7 +70,7 @@ func TestExitCodes(t *testing.T) {
 		{"verify missing", "", []string{"verify-audit", filepath.Join(dir, "none.log")}, 2},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			code, _, stderr := run(t, c.stdin, c.args...)
+			code, _, stderr := runApprove(t, c.stdin, c.args...)
 			if code != c.want {
 				t.Errorf("exit %d, want %d; stderr:\n%s", code, c.want, stderr)
 			}
@@ -233,72 +233,6 @@ func TestReorderArgs(t *testing.T) {
 	}
 }
 
-func TestVerifyChain(t *testing.T) {
-	dir := t.TempDir()
-	name := filepath.Join(dir, "a.log")
-	a, recs, err := openAudit(name, false)
-	if err != nil || len(recs) != 0 {
-		t.Fatal(err, recs)
-	}
-	for i := 0; i < 3; i++ {
-		if err := a.append(Record{Time: "t", Type: "approval_request", Summary: "s", Decision: "allow", Decider: "rule", Policy: "p"}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// a second writer is refused while the first holds the log
-	if _, _, err := openAudit(name, false); err == nil || !strings.Contains(err.Error(), "in use") {
-		t.Errorf("second open: %v", err)
-	}
-	a.close()
-	data, _ := os.ReadFile(name)
-	lines := strings.SplitAfter(string(data), "\n")
-	lines = lines[:len(lines)-1]
-	check := func(text string) (int, string) {
-		_, err := verifyChain("a.log", strings.NewReader(text), "")
-		if err == nil {
-			return 0, ""
-		}
-		ce, ok := err.(*ChainError)
-		if !ok {
-			t.Fatalf("%v", err)
-		}
-		return ce.Line, ce.Msg
-	}
-	if n, msg := check(string(data)); n != 0 {
-		t.Fatalf("intact log broken at %d: %s", n, msg)
-	}
-	for _, c := range []struct {
-		name string
-		text string
-		line int
-	}{
-		{"swapped", lines[0] + lines[2] + lines[1], 2},
-		{"removed middle", lines[0] + lines[2], 2},
-		{"removed first", lines[1] + lines[2], 1},
-		{"edited", lines[0] + strings.Replace(lines[1], "allow", "deny", 1) + lines[2], 2},
-		{"last edited", lines[0] + lines[1] + strings.Replace(lines[2], "allow", "deny", 1), 3},
-		{"hash removed", lines[0] + strings.Replace(lines[1], `,"hash":`, `,"x":`, 1) + lines[2], 2},
-		{"inserted", lines[0] + lines[0] + lines[1], 2},
-		{"cut", lines[0] + strings.TrimSuffix(lines[1], "\n"), 2},
-		{"garbage", lines[0] + "hello\n", 2},
-	} {
-		if n, msg := check(c.text); n != c.line {
-			t.Errorf("%s: broken at line %d (%s), want %d", c.name, n, msg, c.line)
-		}
-	}
-	// reopening continues the chain
-	a, recs, err = openAudit(name, false)
-	if err != nil || len(recs) != 3 {
-		t.Fatal(err, len(recs))
-	}
-	a.append(Record{Time: "t", Summary: "4"})
-	a.close()
-	data, _ = os.ReadFile(name)
-	if res, err := verifyChain(name, strings.NewReader(string(data)), ""); err != nil || res.Lines != 4 {
-		t.Errorf("after reopening: %+v %v", res, err)
-	}
-}
-
 func TestCheckRowShape(t *testing.T) {
 	want := []string{"File", "Line", "Type", "Kind", "Summary", "Decision", "Answer", "Decider", "Rule", "Part", "Reason"}
 	var got []string
@@ -320,11 +254,11 @@ func TestExamplePolicies(t *testing.T) {
 	}
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			code, stdout, stderr := run(t, "", "test", "--policy", f)
+			code, stdout, stderr := runApprove(t, "", "test", "--policy", f)
 			if code != 0 || !strings.HasPrefix(stdout, "ok ") {
 				t.Errorf("exit %d\n%s%s", code, stdout, stderr)
 			}
-			code, stdout, stderr = run(t, "", "lint", "--policy", f)
+			code, stdout, stderr = runApprove(t, "", "lint", "--policy", f)
 			if code != 0 {
 				t.Errorf("lint: exit %d\n%s%s", code, stdout, stderr)
 			}

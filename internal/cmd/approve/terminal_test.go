@@ -8,39 +8,25 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/creack/pty"
 
+	"github.com/fuseraft/fr/internal/audit"
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/internal/testkit"
 )
 
 // screen collects what fr-approve writes on the terminal.
-type screen struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (s *screen) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.String()
-}
+type screen struct{ testkit.SyncBuffer }
 
 // waitFor waits until the screen shows want n times.
 func (s *screen) waitFor(t *testing.T, want string, n int) {
 	t.Helper()
-	deadline := time.Now().Add(testkit.Bound(10 * time.Second))
-	for time.Now().Before(deadline) {
-		if strings.Count(s.String(), want) >= n {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
+	if !testkit.Until(10*time.Second, func() bool { return strings.Count(s.String(), want) >= n }) {
+		t.Fatalf("terminal never showed %q (x%d); it shows:\n%s", want, n, s.String())
 	}
-	t.Fatalf("terminal never showed %q (x%d); it shows:\n%s", want, n, s.String())
 }
 
 // session runs fr-approve with a real pseudo-terminal as its --tty, events written to in and
@@ -52,24 +38,7 @@ type session struct {
 	ptmx   *os.File
 	screen *screen
 	done   chan int
-	stderr *syncBuffer
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
+	stderr *testkit.SyncBuffer
 }
 
 func startSession(t *testing.T, policy string, env map[string]string, args ...string) *session {
@@ -85,14 +54,12 @@ func startSession(t *testing.T, policy string, env map[string]string, args ...st
 	}
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	s := &session{t: t, in: inW, out: bufio.NewReader(outR), ptmx: ptmx, screen: &screen{}, done: make(chan int, 1), stderr: &syncBuffer{}}
+	s := &session{t: t, in: inW, out: bufio.NewReader(outR), ptmx: ptmx, screen: &screen{}, done: make(chan int, 1), stderr: &testkit.SyncBuffer{}}
 	go func() {
 		b := make([]byte, 4096)
 		for {
 			n, err := ptmx.Read(b)
-			s.screen.mu.Lock()
-			s.screen.buf.Write(b[:n])
-			s.screen.mu.Unlock()
+			s.screen.Write(b[:n])
 			if err != nil {
 				return
 			}
@@ -177,8 +144,8 @@ rules:
 `
 
 func TestTerminalAsk(t *testing.T) {
-	audit := filepath.Join(t.TempDir(), "audit.log")
-	s := startSession(t, askPolicy, map[string]string{"NO_COLOR": "1"}, "--audit", audit)
+	auditFile := filepath.Join(t.TempDir(), "audit.log")
+	s := startSession(t, askPolicy, map[string]string{"NO_COLOR": "1"}, "--audit", auditFile)
 
 	// allowed by the policy: nobody is asked
 	s.send(`{"type":"approval_request","kind":"shell_command","command":"ls -l"}`)
@@ -248,7 +215,7 @@ func TestTerminalAsk(t *testing.T) {
 	if code := s.end(); code != 0 {
 		t.Fatalf("exit %d, stderr: %s", code, s.stderr.String())
 	}
-	log, err := os.ReadFile(audit)
+	log, err := os.ReadFile(auditFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,14 +226,14 @@ func TestTerminalAsk(t *testing.T) {
 			t.Errorf("audit log lacks %s:\n%s", want, log)
 		}
 	}
-	if res, err := verifyChain(audit, bytes.NewReader(log), ""); err != nil || res.Lines != 6 {
+	if res, err := audit.Verify(auditFile, bytes.NewReader(log), ""); err != nil || res.Lines != 6 {
 		t.Errorf("verify: %+v %v", res, err)
 	}
 }
 
 func TestTerminalTimeout(t *testing.T) {
-	audit := filepath.Join(t.TempDir(), "audit.log")
-	s := startSession(t, askPolicy, nil, "--audit", audit, "--ask-timeout", "200ms")
+	auditFile := filepath.Join(t.TempDir(), "audit.log")
+	s := startSession(t, askPolicy, nil, "--audit", auditFile, "--ask-timeout", "200ms")
 	s.send(`{"type":"approval_request","kind":"shell_command","command":"make deploy"}`)
 	if got := s.response(); got != `{"type":"approval_response","approved":false}` {
 		t.Fatalf("got %s", got)
@@ -284,7 +251,7 @@ func TestTerminalTimeout(t *testing.T) {
 	if code := s.end(); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	log, _ := os.ReadFile(audit)
+	log, _ := os.ReadFile(auditFile)
 	if !strings.Contains(string(log), `"decision":"deny","decider":"timeout"`) {
 		t.Errorf("audit log lacks the timeout:\n%s", log)
 	}
@@ -344,8 +311,8 @@ func TestTerminalLongCommand(t *testing.T) {
 // A typo is asked again, not taken as a denial; --ask-timeout still denies when no answer
 // follows it, counting from when the prompt was first shown, and the log keeps what was typed.
 func TestTerminalTypoThenTimeout(t *testing.T) {
-	audit := filepath.Join(t.TempDir(), "audit.log")
-	s := startSession(t, askPolicy, map[string]string{"NO_COLOR": "1"}, "--audit", audit, "--ask-timeout", "1s")
+	auditFile := filepath.Join(t.TempDir(), "audit.log")
+	s := startSession(t, askPolicy, map[string]string{"NO_COLOR": "1"}, "--audit", auditFile, "--ask-timeout", "1s")
 	start := time.Now()
 	s.send(`{"type":"approval_request","kind":"shell_command","command":"make deploy"}`)
 	s.screen.waitFor(t, "allow? [y/N] ", 1)
@@ -361,11 +328,11 @@ func TestTerminalTypoThenTimeout(t *testing.T) {
 	if code := s.end(); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	log, _ := os.ReadFile(audit)
+	log, _ := os.ReadFile(auditFile)
 	if !strings.Contains(string(log), `"decision":"deny","decider":"timeout","typed":["yse"]`) {
 		t.Errorf("audit log lacks the timeout and what was typed:\n%s", log)
 	}
-	if _, err := verifyChain(audit, bytes.NewReader(log), ""); err != nil {
+	if _, err := audit.Verify(auditFile, bytes.NewReader(log), ""); err != nil {
 		t.Errorf("verify: %v", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/fuseraft/fr/internal/audit"
 	"github.com/fuseraft/fr/internal/cmd/approve/policy"
 	"github.com/fuseraft/fr/internal/termsafe"
 	"github.com/fuseraft/fr/pkg/wire"
@@ -121,7 +122,7 @@ func (srv *server) watchOnce() {
 	// are the watchdog's.
 	reason := fmt.Sprintf("deciding it took longer than the decision timeout (%s) and did not stop; denied", w.timeout)
 	now := time.Now()
-	rec := Record{Time: now.UTC().Format(time.RFC3339Nano), Session: w.session, Type: wire.TypeApproval,
+	rec := audit.Record{Time: now.UTC().Format(time.RFC3339Nano), Session: w.session, Type: wire.TypeApproval,
 		Summary: "approval_request", Decision: "deny", Decider: policy.ByError, Reason: reason,
 		Policy: "sha256:" + srv.p.SHA256, Latency: float64(time.Duration(w.now()-w.started.Load()).Microseconds()) / 1000}
 	resp := wire.ApprovalResponse(false)
@@ -139,7 +140,7 @@ func (srv *server) watchOnce() {
 		fmt.Fprintf(srv.s.Err, "%s: %s %s (%s)\n", prog, rec.Decision, termsafe.Line(rec.Summary), termsafe.Line(reason))
 	}
 	if srv.audit != nil {
-		w.err = srv.audit.append(rec)
+		w.err = srv.audit.Append(rec)
 	}
 	// a denial is answered even when its audit line could not be written (the error ends
 	// the run once the loop is back)

@@ -10,7 +10,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/fuseraft/fr/internal/cmd/approve"
+	"github.com/fuseraft/fr/internal/audit"
 	"github.com/fuseraft/fr/internal/cmdutil"
 )
 
@@ -18,7 +18,7 @@ import (
 // joined into one file (cat a.jsonl b.jsonl), each starting at its own first line (prev null).
 type auditChain struct {
 	info    *AuditInfo
-	recs    []approve.Record
+	recs    []audit.Record
 	at      int      // the next record a prompt may match
 	session *Session // the session whose prompts it has matched first, if any
 }
@@ -97,9 +97,9 @@ func (b *builder) readAudit(name string) error {
 		return cmdutil.Usagef("audit log %s: %v", name, err)
 	}
 	for i, chain := range chains {
-		recs, err := approve.ReadAudit(name, bytes.NewReader(chain))
+		recs, err := audit.Read(name, bytes.NewReader(chain))
 		if err != nil {
-			var ce *approve.ChainError
+			var ce *audit.ChainError
 			if errors.As(err, &ce) {
 				// line numbers of the file, not of the chain
 				ce.Line += first[i] - 1
@@ -161,7 +161,7 @@ func (b *builder) auditTotals() {
 // over. With several chains (one fr-approve each), a session keeps to the chain its first
 // prompt matched in; a session's first prompt looks first in the chains no session has
 // matched in yet, in the order given, then in the others.
-func (b *builder) matchAudit(typ, summary string, s *Session) *approve.Record {
+func (b *builder) matchAudit(typ, summary string, s *Session) *audit.Record {
 	order := make([]*auditChain, 0, len(b.audits))
 	for _, c := range b.audits {
 		if c.session == s {

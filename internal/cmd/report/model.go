@@ -361,268 +361,258 @@ func (b *builder) event(ev wire.Event) {
 	if ev.Type == wire.TypeReady || ev.Type == wire.TypeHello {
 		b.checkVersion(ev)
 	}
-	bad := func(err error) bool {
-		if err != nil {
-			b.r.Input.Malformed++
-			return true
-		}
-		return false
+	if h := eventHandlers[ev.Type]; h != nil {
+		h(b, ev)
+		return
 	}
-	switch ev.Type {
-	case wire.TypeReady:
-		var v wire.Ready
-		if bad(ev.Decode(&v)) {
+	if shownNowhere[ev.Type] {
+		return
+	}
+	t := b.unknown[ev.Type]
+	if t == nil {
+		if len(b.unknown) >= maxTypes {
+			b.omit("unknown types")
 			return
 		}
-		kind := "chat"
-		if v.Task != "" || v.Agents != nil || v.Config != nil {
-			kind = "run"
+		t = &TypeCount{Type: b.text(ev.Type, 200)}
+		b.unknown[ev.Type] = t
+	}
+	t.Count++
+}
+
+// eventHandlers read each type of event the report shows into the model.
+var eventHandlers map[string]func(*builder, wire.Event)
+
+func init() {
+	eventHandlers = map[string]func(*builder, wire.Event){
+		wire.TypeReady:              decoded((*builder).ready),
+		wire.TypeHello:              decoded((*builder).hello),
+		wire.TypeQueued:             decoded(func(b *builder, v *wire.Queued) { b.start("task", v.SessionID) }),
+		wire.TypeAutoDispatched:     decoded((*builder).autoDispatched),
+		wire.TypeTaskResumed:        decoded((*builder).taskResumed),
+		wire.TypeA2ACall:            decoded((*builder).a2aCall),
+		wire.TypeAgentStarting:      decoded(func(b *builder, v *wire.AgentStarting) { b.session().addAgent(b.text(v.Agent, 200)) }),
+		wire.TypeToolCalling:        decoded((*builder).toolCalling),
+		wire.TypeTokenBudgetWarning: decoded((*builder).tokenBudgetWarning),
+		wire.TypeAgentMessage:       decoded((*builder).agentMessage),
+		wire.TypeResult:             (*builder).result,
+		wire.TypeTurnStart:          decoded((*builder).turnStart),
+		wire.TypeTitle:              decoded((*builder).title),
+		wire.TypeToken:              decoded(func(b *builder, v *wire.Token) { b.session(); b.stream("reply", v.Text) }),
+		wire.TypeThinking:           decoded(func(b *builder, v *wire.Token) { b.session(); b.stream("thinking", v.Text) }),
+		wire.TypeToolCall:           decoded((*builder).toolCall),
+		wire.TypeToolResult:         decoded((*builder).toolResult),
+		wire.TypeFileChanged:        decoded((*builder).fileChanged),
+		wire.TypeFileChanges:        decoded((*builder).fileChanges),
+		wire.TypeMessageEnd:         decoded((*builder).messageEnd),
+		wire.TypeStatus:             decoded((*builder).status),
+		wire.TypeApproval:           func(b *builder, ev wire.Event) { b.approval(ev.Raw) },
+		wire.TypeQuestion:           decoded(func(b *builder, v *wire.Question) { b.question(*v) }),
+		wire.TypeText:               (*builder).message,
+		wire.TypeInfo:               (*builder).message,
+		wire.TypeWarning:            (*builder).message,
+		wire.TypeError:              (*builder).message,
+		wire.TypeSessEnd:            func(b *builder, _ wire.Event) { b.sessionEnd() },
+		wire.TypeCancelled: func(b *builder, _ wire.Event) {
+			b.session()
+			b.entry(&Entry{Kind: "message", Title: "cancelled", Text: "the turn was interrupted"})
+		},
+	}
+}
+
+// shownNowhere are the types of events the report knows and does not show.
+var shownNowhere = map[string]bool{
+	wire.TypeShellStart: true, wire.TypeShellOutput: true, wire.TypeShellEnd: true, wire.TypeRetrying: true,
+	wire.TypeInterjection: true, wire.TypeCompacted: true, wire.TypePlan: true, wire.TypeStepStatus: true,
+	wire.TypeReplay: true, wire.TypeApplied: true, wire.TypeCopy: true, wire.TypeUserInput: true,
+	wire.TypeApprovalResponse: true, wire.TypeQuestionResponse: true, wire.TypeInterrupt: true,
+}
+
+// decoded makes a handler that decodes an event into a T before apply reads it into the
+// model: one that does not decode is counted malformed and skipped.
+func decoded[T any](apply func(*builder, *T)) func(*builder, wire.Event) {
+	return func(b *builder, ev wire.Event) {
+		var v T
+		if ev.Decode(&v) != nil {
+			b.r.Input.Malformed++
+			return
 		}
-		s := b.start(kind, v.SessionID)
-		s.Task = b.text(v.Task, maxText)
+		apply(b, &v)
+	}
+}
+
+func (b *builder) ready(v *wire.Ready) {
+	kind := "chat"
+	if v.Task != "" || v.Agents != nil || v.Config != nil {
+		kind = "run"
+	}
+	s := b.start(kind, v.SessionID)
+	s.Task = b.text(v.Task, maxText)
+	s.Model = b.text(v.Model, 200)
+	b.setTitle(s, v.Title, v.AutoTitle)
+	s.Resumed = v.Resumed
+	if v.Config != nil {
+		s.Config = b.text(*v.Config, 1000)
+	}
+	for _, a := range v.Agents {
+		s.addAgent(b.text(a, 200))
+	}
+}
+
+func (b *builder) hello(v *wire.Hello) {
+	if v.InFlight != nil {
+		s := b.start("task", v.InFlight.SessionID)
+		s.Task = b.text(v.InFlight.Task, maxText)
+	}
+}
+
+func (b *builder) autoDispatched(v *wire.AutoDispatched) {
+	s := b.start("task", v.SessionID)
+	s.Task = b.text(v.Task, maxText)
+}
+
+func (b *builder) taskResumed(v *wire.TaskResumed) {
+	s := b.start("task", v.SessionID)
+	s.Task, s.Resumed = b.text(v.Task, maxText), true
+}
+
+func (b *builder) a2aCall(v *wire.A2ACall) {
+	s := b.start("task", v.SessionID)
+	s.addAgent(b.text(v.Agent, 200))
+}
+
+func (b *builder) toolCalling(v *wire.ToolCalling) {
+	s := b.session()
+	s.ToolCalls++
+	s.addAgent(b.text(v.Agent, 200))
+	b.entry(&Entry{Kind: "tool", Agent: b.text(v.Agent, 200), Title: b.text(v.Tool, 200), Text: b.text(v.ArgsSummary, maxText)})
+}
+
+func (b *builder) tokenBudgetWarning(v *wire.TokenBudgetWarning) {
+	b.session()
+	b.entry(&Entry{Kind: "message", Title: "warning", Agent: b.text(v.Agent, 200),
+		Text: "token budget: " + strconv.Itoa(v.InputTokens) + " input tokens, warned at " + strconv.Itoa(v.WarnThreshold)})
+}
+
+func (b *builder) agentMessage(v *wire.AgentMessageEvent) {
+	s := b.session()
+	m := v.Message
+	s.addAgent(b.text(m.AgentName, 200))
+	s.Turns++
+	s.elapsedMs += v.ElapsedMs
+	if m.InputTokens != nil {
+		s.msgTokens.Input += int64(*m.InputTokens)
+	}
+	if m.OutputTokens != nil {
+		s.msgTokens.Output += int64(*m.OutputTokens)
+	}
+	text := m.Content
+	for _, tc := range m.ToolCalls {
+		mark := "✓"
+		if !tc.Succeeded {
+			mark = "✗"
+		}
+		text += "\n" + mark + " " + tc.Name + " " + tc.ArgsSummary
+	}
+	b.entry(&Entry{Kind: "agent", Agent: b.text(m.AgentName, 200), Title: m.Role, Text: b.text(text, maxText)})
+}
+
+func (b *builder) turnStart(v *wire.TurnStart) {
+	s := b.session()
+	text := v.Text
+	if s.Kind == "chat" && len(b.inputs) > 0 {
+		// the person's message, from --input-log: fuseraft's turn_start does not carry it
+		if text == "" {
+			text = b.inputs[0]
+		}
+		b.inputs = b.inputs[1:]
+	}
+	if text != "" {
+		b.entry(&Entry{Kind: "user", Text: b.text(text, maxText)})
+	}
+}
+
+func (b *builder) title(v *wire.Title) {
+	s := b.byID[v.SessionID]
+	if s == nil {
+		s = b.session()
+	}
+	b.setTitle(s, v.Title, v.AutoTitle)
+}
+
+func (b *builder) toolCall(v *wire.ToolCall) {
+	s := b.session()
+	s.ToolCalls++
+	agent := ""
+	if v.Agent != nil {
+		agent = b.text(*v.Agent, 200)
+	}
+	b.entry(&Entry{Kind: "tool", Agent: agent, Title: b.text(v.Name, 200), Text: b.text(v.Summary, maxText)})
+}
+
+func (b *builder) toolResult(v *wire.ToolResult) {
+	b.session()
+	b.entry(&Entry{Kind: "output", Title: b.text(v.Name, 200), OK: ptr(v.OK), Text: b.text(v.Output, maxText)})
+}
+
+func (b *builder) fileChanged(v *wire.FileChanged) {
+	b.session()
+	f := b.file(v.Path)
+	if f != nil {
+		f.Sigil, f.Added, f.Removed, f.Decision = b.text(v.Sigil, 10), f.Added+v.Added, f.Removed+v.Removed, ""
+	}
+	b.entry(&Entry{Kind: "file", Title: b.text(v.Sigil, 10), Text: b.text(v.Path, 4096) + " +" + strconv.Itoa(v.Added) + " -" + strconv.Itoa(v.Removed)})
+}
+
+func (b *builder) fileChanges(v *wire.FileChanges) {
+	b.session()
+	for _, c := range v.Changes {
+		if f := b.file(c.Path); f != nil && f.Sigil == "" {
+			f.Sigil = b.text(c.Sigil, 10)
+		}
+	}
+}
+
+func (b *builder) messageEnd(v *wire.MessageEnd) {
+	s := b.session()
+	b.closeStream()
+	s.Turns++
+	if v.InputTokens != nil {
+		s.msgTokens.Input += int64(*v.InputTokens)
+	}
+	if v.OutputTokens != nil {
+		s.msgTokens.Output += int64(*v.OutputTokens)
+	}
+	if v.CachedInputTokens != nil {
+		s.msgTokens.Cached += int64(*v.CachedInputTokens)
+	}
+}
+
+func (b *builder) status(v *wire.Status) {
+	if s := b.session(); s.Model == "" {
 		s.Model = b.text(v.Model, 200)
-		b.setTitle(s, v.Title, v.AutoTitle)
-		s.Resumed = v.Resumed
-		if v.Config != nil {
-			s.Config = b.text(*v.Config, 1000)
-		}
-		for _, a := range v.Agents {
-			s.addAgent(b.text(a, 200))
-		}
-	case wire.TypeHello:
-		var v wire.Hello
-		if bad(ev.Decode(&v)) {
-			return
-		}
-		if v.InFlight != nil {
-			s := b.start("task", v.InFlight.SessionID)
-			s.Task = b.text(v.InFlight.Task, maxText)
-		}
-	case wire.TypeQueued:
-		var v wire.Queued
-		if bad(ev.Decode(&v)) {
-			return
-		}
-		b.start("task", v.SessionID)
-	case wire.TypeAutoDispatched:
-		var v wire.AutoDispatched
-		if bad(ev.Decode(&v)) {
-			return
-		}
-		s := b.start("task", v.SessionID)
-		s.Task = b.text(v.Task, maxText)
-	case wire.TypeTaskResumed:
-		var v wire.TaskResumed
-		if bad(ev.Decode(&v)) {
-			return
-		}
-		s := b.start("task", v.SessionID)
-		s.Task, s.Resumed = b.text(v.Task, maxText), true
-	case wire.TypeA2ACall:
-		var v wire.A2ACall
-		if bad(ev.Decode(&v)) {
-			return
-		}
-		s := b.start("task", v.SessionID)
-		s.addAgent(b.text(v.Agent, 200))
-	case wire.TypeAgentStarting:
-		var v wire.AgentStarting
-		if bad(ev.Decode(&v)) {
-			return
-		}
-		b.session().addAgent(b.text(v.Agent, 200))
-	case wire.TypeToolCalling:
-		var v wire.ToolCalling
-		if bad(ev.Decode(&v)) {
-			return
-		}
-		s := b.session()
-		s.ToolCalls++
-		s.addAgent(b.text(v.Agent, 200))
-		b.entry(&Entry{Kind: "tool", Agent: b.text(v.Agent, 200), Title: b.text(v.Tool, 200), Text: b.text(v.ArgsSummary, maxText)})
-	case wire.TypeTokenBudgetWarning:
-		var v wire.TokenBudgetWarning
-		if bad(ev.Decode(&v)) {
-			return
-		}
-		b.session()
-		b.entry(&Entry{Kind: "message", Title: "warning", Agent: b.text(v.Agent, 200),
-			Text: "token budget: " + strconv.Itoa(v.InputTokens) + " input tokens, warned at " + strconv.Itoa(v.WarnThreshold)})
-	case wire.TypeAgentMessage:
-		var v wire.AgentMessageEvent
-		if bad(ev.Decode(&v)) {
-			return
-		}
-		s := b.session()
-		m := v.Message
-		s.addAgent(b.text(m.AgentName, 200))
-		s.Turns++
-		s.elapsedMs += v.ElapsedMs
-		if m.InputTokens != nil {
-			s.msgTokens.Input += int64(*m.InputTokens)
-		}
-		if m.OutputTokens != nil {
-			s.msgTokens.Output += int64(*m.OutputTokens)
-		}
-		text := m.Content
-		for _, tc := range m.ToolCalls {
-			mark := "✓"
-			if !tc.Succeeded {
-				mark = "✗"
-			}
-			text += "\n" + mark + " " + tc.Name + " " + tc.ArgsSummary
-		}
-		b.entry(&Entry{Kind: "agent", Agent: b.text(m.AgentName, 200), Title: m.Role, Text: b.text(text, maxText)})
-	case wire.TypeResult:
-		b.result(ev)
-	case wire.TypeTurnStart:
-		var v wire.TurnStart
-		if bad(ev.Decode(&v)) {
-			return
-		}
-		s := b.session()
-		text := v.Text
-		if s.Kind == "chat" && len(b.inputs) > 0 {
-			// the person's message, from --input-log: fuseraft's turn_start does not carry it
-			if text == "" {
-				text = b.inputs[0]
-			}
-			b.inputs = b.inputs[1:]
-		}
-		if text != "" {
-			b.entry(&Entry{Kind: "user", Text: b.text(text, maxText)})
-		}
-	case wire.TypeTitle:
-		var v wire.Title
-		if bad(ev.Decode(&v)) {
-			return
-		}
-		s := b.byID[v.SessionID]
-		if s == nil {
-			s = b.session()
-		}
-		b.setTitle(s, v.Title, v.AutoTitle)
-	case wire.TypeToken:
-		var v wire.Token
-		if bad(ev.Decode(&v)) {
-			return
-		}
-		b.session()
-		b.stream("reply", v.Text)
-	case wire.TypeThinking:
-		var v wire.Token
-		if bad(ev.Decode(&v)) {
-			return
-		}
-		b.session()
-		b.stream("thinking", v.Text)
-	case wire.TypeToolCall:
-		var v wire.ToolCall
-		if bad(ev.Decode(&v)) {
-			return
-		}
-		s := b.session()
-		s.ToolCalls++
-		agent := ""
-		if v.Agent != nil {
-			agent = b.text(*v.Agent, 200)
-		}
-		b.entry(&Entry{Kind: "tool", Agent: agent, Title: b.text(v.Name, 200), Text: b.text(v.Summary, maxText)})
-	case wire.TypeToolResult:
-		var v wire.ToolResult
-		if bad(ev.Decode(&v)) {
-			return
-		}
-		b.session()
-		b.entry(&Entry{Kind: "output", Title: b.text(v.Name, 200), OK: ptr(v.OK), Text: b.text(v.Output, maxText)})
-	case wire.TypeFileChanged:
-		var v wire.FileChanged
-		if bad(ev.Decode(&v)) {
-			return
-		}
-		b.session()
-		f := b.file(v.Path)
-		if f != nil {
-			f.Sigil, f.Added, f.Removed, f.Decision = b.text(v.Sigil, 10), f.Added+v.Added, f.Removed+v.Removed, ""
-		}
-		b.entry(&Entry{Kind: "file", Title: b.text(v.Sigil, 10), Text: b.text(v.Path, 4096) + " +" + strconv.Itoa(v.Added) + " -" + strconv.Itoa(v.Removed)})
-	case wire.TypeFileChanges:
-		var v wire.FileChanges
-		if bad(ev.Decode(&v)) {
-			return
-		}
-		b.session()
-		for _, c := range v.Changes {
-			if f := b.file(c.Path); f != nil && f.Sigil == "" {
-				f.Sigil = b.text(c.Sigil, 10)
-			}
-		}
-	case wire.TypeMessageEnd:
-		var v wire.MessageEnd
-		if bad(ev.Decode(&v)) {
-			return
-		}
-		s := b.session()
+	}
+}
+
+// message reads text, info, warning and error events.
+func (b *builder) message(ev wire.Event) {
+	var v wire.Message
+	if ev.Decode(&v) != nil {
+		b.r.Input.Malformed++
+		return
+	}
+	b.session()
+	b.entry(&Entry{Kind: "message", Title: ev.Type, Text: b.text(v.Text, maxText)})
+}
+
+// sessionEnd ends the session being read (a chat as Ended).
+func (b *builder) sessionEnd() {
+	if b.cur != nil && !b.cur.done {
 		b.closeStream()
-		s.Turns++
-		if v.InputTokens != nil {
-			s.msgTokens.Input += int64(*v.InputTokens)
+		if b.cur.Kind == "chat" {
+			b.cur.Outcome = Ended
 		}
-		if v.OutputTokens != nil {
-			s.msgTokens.Output += int64(*v.OutputTokens)
-		}
-		if v.CachedInputTokens != nil {
-			s.msgTokens.Cached += int64(*v.CachedInputTokens)
-		}
-	case wire.TypeStatus:
-		var v wire.Status
-		if bad(ev.Decode(&v)) {
-			return
-		}
-		if s := b.session(); s.Model == "" {
-			s.Model = b.text(v.Model, 200)
-		}
-	case wire.TypeApproval:
-		b.approval(ev.Raw)
-	case wire.TypeQuestion:
-		var v wire.Question
-		if bad(ev.Decode(&v)) {
-			return
-		}
-		b.question(v)
-	case wire.TypeText, wire.TypeInfo, wire.TypeWarning, wire.TypeError:
-		var v wire.Message
-		if bad(ev.Decode(&v)) {
-			return
-		}
-		b.session()
-		b.entry(&Entry{Kind: "message", Title: ev.Type, Text: b.text(v.Text, maxText)})
-	case wire.TypeSessEnd:
-		if b.cur != nil && !b.cur.done {
-			b.closeStream()
-			if b.cur.Kind == "chat" {
-				b.cur.Outcome = Ended
-			}
-			b.cur.done = true
-		}
-	case wire.TypeCancelled:
-		b.session()
-		b.entry(&Entry{Kind: "message", Title: "cancelled", Text: "the turn was interrupted"})
-	case wire.TypeShellStart, wire.TypeShellOutput, wire.TypeShellEnd, wire.TypeRetrying, wire.TypeInterjection, wire.TypeCompacted, wire.TypePlan,
-		wire.TypeStepStatus, wire.TypeReplay, wire.TypeApplied, wire.TypeCopy,
-		wire.TypeUserInput, wire.TypeApprovalResponse, wire.TypeQuestionResponse, wire.TypeInterrupt:
-		// known, and nothing the report shows
-	default:
-		t := b.unknown[ev.Type]
-		if t == nil {
-			if len(b.unknown) >= maxTypes {
-				b.omit("unknown types")
-				return
-			}
-			t = &TypeCount{Type: b.text(ev.Type, 200)}
-			b.unknown[ev.Type] = t
-		}
-		t.Count++
+		b.cur.done = true
 	}
 }
 

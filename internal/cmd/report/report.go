@@ -145,99 +145,149 @@ func App(s cmdutil.Streams) *cli.App {
 		&cli.BoolFlag{Name: "any-version", Usage: "read a stream of an unsupported protocolVersion, with a warning"},
 	}
 	app.Flags = append(app.Flags, budget.ReportFlags()...)
-	app.Action = func(c *cli.Context) error { return run(c, s) }
+	app.Action = func(c *cli.Context) error {
+		o, err := optionsFrom(c, s)
+		if err != nil {
+			return err
+		}
+		return run(c.Context, s, o)
+	}
 	return cmdutil.Finish(cmdutil.DeclareExitCodes(app, exitCodes))
 }
 
 // formats are the values of --format, in the order the help lists them.
 var formats = []string{"markdown", "github", "junit", "html", "json"}
 
-func run(c *cli.Context, s cmdutil.Streams) error {
+// options are fr-report's.
+type options struct {
+	format     string
+	printer    printer
+	redactor   *redact.Redactor // nil: --no-redact
+	prices     *prices.Table
+	limits     budget.Limits
+	files      []string // the session streams: files, "-" for stdin
+	audits     []string
+	inputLogs  []string
+	output     string // "": stdout
+	exitStatus bool
+	anyVersion bool
+}
+
+// optionsFrom reads fr-report's command line: the redactor, price table and limits it names
+// are made here, so that a bad one is a usage error before anything is read.
+func optionsFrom(c *cli.Context, s cmdutil.Streams) (*options, error) {
 	if err := cmdutil.CheckEnum("format", c.String("format"), formats); err != nil {
-		return err
+		return nil, err
 	}
-	pr := printers[c.String("format")]
-	red, err := redactor(c, s)
-	if err != nil {
-		return err
+	o := &options{
+		format:     c.String("format"),
+		printer:    printers[c.String("format")],
+		audits:     c.StringSlice("audit"),
+		inputLogs:  c.StringSlice("input-log"),
+		output:     c.String("output"),
+		exitStatus: c.Bool("exit-status"),
+		anyVersion: c.Bool("any-version"),
 	}
-	var pt *prices.Table
+	var err error
+	if o.redactor, err = redactor(s, c.Bool("no-redact"), c.StringSlice("redact-env"), c.StringSlice("redact-pattern")); err != nil {
+		return nil, err
+	}
 	if name := c.String("prices"); name != "" {
-		if pt, err = prices.Load(name); err != nil {
-			return cmdutil.WithHint(cmdutil.Usagef("prices: %v", err), "see 'fr-report --help', section COST")
+		if o.prices, err = prices.Load(name); err != nil {
+			return nil, cmdutil.WithHint(cmdutil.Usagef("prices: %v", err), "see 'fr-report --help', section COST")
 		}
 	}
-	lim, err := budget.LimitsFrom(c)
+	if o.limits, err = budget.LimitsFrom(c); err != nil {
+		return nil, err
+	}
+	if o.files, err = inputs(c.Args().Slice()); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// run reads the audit logs, input logs and session streams into one report and prints it.
+func run(_ context.Context, s cmdutil.Streams, o *options) error {
+	r, err := build(s, o)
 	if err != nil {
 		return err
 	}
-	files, err := inputs(c.Args().Slice())
-	if err != nil {
-		return err
-	}
-	b := newBuilder(red, pt)
-	b.anyVersion = c.Bool("any-version")
-	b.warn = func(msg string) { cmdutil.Warnf(s.Err, prog, "%s", msg) }
-	for _, name := range c.StringSlice("audit") {
-		if err := b.readAudit(name); err != nil {
-			return err
-		}
-	}
-	for _, name := range c.StringSlice("input-log") {
-		if err := b.readInputLog(name); err != nil {
-			return err
-		}
-	}
-	for _, f := range files {
-		if err := readFile(b, f, s.In); err != nil {
-			return err
-		}
-		if b.versionErr != nil {
-			return b.versionErr
-		}
-	}
-	r := b.finish()
-	r.SetLimits(lim)
-	if c.String("format") != "json" {
+	if o.format != "json" {
 		// Shown to people (a terminal, a CI log, a page): no control character or escape
 		// sequence from outside reaches them.
 		redactAll(r, termsafe.Text)
 	}
+	if err := printReport(s, o, r); err != nil {
+		return err
+	}
+	if o.exitStatus && r.Failed() {
+		return cmdutil.Exit(cmdutil.ExitFailed)
+	}
+	return nil
+}
+
+// build reads every input into the report's model.
+func build(s cmdutil.Streams, o *options) (*Report, error) {
+	b := newBuilder(o.redactor, o.prices)
+	b.anyVersion = o.anyVersion
+	b.warn = func(msg string) { cmdutil.Warnf(s.Err, prog, "%s", msg) }
+	for _, name := range o.audits {
+		if err := b.readAudit(name); err != nil {
+			return nil, err
+		}
+	}
+	for _, name := range o.inputLogs {
+		if err := b.readInputLog(name); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range o.files {
+		if err := readFile(b, f, s.In); err != nil {
+			return nil, err
+		}
+		if b.versionErr != nil {
+			return nil, b.versionErr
+		}
+	}
+	r := b.finish()
+	r.SetLimits(o.limits)
+	return r, nil
+}
+
+// printReport prints r in its format to stdout or --output.
+func printReport(s cmdutil.Streams, o *options, r *Report) error {
 	out := s.Out
 	var f *os.File
-	if name := c.String("output"); name != "" {
-		if f, err = os.Create(name); err != nil {
+	if o.output != "" {
+		var err error
+		if f, err = os.Create(o.output); err != nil {
 			return cmdutil.Usagef("%v", err)
 		}
 		defer f.Close()
 		out = f
 	}
 	bw := bufio.NewWriterSize(out, 64<<10)
-	if err := pr.Print(bw, r); err != nil {
+	if err := o.printer.Print(bw, r); err != nil {
 		return err
 	}
 	if err := bw.Flush(); err != nil {
 		return err
 	}
 	if f != nil {
-		if err := f.Close(); err != nil {
-			return err
-		}
-	}
-	if c.Bool("exit-status") && r.Failed() {
-		return cmdutil.Exit(cmdutil.ExitFailed)
+		return f.Close()
 	}
 	return nil
 }
 
-func redactor(c *cli.Context, s cmdutil.Streams) (*redact.Redactor, error) {
-	if c.Bool("no-redact") {
-		if len(c.StringSlice("redact-env")) > 0 || len(c.StringSlice("redact-pattern")) > 0 {
+// redactor makes the redactor of --redact-env and --redact-pattern (nil with --no-redact).
+func redactor(s cmdutil.Streams, noRedact bool, envs, patterns []string) (*redact.Redactor, error) {
+	if noRedact {
+		if len(envs) > 0 || len(patterns) > 0 {
 			return nil, cmdutil.Usagef("--no-redact with --redact-env or --redact-pattern: choose one")
 		}
 		return nil, nil
 	}
-	red, err := redact.Configure(c.StringSlice("redact-env"), c.StringSlice("redact-pattern"), s.Env,
+	red, err := redact.Configure(envs, patterns, s.Env,
 		func(format string, args ...any) { cmdutil.Warnf(s.Err, prog, format, args...) })
 	if err != nil {
 		return nil, cmdutil.Usagef("%v", err)

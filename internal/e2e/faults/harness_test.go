@@ -35,7 +35,7 @@ func TestMain(m *testing.M) {
 	bin = dir
 	build := exec.Command("go", "build", "-o", dir+string(os.PathSeparator),
 		"./cmd/fr-sim", "./cmd/fr-attach", "./cmd/fr-approve", "./cmd/fr-filter")
-	build.Dir = filepath.Join("..", "..", "..")
+	build.Dir = filepath.Join("..", "..", "..") // the module root
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "chaos: building the commands:", err)

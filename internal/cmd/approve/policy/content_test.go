@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fuseraft/fr/pkg/wire"
+
 	"github.com/fuseraft/fr/internal/jsonscan"
 )
 
@@ -93,9 +95,9 @@ rules:
 			dirs[r.Intn(len(dirs))], i%7, old, randomContent(r))
 		lazy, _ := NewDecider(p, "/repo")
 		eager, _ := NewDecider(p, "/repo")
-		got := lazy.DecideValid([]byte(ev))
+		got := lazy.DecideLine(wire.ParseLine([]byte(ev)))
 		lazyContents = false
-		want := eager.DecideValid([]byte(ev))
+		want := eager.DecideLine(wire.ParseLine([]byte(ev)))
 		lazyContents = true
 		if want.Decider == ByMalformed {
 			continue

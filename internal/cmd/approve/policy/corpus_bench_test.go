@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"os"
 	"testing"
+
+	"github.com/fuseraft/fr/pkg/wire"
 )
 
 // BenchmarkDecideCorpus decides the approval_requests of a recorded stream named by
@@ -34,9 +36,13 @@ func BenchmarkDecideCorpus(b *testing.B) {
 			prompts = append(prompts, append([]byte(nil), sc.Bytes()...))
 		}
 	}
+	lines := make([]wire.Line, len(prompts))
+	for i, p := range prompts {
+		lines[i] = wire.ParseLine(p) // as the reader hands them over
+	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		d.DecideValid(prompts[i%len(prompts)])
+		d.DecideLine(lines[i%len(lines)])
 	}
 }

@@ -154,11 +154,12 @@ func (d *Decider) limitOK(r *Rule) bool {
 
 // event is one prompt under evaluation: its decoded forms for `when`, computed once.
 type event struct {
-	raw  []byte
-	kind string                // the prompt's kind, for the fields its conditions read
-	req  *wire.ApprovalRequest // the prompt decoded, whose strings the conditions reuse
-	fl   *fields               // the raw values of its fields, when decodeRequest has them
-	pend pending               // the contents of req not decoded yet (Decider.oldContent, newContent)
+	raw   []byte
+	valid bool                  // raw is known to be valid JSON
+	kind  string                // the prompt's kind, for the fields its conditions read
+	req   *wire.ApprovalRequest // the prompt decoded, whose strings the conditions reuse
+	fl    *fields               // the raw values of its fields, when decodeRequest has them
+	pend  pending               // the contents of req not decoded yet (Decider.oldContent, newContent)
 	// newBytes and newChars are the length of the new content when sized (Decider.newSize)
 	newBytes, newChars int
 	sized              bool
@@ -174,7 +175,7 @@ func (e *event) value() (any, error) {
 		e.done = true
 		// The values gojq's own command line would see (numbers as json.Number), decoded
 		// in one pass over a line known to be valid.
-		if !jsonscan.Scan(e.raw).Valid {
+		if !e.valid && !jsonscan.Scan(e.raw).Valid {
 			e.err = json.Unmarshal(e.raw, &e.decoded)
 		} else {
 			var d jsonscan.Decoder
@@ -365,21 +366,24 @@ func (d *Decider) end(dec *Decision) {
 }
 
 // Decide decides an approval_request (raw is the whole event).
-func (d *Decider) Decide(raw []byte) Decision { return d.decide(raw, false) }
+func (d *Decider) Decide(raw []byte) Decision { return d.decide(raw, scanned{}) }
 
-// DecideValid is Decide for an event already known to be valid JSON (wire.ParseLine found an
-// EventLine), which is then not validated again.
-func (d *Decider) DecideValid(raw []byte) Decision { return d.decide(raw, true) }
+// DecideLine decides the approval_request l, a line a wire.Reader read: what the reader's scan
+// learned of its bytes (that they are valid JSON, ASCII or UTF-8, with a \u escape or none)
+// is handed down with the prompt, and not looked for again.
+func (d *Decider) DecideLine(l wire.Line) Decision { return d.decide(l.Raw, lineScanned(l)) }
 
-func (d *Decider) decide(raw []byte, valid bool) (dec Decision) {
+func (d *Decider) decide(raw []byte, sc scanned) (dec Decision) {
 	ev := d.begin(raw)
 	defer d.end(&dec)
-	req, haveFields, pend, err := decodeRequestFields(raw, valid, &d.fl, lazyContents)
+	req, haveFields, pend, err := decodeRequestFields(raw, sc, &d.fl, lazyContents)
 	if err != nil {
 		kind, _ := wire.TopLevelString(raw, "kind")
 		return Decision{Verdict: Deny, Decider: ByMalformed, Reason: err.Error(), Kind: kind,
 			Summary: "malformed approval_request"}
 	}
+	// decoded: the event is valid JSON, which its conditions need not check again
+	ev.valid = true
 	ev.kind, ev.req, ev.pend = req.Kind, req, pend
 	if haveFields {
 		ev.fl = &d.fl
@@ -495,46 +499,7 @@ func (d *Decider) decideOne(req *wire.ApprovalRequest, ev *event) Decision {
 func (d *Decider) matchOne(r *Rule, req *wire.ApprovalRequest, fw *fileFacts) (bool, string) {
 	switch req.Kind {
 	case wire.KindFileWrite:
-		if r.Decision == Allow && !fw.inside {
-			if r.File == nil || matchPaths(r.File.Paths, fw, false) {
-				return false, "the path " + fw.why
-			}
-			return false, ""
-		}
-		if r.Decision == Allow && fw.never != "" {
-			if r.File == nil || matchPaths(r.File.Paths, fw, true) {
-				return false, "the path " + fw.never
-			}
-			return false, ""
-		}
-		if r.File == nil {
-			return true, ""
-		}
-		if !matchPaths(r.File.Paths, fw, r.Decision == Allow) && (r.Decision == Allow || !matchFolded(r.File.pathsFold, fw)) {
-			return false, ""
-		}
-		if r.Decision == Allow {
-			if r.File.MaxSize >= 0 && d.newOver(req, r.File.MaxSize) {
-				size, _ := d.newSize(req)
-				return false, fmt.Sprintf("the new content is %d bytes (max_size %d)", size, r.File.MaxSize)
-			}
-			if r.File.MaxChangedLines >= 0 {
-				if n := fw.changed(d, req, r.File.MaxChangedLines); n > r.File.MaxChangedLines {
-					return false, fmt.Sprintf("more than %d lines change (max_changed_lines)", r.File.MaxChangedLines)
-				}
-			}
-		} else {
-			// deny and ask rules with bounds match writes beyond them
-			over := r.File.MaxSize < 0 && r.File.MaxChangedLines < 0
-			if r.File.MaxSize >= 0 && d.newOver(req, r.File.MaxSize) {
-				over = true
-			}
-			if r.File.MaxChangedLines >= 0 && fw.changed(d, req, r.File.MaxChangedLines) > r.File.MaxChangedLines {
-				over = true
-			}
-			return over, ""
-		}
-		return true, ""
+		return d.matchFile(r, req, fw)
 	case wire.KindToolAction:
 		if r.Tool == nil {
 			return true, ""
@@ -555,6 +520,55 @@ func (d *Decider) matchOne(r *Rule, req *wire.ApprovalRequest, fw *fileFacts) (b
 		return r.Route.Source.Match(req.SourceAgent) && r.Route.Target.Match(req.TargetAgent) && r.Route.Keyword.Match(req.Keyword), ""
 	}
 	return true, "" // an unknown kind: the rule names it (or is a deny/ask wildcard)
+}
+
+// matchFile is matchOne for a file_write.
+func (d *Decider) matchFile(r *Rule, req *wire.ApprovalRequest, fw *fileFacts) (bool, string) {
+	if r.Decision == Allow && !fw.inside {
+		if r.File == nil || matchPaths(r.File.Paths, fw, false) {
+			return false, "the path " + fw.why
+		}
+		return false, ""
+	}
+	if r.Decision == Allow && fw.never != "" {
+		if r.File == nil || matchPaths(r.File.Paths, fw, true) {
+			return false, "the path " + fw.never
+		}
+		return false, ""
+	}
+	if r.File == nil {
+		return true, ""
+	}
+	if !matchPaths(r.File.Paths, fw, r.Decision == Allow) && (r.Decision == Allow || !matchFolded(r.File.pathsFold, fw)) {
+		return false, ""
+	}
+	if r.Decision != Allow {
+		// deny and ask rules with bounds match writes beyond them
+		return d.fileOver(r.File, req, fw), ""
+	}
+	if r.File.MaxSize >= 0 && d.newOver(req, r.File.MaxSize) {
+		size, _ := d.newSize(req)
+		return false, fmt.Sprintf("the new content is %d bytes (max_size %d)", size, r.File.MaxSize)
+	}
+	if r.File.MaxChangedLines >= 0 {
+		if n := fw.changed(d, req, r.File.MaxChangedLines); n > r.File.MaxChangedLines {
+			return false, fmt.Sprintf("more than %d lines change (max_changed_lines)", r.File.MaxChangedLines)
+		}
+	}
+	return true, ""
+}
+
+// fileOver reports whether a write goes beyond the bounds of a deny or ask rule's file
+// matcher (any write, when it sets none).
+func (d *Decider) fileOver(m *FileMatcher, req *wire.ApprovalRequest, fw *fileFacts) bool {
+	over := m.MaxSize < 0 && m.MaxChangedLines < 0
+	if m.MaxSize >= 0 && d.newOver(req, m.MaxSize) {
+		over = true
+	}
+	if m.MaxChangedLines >= 0 && fw.changed(d, req, m.MaxChangedLines) > m.MaxChangedLines {
+		over = true
+	}
+	return over
 }
 
 // fileFacts is a file_write path seen every way a glob may look at it.

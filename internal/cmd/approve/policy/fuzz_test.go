@@ -159,13 +159,15 @@ func FuzzDecodeRequest(f *testing.F) {
 		`{"type":"approval_request","kind":"tool_action","plugin":"p","action":"a","detail":{"x":[1,"}"]}}`,
 		`{"type":"approval_request","kind":"route_approval","keyword":null,"sourceAgent":"s","targetAgent":"t"}`,
 		`{"type":"approval_request","kind":"x\xffy"}`, `[1]`,
+		"{\"type\":\"approval_request\",\"kind\":\"shell_command\",\"command\":\"ls\",\"x\":\"\xff\"}",
+		`{"type":"approval_request","kind":"shell_command","command":"ls","x":"caf\u00e9 é \ud800"}`,
 		`{"kind":"shell_command","command":"\u00e9\ud83d\ude00\ud800x\\/\"\b\f\r\t\u002B\/"}`,
 		`{"kind":"shell_command","command":"\ud800\ud800 \udc00 caf\u00E9 \u0000"}`, `{`, ` {"kind" : "tool_action" , "plugin":"p","action":"a"} `,
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		a, errA := decodeRequest(raw, false)
+		a, errA := decodeRequest(raw, scanned{})
 		b, errB := wire.DecodeApprovalRequest(raw)
 		c, errC := (&event{raw: raw}).request()
 		if (errC == nil) != (errB == nil) || (errC != nil && errC.Error() != errB.Error()) {
@@ -185,7 +187,7 @@ func FuzzDecodeRequest(f *testing.F) {
 		}
 		// a file's contents left to be decoded when needed decodes to the same
 		var lf fields
-		if l, _, pending, errL := decodeRequestFields(raw, false, &lf, true); errL == nil && errB == nil {
+		if l, _, pending, errL := decodeRequestFields(raw, scanned{}, &lf, true); errL == nil && errB == nil {
 			if pending&oldPending != 0 {
 				l.OldContent, _ = jsonscan.Unquote(lf.v[fOldContent])
 			}
@@ -200,16 +202,19 @@ func FuzzDecodeRequest(f *testing.F) {
 		} else if (errL == nil) != (errB == nil) {
 			t.Fatalf("%q: errors %v / %v (old content decoded later)", raw, errL, errB)
 		}
-		// a line the reader already found valid is not validated again, with the same result
+		// a line the reader already found valid is not validated again, with the same result;
+		// nor are its text flags looked for again, as the reader learned them
 		if jsonscan.Scan(raw).Valid {
-			v, errV := decodeRequest(raw, true)
-			if (errV == nil) != (errB == nil) || (errV != nil && errV.Error() != errB.Error()) {
-				t.Fatalf("%q: errors %v / %v (known valid)", raw, errV, errB)
-			}
-			if errV == nil {
-				v.Raw = nil
-				if !reflect.DeepEqual(v, b) {
-					t.Fatalf("%q (known valid):\n%+v\n%+v", raw, *v, *b)
+			for _, sc := range []scanned{{valid: true}, lineScanned(wire.ParseLine(raw))} {
+				v, errV := decodeRequest(raw, sc)
+				if (errV == nil) != (errB == nil) || (errV != nil && errV.Error() != errB.Error()) {
+					t.Fatalf("%q: errors %v / %v (known %+v)", raw, errV, errB, sc)
+				}
+				if errV == nil {
+					v.Raw = nil
+					if !reflect.DeepEqual(v, b) {
+						t.Fatalf("%q (known %+v):\n%+v\n%+v", raw, sc, *v, *b)
+					}
 				}
 			}
 		}
@@ -230,4 +235,48 @@ func FuzzDecideText(f *testing.F) {
 			t.Fatalf("%q is not UTF-8 text but allowed by %s", raw, dec.Decider)
 		}
 	})
+}
+
+// request decodes the approval_request from the event's decoded value (see event.value),
+// with the same results as decodeRequest: a third decoder, which FuzzDecodeRequest compares
+// with the other two.
+func (e *event) request() (*wire.ApprovalRequest, error) {
+	v, err := e.value()
+	m, ok := v.(map[string]any)
+	if err != nil || !ok || !wire.ValidText(e.raw) {
+		return wire.DecodeApprovalRequest(e.raw)
+	}
+	var f fields
+	f.scan(e.raw)
+	r := &wire.ApprovalRequest{Raw: e.raw}
+	get := func(name string, dst *string, required bool) bool {
+		for n, fn := range fieldNames {
+			if fn == name && f.odd[n] {
+				return false
+			}
+		}
+		v, ok := m[name]
+		if !ok || v == nil {
+			return !required
+		}
+		s, ok := v.(string)
+		*dst = s
+		return ok && !(required && s == "" && name != "newContent")
+	}
+	ok = get("kind", &r.Kind, true)
+	switch r.Kind {
+	case wire.KindShellCommand:
+		ok = ok && get("command", &r.Command, true)
+	case wire.KindToolAction:
+		ok = ok && get("plugin", &r.Plugin, true) && get("action", &r.Action, true) && get("detail", &r.Detail, false)
+	case wire.KindFileWrite:
+		ok = ok && get("plugin", &r.Plugin, false) && get("action", &r.Action, false) && get("path", &r.Path, true) &&
+			get("oldContent", &r.OldContent, false) && get("newContent", &r.NewContent, true)
+	case wire.KindRouteApproval:
+		ok = ok && get("keyword", &r.Keyword, false) && get("sourceAgent", &r.SourceAgent, true) && get("targetAgent", &r.TargetAgent, true)
+	}
+	if !ok {
+		return wire.DecodeApprovalRequest(e.raw)
+	}
+	return r, nil
 }

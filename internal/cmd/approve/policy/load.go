@@ -606,22 +606,8 @@ func (l *loader) rule(n *yaml.Node) *Rule {
 
 func (l *loader) shell(v *yaml.Node) *ShellMatcher {
 	m := &ShellMatcher{}
-	cmds := func(v *yaml.Node) {
-		for _, n := range l.strs(v, "shell commands") {
-			cp, err := CompileCmdPattern(n.Value)
-			if err != nil {
-				l.errf(n, "shell command pattern %q: %v", n.Value, err)
-				continue
-			}
-			cp.Line = n.Line
-			m.Commands = append(m.Commands, cp)
-		}
-		if v.Kind == yaml.SequenceNode && len(v.Content) == 0 {
-			l.errf(v, "an empty list of commands matches nothing; leave `commands` out to match every command")
-		}
-	}
 	if v.Kind != yaml.MappingNode {
-		cmds(v)
+		l.shellCommands(m, v)
 		return m
 	}
 	flag := func(f Flag, name string) func(k, v *yaml.Node) {
@@ -632,58 +618,14 @@ func (l *loader) shell(v *yaml.Node) *ShellMatcher {
 		}
 	}
 	l.mapping(v, "shell", map[string]func(k, v *yaml.Node){
-		"commands":         func(k, v *yaml.Node) { cmds(v) },
+		"commands":         func(k, v *yaml.Node) { l.shellCommands(m, v) },
 		"allow_redirects":  flag(FlagRedirect, "allow_redirects"),
 		"allow_expansions": flag(FlagExpansion, "allow_expansions"),
 		"allow_unparsable": flag(FlagUnparsable, "allow_unparsable"),
 		"allow_env":        flag(FlagEnv, "allow_env"),
-		"allow_constructs": func(k, v *yaml.Node) {
-			for _, n := range l.strs(v, "allow_constructs") {
-				c, ok := ConstructByName(n.Value)
-				if !ok {
-					optIn, never := ConstructNames()
-					if c != 0 {
-						l.errf(n, "allow_constructs: %s is never allowed (none of %s can be)", n.Value, strings.Join(never, ", "))
-					} else {
-						l.errf(n, "allow_constructs: unknown construct %q (known: %s)", n.Value, strings.Join(optIn, ", "))
-					}
-					continue
-				}
-				m.Constructs |= c
-			}
-		},
-		"allow_options": func(k, v *yaml.Node) {
-			for _, n := range l.strs(v, "allow_options") {
-				o := n.Value
-				if !(len(o) > 1 && o[0] == '-' || len(o) > 1 && strings.HasSuffix(o, "=") || o == "@") {
-					l.errf(n, "allow_options: %q is not an option (-x, --name), a variable (NAME=) or @", o)
-					continue
-				}
-				m.Options = append(m.Options, o)
-			}
-		},
-		"paths": func(k, v *yaml.Node) {
-			m.PathsKey = true
-			if v.Kind == yaml.ScalarNode && v.Value == "anywhere" {
-				m.Anywhere = true
-				return
-			}
-			m.InsideRoot, m.NotRoot = true, true
-			for _, n := range l.strs(v, "paths") {
-				switch {
-				case n.Value == "inside_root":
-					m.NotRoot = false
-				case n.Value == "anywhere":
-					l.errf(n, "paths: anywhere stands alone, not in a list")
-				case v.Kind == yaml.ScalarNode:
-					l.errf(n, "paths must be inside_root, anywhere or a list of places (inside_root and path globs), not %q", n.Value)
-				case !doublestar.ValidatePattern(n.Value) || n.Value == "" || strings.HasPrefix(n.Value, "~"):
-					l.errf(n, "paths: bad path glob %q (inside_root, /absolute/** or relative/**)", n.Value)
-				default:
-					m.Places = append(m.Places, n.Value)
-				}
-			}
-		},
+		"allow_constructs": func(k, v *yaml.Node) { l.allowConstructs(m, v) },
+		"allow_options":    func(k, v *yaml.Node) { l.allowOptions(m, v) },
+		"paths":            func(k, v *yaml.Node) { l.shellPaths(m, v) },
 		"protect": func(k, v *yaml.Node) {
 			for _, n := range l.strs(v, "protect") {
 				if !doublestar.ValidatePattern(n.Value) || n.Value == "" {
@@ -703,6 +645,75 @@ func (l *loader) shell(v *yaml.Node) *ShellMatcher {
 	}
 	m.protectFold = foldGlobs(m.Protect)
 	return m
+}
+
+// shellCommands reads a shell matcher's command patterns (shell: [...], or its commands:).
+func (l *loader) shellCommands(m *ShellMatcher, v *yaml.Node) {
+	for _, n := range l.strs(v, "shell commands") {
+		cp, err := CompileCmdPattern(n.Value)
+		if err != nil {
+			l.errf(n, "shell command pattern %q: %v", n.Value, err)
+			continue
+		}
+		cp.Line = n.Line
+		m.Commands = append(m.Commands, cp)
+	}
+	if v.Kind == yaml.SequenceNode && len(v.Content) == 0 {
+		l.errf(v, "an empty list of commands matches nothing; leave `commands` out to match every command")
+	}
+}
+
+// allowConstructs reads a shell matcher's allow_constructs.
+func (l *loader) allowConstructs(m *ShellMatcher, v *yaml.Node) {
+	for _, n := range l.strs(v, "allow_constructs") {
+		c, ok := ConstructByName(n.Value)
+		if !ok {
+			optIn, never := ConstructNames()
+			if c != 0 {
+				l.errf(n, "allow_constructs: %s is never allowed (none of %s can be)", n.Value, strings.Join(never, ", "))
+			} else {
+				l.errf(n, "allow_constructs: unknown construct %q (known: %s)", n.Value, strings.Join(optIn, ", "))
+			}
+			continue
+		}
+		m.Constructs |= c
+	}
+}
+
+// allowOptions reads a shell matcher's allow_options.
+func (l *loader) allowOptions(m *ShellMatcher, v *yaml.Node) {
+	for _, n := range l.strs(v, "allow_options") {
+		o := n.Value
+		if !(len(o) > 1 && o[0] == '-' || len(o) > 1 && strings.HasSuffix(o, "=") || o == "@") {
+			l.errf(n, "allow_options: %q is not an option (-x, --name), a variable (NAME=) or @", o)
+			continue
+		}
+		m.Options = append(m.Options, o)
+	}
+}
+
+// shellPaths reads a shell matcher's paths: anywhere, or a list of inside_root and places.
+func (l *loader) shellPaths(m *ShellMatcher, v *yaml.Node) {
+	m.PathsKey = true
+	if v.Kind == yaml.ScalarNode && v.Value == "anywhere" {
+		m.Anywhere = true
+		return
+	}
+	m.InsideRoot, m.NotRoot = true, true
+	for _, n := range l.strs(v, "paths") {
+		switch {
+		case n.Value == "inside_root":
+			m.NotRoot = false
+		case n.Value == "anywhere":
+			l.errf(n, "paths: anywhere stands alone, not in a list")
+		case v.Kind == yaml.ScalarNode:
+			l.errf(n, "paths must be inside_root, anywhere or a list of places (inside_root and path globs), not %q", n.Value)
+		case !doublestar.ValidatePattern(n.Value) || n.Value == "" || strings.HasPrefix(n.Value, "~"):
+			l.errf(n, "paths: bad path glob %q (inside_root, /absolute/** or relative/**)", n.Value)
+		default:
+			m.Places = append(m.Places, n.Value)
+		}
+	}
 }
 
 func (l *loader) fileMatcher(v *yaml.Node) *FileMatcher {

@@ -63,41 +63,60 @@ func (d *Decider) judgePaths(p *Part, sm *ShellMatcher, allow bool, named uint64
 		if i == skip || i < 64 && named&(1<<i) != 0 {
 			continue
 		}
-		if p.dyn(i) {
-			return false, "has a word computed at run time, which may name any file"
+		if ok, why := d.judgeWord(p, i, sm, allow); !ok {
+			return false, why
 		}
-		w := p.Words[i]
-		cs, n := pathCandidates(w)
-		for _, c := range cs[:n] {
+	}
+	if ok, why := d.judgeRedirects(p, sm, allow); !ok {
+		return false, why
+	}
+	if allow {
+		return judgeRiskyWrites(p)
+	}
+	return true, ""
+}
+
+// judgeWord judges every path word i of p may name.
+func (d *Decider) judgeWord(p *Part, i int, sm *ShellMatcher, allow bool) (bool, string) {
+	if p.dyn(i) {
+		return false, "has a word computed at run time, which may name any file"
+	}
+	w := p.Words[i]
+	cs, n := pathCandidates(w)
+	for _, c := range cs[:n] {
+		if ok, why := d.placeOK(c, p.Chdir, sm, allow, false); !ok {
+			return false, why
+		}
+	}
+	if len(w) > 1 && w[0] == '-' {
+		// a value glued to the letter of a cluster that takes it (-wS/etc/shadow names
+		// /etc/shadow), as the program reads it: the table of options says where it starts
+	glued:
+		for _, c := range p.PathCandidates(i) {
+			for _, seen := range cs[:n] {
+				if c == seen {
+					continue glued
+				}
+			}
 			if ok, why := d.placeOK(c, p.Chdir, sm, allow, false); !ok {
 				return false, why
 			}
 		}
-		if len(w) > 1 && w[0] == '-' {
-			// a value glued to the letter of a cluster that takes it (-wS/etc/shadow names
-			// /etc/shadow), as the program reads it: the table of options says where it starts
-		glued:
-			for _, c := range p.PathCandidates(i) {
-				for _, seen := range cs[:n] {
-					if c == seen {
-						continue glued
-					}
-				}
-				if ok, why := d.placeOK(c, p.Chdir, sm, allow, false); !ok {
-					return false, why
-				}
-			}
-		}
-		if glued := gluedFrom(p, w); glued > 2 {
-			// -isystem/etc: a program the table does not know may take a value glued to an
-			// option of any length, so every place a value may begin is judged
-			for k := 3; k <= glued; k++ {
-				if ok, why := d.placeOK(w[k:], p.Chdir, sm, allow, false); !ok {
-					return false, why
-				}
+	}
+	if glued := gluedFrom(p, w); glued > 2 {
+		// -isystem/etc: a program the table does not know may take a value glued to an
+		// option of any length, so every place a value may begin is judged
+		for k := 3; k <= glued; k++ {
+			if ok, why := d.placeOK(w[k:], p.Chdir, sm, allow, false); !ok {
+				return false, why
 			}
 		}
 	}
+	return true, ""
+}
+
+// judgeRedirects judges the files p's redirections read and write.
+func (d *Decider) judgeRedirects(p *Part, sm *ShellMatcher, allow bool) (bool, string) {
 	for _, pw := range p.Inputs {
 		if pw.dyn {
 			return false, "redirects a file named at run time"
@@ -114,22 +133,25 @@ func (d *Decider) judgePaths(p *Part, sm *ShellMatcher, allow bool, named uint64
 			return false, why
 		}
 	}
-	if allow {
-		// the values of the options that write (go build -o, sort -o, uniq's second operand)
-		for _, u := range p.riskyUses() {
-			if u.kind != riskWrites {
-				continue
+	return true, ""
+}
+
+// judgeRiskyWrites judges, for an allow rule, the values of the options that write (go build
+// -o, sort -o, uniq's second operand): none may make code run later.
+func judgeRiskyWrites(p *Part) (bool, string) {
+	for _, u := range p.riskyUses() {
+		if u.kind != riskWrites {
+			continue
+		}
+		for i := u.at; i <= u.at+1 && i < len(p.Words); i++ {
+			cs, n := pathCandidates(p.Words[i])
+			for _, c := range append(cs[:n:n], p.PathCandidates(i)...) {
+				if why := writeRunsLater(c); why != "" {
+					return false, "writes " + c + ", " + why
+				}
 			}
-			for i := u.at; i <= u.at+1 && i < len(p.Words); i++ {
-				cs, n := pathCandidates(p.Words[i])
-				for _, c := range append(cs[:n:n], p.PathCandidates(i)...) {
-					if why := writeRunsLater(c); why != "" {
-						return false, "writes " + c + ", " + why
-					}
-				}
-				if u.opt == nil || strings.Contains(p.Words[u.at], "=") {
-					break
-				}
+			if u.opt == nil || strings.Contains(p.Words[u.at], "=") {
+				break
 			}
 		}
 	}
@@ -217,40 +239,47 @@ func patternOperand(p *Part) int {
 // sm.Places. write: it is written (a redirection's target), which an allow rule never lets
 // hold a control character or make code run later.
 func (d *Decider) placeOK(s string, chdir bool, sm *ShellMatcher, allow, write bool) (bool, string) {
-	if s == "" || s == "/dev/null" {
-		return true, ""
+	if done, ok, why := placeByText(s, chdir, allow, write); done {
+		return ok, why
 	}
-	if len(s) >= 4096 {
-		return false, "names a path longer than a path can be"
-	}
-	if write && (s == "/dev/stdout" || s == "/dev/stderr") {
-		return true, "" // the command's own output, where it writes anyway
-	}
-	if write && allow && hasControl(s) {
-		return false, "writes a path holding a control character"
-	}
-	if strings.HasPrefix(s, "~") {
-		return false, "names " + s + ", in a home directory"
-	}
-	abs := filepath.IsAbs(s)
-	if chdir && !abs {
-		return false, "names " + s + " relative to a directory that is not known (after cd, env -C or find -execdir)"
-	}
-	if fastPaths && !abs && !sm.NotRoot && d.linkFree(s) {
+	if fastPaths && !filepath.IsAbs(s) && !sm.NotRoot && d.linkFree(s) {
 		// the usual word: relative, no .., no symbolic link on the way (one Lstat a name)
 		rel := filepath.Clean(s)
-		if len(sm.Protect) > 0 {
-			if g := protectedBy(sm, rel); g != "" {
-				return false, "names " + s + ", which matches the protected path " + g
-			}
+		if ok, why := placeProtected(s, sm, rel); !ok {
+			return false, why
 		}
 		if write && allow {
-			if why := writeRunsLater(rel); why != "" {
-				return false, "writes " + s + ", " + why
-			}
+			return placeWritable(s, rel)
 		}
 		return true, ""
 	}
+	return d.placeResolved(s, sm, allow, write)
+}
+
+// placeByText judges what the text of the path s decides alone; done is false when where it
+// leads decides.
+func placeByText(s string, chdir, allow, write bool) (done, ok bool, why string) {
+	switch {
+	case s == "" || s == "/dev/null":
+		return true, true, ""
+	case len(s) >= 4096:
+		return true, false, "names a path longer than a path can be"
+	case write && (s == "/dev/stdout" || s == "/dev/stderr"):
+		return true, true, "" // the command's own output, where it writes anyway
+	case write && allow && hasControl(s):
+		return true, false, "writes a path holding a control character"
+	case strings.HasPrefix(s, "~"):
+		return true, false, "names " + s + ", in a home directory"
+	case chdir && !filepath.IsAbs(s):
+		return true, false, "names " + s + " relative to a directory that is not known (after cd, env -C or find -execdir)"
+	}
+	return false, false, ""
+}
+
+// placeResolved judges the path s by where it leads, lexically and with its symbolic links
+// resolved: inside the root (unless sm.NotRoot) or in one of sm.Places.
+func (d *Decider) placeResolved(s string, sm *ShellMatcher, allow, write bool) (bool, string) {
+	abs := filepath.IsAbs(s)
 	raw := s
 	if !abs {
 		raw = d.root + "/" + s
@@ -266,30 +295,50 @@ func (d *Decider) placeOK(s string, chdir bool, sm *ShellMatcher, allow, write b
 		return false, "names " + s + ", which resolves to " + real + ", outside the root"
 	}
 	in := lexIn && realIn && !sm.NotRoot
-	if !in {
-		in = inPlaces(sm.Places, clean, real, lexRel, lexIn, realRel, realIn)
+	if !in && !inPlaces(sm.Places, clean, real, lexRel, lexIn, realRel, realIn) {
+		return false, d.notPlaced(s, real, lexIn, realIn)
 	}
-	if !in {
-		if lexIn && !realIn {
-			return false, "names " + s + ", which resolves to " + real + ", outside the root"
-		}
-		if lexIn && realIn {
-			return false, "names " + s + ", in none of the places the rule lists"
-		}
-		return false, "names " + s + ", outside the root " + d.root
-	}
-	if len(sm.Protect) > 0 && (lexIn || realIn) {
-		for _, rel := range [2]string{lexRel, realRel} {
-			if g := protectedBy(sm, rel); g != "" {
-				return false, "names " + s + ", which matches the protected path " + g
-			}
+	if lexIn || realIn {
+		if ok, why := placeProtected(s, sm, lexRel, realRel); !ok {
+			return false, why
 		}
 	}
 	if write && allow {
-		for _, f := range [4]string{lexRel, realRel, clean, real} {
-			if why := writeRunsLater(f); why != "" {
-				return false, "writes " + s + ", " + why
-			}
+		return placeWritable(s, lexRel, realRel, clean, real)
+	}
+	return true, ""
+}
+
+// notPlaced says why the path s (resolving to real) is in no place a rule allows.
+func (d *Decider) notPlaced(s, real string, lexIn, realIn bool) string {
+	switch {
+	case lexIn && !realIn:
+		return "names " + s + ", which resolves to " + real + ", outside the root"
+	case lexIn && realIn:
+		return "names " + s + ", in none of the places the rule lists"
+	}
+	return "names " + s + ", outside the root " + d.root
+}
+
+// placeProtected judges the forms of the path s: none may match a protected path of sm.
+func placeProtected(s string, sm *ShellMatcher, forms ...string) (bool, string) {
+	if len(sm.Protect) == 0 {
+		return true, ""
+	}
+	for _, rel := range forms {
+		if g := protectedBy(sm, rel); g != "" {
+			return false, "names " + s + ", which matches the protected path " + g
+		}
+	}
+	return true, ""
+}
+
+// placeWritable judges the forms of the path s an allow rule lets a command write: none may
+// make code run later.
+func placeWritable(s string, forms ...string) (bool, string) {
+	for _, f := range forms {
+		if why := writeRunsLater(f); why != "" {
+			return false, "writes " + s + ", " + why
 		}
 	}
 	return true, ""

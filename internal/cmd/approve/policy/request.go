@@ -4,9 +4,22 @@ import (
 	"strings"
 
 	"github.com/fuseraft/fr/internal/jsonscan"
-
 	"github.com/fuseraft/fr/pkg/wire"
 )
+
+// scanned is what a scan of a prompt's bytes learned: the reader's (wire.ParseLine, whose
+// Line carries it), so that deciding does not look for it again.
+type scanned struct {
+	valid bool // valid JSON
+	known bool // text is known
+	text  int  // jsonscan.TextFlags, with CheckedUTF8 when the bytes over 0x7f are UTF-8
+}
+
+// lineScanned is what the reader learned of the line l.
+func lineScanned(l wire.Line) scanned {
+	flags, ok := l.TextFlags()
+	return scanned{valid: l.Kind == wire.EventLine || ok, known: ok, text: flags}
+}
 
 // decodeRequest gives what wire.DecodeApprovalRequest gives, in one pass over the event
 // instead of three (file contents can be megabytes). Anything unusual (invalid JSON, a field
@@ -15,11 +28,12 @@ import (
 // is not UTF-8, or whose deciding fields are given twice or in another case, is malformed:
 // readers could take it two ways.
 //
-// valid says raw is known to be valid JSON; otherwise it is validated first (with the
-// project's scanner, which accepts exactly what encoding/json.Valid accepts).
-func decodeRequest(raw []byte, valid bool) (*wire.ApprovalRequest, error) {
+// sc is what is known of raw already: what is not (that it is valid JSON, with the project's
+// scanner, which accepts exactly what encoding/json.Valid accepts; its text flags) is looked
+// for first.
+func decodeRequest(raw []byte, sc scanned) (*wire.ApprovalRequest, error) {
 	var f fields
-	r, _, _, err := decodeRequestFields(raw, valid, &f, false)
+	r, _, _, err := decodeRequestFields(raw, sc, &f, false)
 	return r, err
 }
 
@@ -36,11 +50,14 @@ const (
 // decodeRequestFields is decodeRequest that also returns, in f, the raw values of the fields
 // of fieldNames (ok is false when it could not: the request then came from wire). With lazy,
 // a file_write's oldContent and newContent are left undecoded when they are strings (pend).
-func decodeRequestFields(raw []byte, valid bool, f *fields, lazy bool) (req *wire.ApprovalRequest, ok bool, pend pending, err error) {
+func decodeRequestFields(raw []byte, sc scanned, f *fields, lazy bool) (req *wire.ApprovalRequest, ok bool, pend pending, err error) {
 	*f = fields{}
-	flags := jsonscan.TextFlags(raw)
+	flags := sc.text
+	if !sc.known {
+		flags = jsonscan.TextFlags(raw)
+	}
 	f.noEscapeU = flags&jsonscan.EscapeU == 0
-	if !(valid || jsonscan.Scan(raw).Valid) || !jsonscan.ValidText(raw, flags) {
+	if !(sc.valid || jsonscan.Scan(raw).Valid) || !jsonscan.ValidText(raw, flags) {
 		req, err = wire.DecodeApprovalRequest(raw)
 		return req, false, 0, err
 	}
@@ -201,47 +218,4 @@ func (f *fields) str(n int, dst *string, required bool) bool {
 	*dst = s
 	// wire refuses an empty required field (but for a file's new content).
 	return ok && !(required && s == "" && n != fNewContent)
-}
-
-// request decodes the approval_request from the event's decoded value (see event.value),
-// with the same results as decodeRequest.
-func (e *event) request() (*wire.ApprovalRequest, error) {
-	v, err := e.value()
-	m, ok := v.(map[string]any)
-	if err != nil || !ok || !wire.ValidText(e.raw) {
-		return wire.DecodeApprovalRequest(e.raw)
-	}
-	var f fields
-	f.scan(e.raw)
-	r := &wire.ApprovalRequest{Raw: e.raw}
-	get := func(name string, dst *string, required bool) bool {
-		for n, fn := range fieldNames {
-			if fn == name && f.odd[n] {
-				return false
-			}
-		}
-		v, ok := m[name]
-		if !ok || v == nil {
-			return !required
-		}
-		s, ok := v.(string)
-		*dst = s
-		return ok && !(required && s == "" && name != "newContent")
-	}
-	ok = get("kind", &r.Kind, true)
-	switch r.Kind {
-	case wire.KindShellCommand:
-		ok = ok && get("command", &r.Command, true)
-	case wire.KindToolAction:
-		ok = ok && get("plugin", &r.Plugin, true) && get("action", &r.Action, true) && get("detail", &r.Detail, false)
-	case wire.KindFileWrite:
-		ok = ok && get("plugin", &r.Plugin, false) && get("action", &r.Action, false) && get("path", &r.Path, true) &&
-			get("oldContent", &r.OldContent, false) && get("newContent", &r.NewContent, true)
-	case wire.KindRouteApproval:
-		ok = ok && get("keyword", &r.Keyword, false) && get("sourceAgent", &r.SourceAgent, true) && get("targetAgent", &r.TargetAgent, true)
-	}
-	if !ok {
-		return wire.DecodeApprovalRequest(e.raw)
-	}
-	return r, nil
 }

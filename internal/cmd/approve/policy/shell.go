@@ -346,107 +346,134 @@ func (a *analyzer) source(src string, c *cctx) {
 		a.unparsable(src, c, err)
 		return
 	}
-	cons := constructsOf(f)
-	var redirected []span // compound statements whose output goes to a file, or input comes from one
-	piped := map[*syntax.Stmt]*stdinText{}
-	syntax.Walk(f, func(n syntax.Node) bool {
-		st, ok := n.(*syntax.Stmt)
-		if !ok {
-			a.node(src, n, c, piped)
-			return true
-		}
-		from, to := st.Pos().Offset(), st.End().Offset()
-		sc := *c
-		opened := a.execFds | redirFds(st.Redirs)
-		for _, s := range redirected {
-			if from >= s.from && from < s.to {
-				opened |= s.fds
-				if s.in {
-					for _, p := range s.paths {
-						sc.addInput(p)
-					}
-					continue
-				}
-				sc.flag(FlagRedirect, s.why)
-				for _, p := range s.paths {
-					sc.addOutput(p)
-				}
-			}
-		}
-		if rf, rwhy := redirFlags(st.Redirs); rf != 0 {
-			sc.flag(rf, rwhy)
-		}
-		ins, outs := redirPaths(st.Redirs, opened)
-		if _, isCall := st.Cmd.(*syntax.CallExpr); isCall && strings.IndexByte(src, '<') >= 0 {
-			// $(<file) in a word: bash reads the file into the word
-			sins, souts := substReads(st, opened)
-			ins, outs = append(ins, sins...), append(outs, souts...)
-		}
-		for _, p := range ins {
-			sc.addInput(p)
-		}
-		for _, p := range outs {
-			sc.addOutput(p)
-		}
-		sc.text = src
-		if int(to) <= len(src) && from <= to {
-			sc.text = strings.TrimRight(src[from:to], "; &\t\r\n")
-		}
-		start := len(a.parts)
-		switch cmd := st.Cmd.(type) {
-		case *syntax.CallExpr:
-			saved := a.stdin
-			a.stdin = hereText(st.Redirs)
-			if a.stdin == nil {
-				a.stdin = piped[st]
-			}
-			a.call(&sc, cmd)
-			a.stdin = saved
-			if len(cmd.Args) == 1 && cmd.Args[0].Lit() == "exec" && len(st.Redirs) > 0 {
-				// exec with redirections alone: the descriptors stay open for the commands after it
-				a.execIns = append(a.execIns[:len(a.execIns):len(a.execIns)], ins...)
-				a.execOuts = append(a.execOuts[:len(a.execOuts):len(a.execOuts)], outs...)
-				a.execFds |= redirFds(st.Redirs)
-			}
-		case *syntax.DeclClause:
-			a.decl(&sc, cmd)
-		case *syntax.TestClause:
-			// runs nothing, but is outside the plain subset: a part a rule can name
-			p := Part{Text: sc.text, Words: []string{"[["}, Name: "[[", Base: "[[", DenyOnly: c.denyOnly}
-			if sc.fl != 0 {
-				p.addFlag(sc.fl, sc.why)
-			}
-			a.finish(&p, &sc)
-			a.parts = append(a.parts, p)
-		case nil:
-			if sc.fl != 0 {
-				p := Part{Text: sc.text, DenyOnly: c.denyOnly}
-				p.addFlag(sc.fl, sc.why)
-				a.parts = append(a.parts, p)
-			}
-			if len(ins) > 0 {
-				// < FILE alone, as in $(<FILE): bash's cat, seen by deny and ask rules as one
-				p := Part{Text: sc.text, Words: []string{"cat"}, Name: "cat", Base: "cat", DenyOnly: true}
-				p.Inputs, p.Outputs, p.Chdir = sc.inputs, sc.outputs, sc.chdir || a.moved
-				a.parts = append(a.parts, p)
-			}
-		default:
-			fds := redirFds(st.Redirs)
-			if rf, rwhy := redirFlags(st.Redirs); rf != 0 || len(outs) > 0 {
-				redirected = append(redirected, span{from: from, to: to, why: rwhy, paths: outs, fds: fds})
-			}
-			if len(ins) > 0 || fds != 0 {
-				redirected = append(redirected, span{from: from, to: to, paths: ins, in: true, fds: fds})
-			}
-		}
-		if len(cons) > 0 {
-			sc := constructsAt(cons, from, to)
-			for i := start; i < len(a.parts); i++ {
-				a.parts[i].Constructs |= sc
-			}
-		}
+	w := &stmtWalk{a: a, src: src, c: c, cons: constructsOf(f), piped: map[*syntax.Stmt]*stdinText{}}
+	syntax.Walk(f, w.visit)
+}
+
+// stmtWalk is one walk of a parsed source by analyzer.source.
+type stmtWalk struct {
+	a     *analyzer
+	src   string
+	c     *cctx
+	cons  []cspan
+	piped map[*syntax.Stmt]*stdinText
+	// redirected are compound statements whose output goes to a file, or input comes from one
+	redirected []span
+}
+
+func (w *stmtWalk) visit(n syntax.Node) bool {
+	a := w.a
+	st, ok := n.(*syntax.Stmt)
+	if !ok {
+		a.node(w.src, n, w.c, w.piped)
 		return true
-	})
+	}
+	from, to := st.Pos().Offset(), st.End().Offset()
+	sc, ins, outs := w.stmtContext(st, from, to)
+	start := len(a.parts)
+	w.command(st, &sc, ins, outs, from, to)
+	if len(w.cons) > 0 {
+		sc := constructsAt(w.cons, from, to)
+		for i := start; i < len(a.parts); i++ {
+			a.parts[i].Constructs |= sc
+		}
+	}
+	return true
+}
+
+// stmtContext is the context of the statement st (from to to in the source): the
+// redirections of the compound statements around it and its own, and its text.
+func (w *stmtWalk) stmtContext(st *syntax.Stmt, from, to uint) (sc cctx, ins, outs []pathWord) {
+	a, src := w.a, w.src
+	sc = *w.c
+	opened := a.execFds | redirFds(st.Redirs)
+	for _, s := range w.redirected {
+		if from >= s.from && from < s.to {
+			opened |= s.fds
+			if s.in {
+				for _, p := range s.paths {
+					sc.addInput(p)
+				}
+				continue
+			}
+			sc.flag(FlagRedirect, s.why)
+			for _, p := range s.paths {
+				sc.addOutput(p)
+			}
+		}
+	}
+	if rf, rwhy := redirFlags(st.Redirs); rf != 0 {
+		sc.flag(rf, rwhy)
+	}
+	ins, outs = redirPaths(st.Redirs, opened)
+	if _, isCall := st.Cmd.(*syntax.CallExpr); isCall && strings.IndexByte(src, '<') >= 0 {
+		// $(<file) in a word: bash reads the file into the word
+		sins, souts := substReads(st, opened)
+		ins, outs = append(ins, sins...), append(outs, souts...)
+	}
+	for _, p := range ins {
+		sc.addInput(p)
+	}
+	for _, p := range outs {
+		sc.addOutput(p)
+	}
+	sc.text = src
+	if int(to) <= len(src) && from <= to {
+		sc.text = strings.TrimRight(src[from:to], "; &\t\r\n")
+	}
+	return sc, ins, outs
+}
+
+// command adds the parts of the statement st's command, or notes the redirections of a
+// compound one for the statements inside it.
+func (w *stmtWalk) command(st *syntax.Stmt, sc *cctx, ins, outs []pathWord, from, to uint) {
+	a, c := w.a, w.c
+	switch cmd := st.Cmd.(type) {
+	case *syntax.CallExpr:
+		saved := a.stdin
+		a.stdin = hereText(st.Redirs)
+		if a.stdin == nil {
+			a.stdin = w.piped[st]
+		}
+		a.call(sc, cmd)
+		a.stdin = saved
+		if len(cmd.Args) == 1 && cmd.Args[0].Lit() == "exec" && len(st.Redirs) > 0 {
+			// exec with redirections alone: the descriptors stay open for the commands after it
+			a.execIns = append(a.execIns[:len(a.execIns):len(a.execIns)], ins...)
+			a.execOuts = append(a.execOuts[:len(a.execOuts):len(a.execOuts)], outs...)
+			a.execFds |= redirFds(st.Redirs)
+		}
+	case *syntax.DeclClause:
+		a.decl(sc, cmd)
+	case *syntax.TestClause:
+		// runs nothing, but is outside the plain subset: a part a rule can name
+		p := Part{Text: sc.text, Words: []string{"[["}, Name: "[[", Base: "[[", DenyOnly: c.denyOnly}
+		if sc.fl != 0 {
+			p.addFlag(sc.fl, sc.why)
+		}
+		a.finish(&p, sc)
+		a.parts = append(a.parts, p)
+	case nil:
+		if sc.fl != 0 {
+			p := Part{Text: sc.text, DenyOnly: c.denyOnly}
+			p.addFlag(sc.fl, sc.why)
+			a.parts = append(a.parts, p)
+		}
+		if len(ins) > 0 {
+			// < FILE alone, as in $(<FILE): bash's cat, seen by deny and ask rules as one
+			p := Part{Text: sc.text, Words: []string{"cat"}, Name: "cat", Base: "cat", DenyOnly: true}
+			p.Inputs, p.Outputs, p.Chdir = sc.inputs, sc.outputs, sc.chdir || a.moved
+			a.parts = append(a.parts, p)
+		}
+	default:
+		fds := redirFds(st.Redirs)
+		if rf, rwhy := redirFlags(st.Redirs); rf != 0 || len(outs) > 0 {
+			w.redirected = append(w.redirected, span{from: from, to: to, why: rwhy, paths: outs, fds: fds})
+		}
+		if len(ins) > 0 || fds != 0 {
+			w.redirected = append(w.redirected, span{from: from, to: to, paths: ins, in: true, fds: fds})
+		}
+	}
 }
 
 // node looks at a node other than a statement: loops that assign, arithmetic, pipes that feed

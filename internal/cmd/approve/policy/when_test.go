@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fuseraft/fr/pkg/wire"
+
 	"github.com/itchyny/gojq"
 
 	"github.com/fuseraft/fr/internal/jsonscan"
@@ -116,14 +118,14 @@ func TestFieldsReadSameResults(t *testing.T) {
 			if full != part {
 				t.Errorf("%s on %s:\nwhole:  %s\nfields: %s", src, e, full, part)
 			}
-			if req, err := decodeRequest([]byte(e), false); err == nil {
+			if req, err := decodeRequest([]byte(e), scanned{}); err == nil {
 				known := func(name string) (string, bool) { return requestField(req, name, 0) }
 				if reused := all(code, topFields([]byte(e), keys, known)); reused != full {
 					t.Errorf("%s on %s:\nwhole:  %s\nreused: %s", src, e, full, reused)
 				}
 			}
 			var f fields
-			if req, ok, pending, _ := decodeRequestFields([]byte(e), true, &f, true); ok {
+			if req, ok, pending, _ := decodeRequestFields([]byte(e), scanned{valid: true}, &f, true); ok {
 				if m := f.values(keys, req, pending); m != nil {
 					if got := all(code, m); got != full {
 						t.Errorf("%s on %s:\nwhole:  %s\nscan:   %s", src, e, full, got)
@@ -277,15 +279,15 @@ rules:
 		b, _ := json.Marshal(map[string]any{"type": "approval_request", "kind": "file_write", "path": path, "oldContent": old, "newContent": new})
 		return b
 	}
-	if dec := d.DecideValid(ev("a/x", "1\n2\n3\n", "1\n2\n4\n")); dec.Verdict != Ask {
+	if dec := d.DecideLine(wire.ParseLine(ev("a/x", "1\n2\n3\n", "1\n2\n4\n"))); dec.Verdict != Ask {
 		t.Errorf("two changed lines: %+v", dec)
 	} else if dec.Request.OldContent != "1\n2\n3\n" {
 		t.Errorf("asked without the old content: %q", dec.Request.OldContent)
 	}
-	if dec := d.DecideValid(ev("a/x", "1\n2\n3\n", "1\n2\n3\n4\n")); dec.Verdict != Allow {
+	if dec := d.DecideLine(wire.ParseLine(ev("a/x", "1\n2\n3\n", "1\n2\n3\n4\n"))); dec.Verdict != Allow {
 		t.Errorf("one added line: %+v", dec)
 	}
-	if dec := d.DecideValid(ev("b/x", "é\"\\\n", "new")); dec.Verdict != Ask || dec.Request.OldContent != "é\"\\\n" {
+	if dec := d.DecideLine(wire.ParseLine(ev("b/x", "é\"\\\n", "new"))); dec.Verdict != Ask || dec.Request.OldContent != "é\"\\\n" {
 		t.Errorf("no rule: %+v", dec)
 	}
 }
