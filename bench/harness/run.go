@@ -140,21 +140,7 @@ func cmdRun(args []string) error {
 			inBytes = st.Size()
 		}
 	}
-	samples := make([][]sample, len(rows))
-	ctx := context.Background()
-	// Interleaved: every round runs each command once, A B C A B C ..., so a slow moment
-	// of the machine hits all of them alike.
-	for round := 0; round < *warm+*runs; round++ {
-		for i, r := range rows {
-			s := runOnce(ctx, r, *in, env, *timeout)
-			if round >= *warm {
-				samples[i] = append(samples[i], s)
-			}
-			if s.code != 0 && !expectedNonZero(r) {
-				fmt.Fprintf(os.Stderr, "harness: %s: exit %d: %s\n", r.label, s.code, firstLine(s.errText))
-			}
-		}
-	}
+	samples := collect(context.Background(), rows, *in, env, *warm, *runs, *timeout)
 	baseIdx := 0
 	for i, r := range rows {
 		if r.label == *base {
@@ -169,24 +155,7 @@ func cmdRun(args []string) error {
 		return median(v)
 	}
 	baseMed := med(baseIdx, func(s sample) float64 { return s.wall })
-	if *title != "" {
-		fmt.Printf("### %s\n\n", *title)
-	}
-	desc := fmt.Sprintf("%d interleaved runs after %d warm-up", *runs, *warm)
-	if *in != "" && inBytes >= 1<<20 {
-		desc += fmt.Sprintf("; input %s (%s)", filepath.Base(*in), fmtBytes(float64(inBytes)))
-	} else if *in != "" {
-		desc += fmt.Sprintf("; stdin %s", filepath.Base(*in))
-	}
-	fmt.Printf("%s.\n\n", desc)
-	rateHdr := ""
-	if inBytes >= 1<<20 {
-		rateHdr = " MB/s |"
-	}
-	if *items > 0 {
-		rateHdr += " " + *itemsName + "/s |"
-	}
-	fmt.Printf("| command | median | min - max |%s vs %s | max RSS | CPU (median) | output |\n", rateHdr, rows[baseIdx].label)
+	rateHdr := printHeader(*title, *in, inBytes, *runs, *warm, *items, *itemsName, rows[baseIdx].label)
 	fmt.Printf("|---|---:|---:|%s---:|---:|---:|---:|\n", strings.Repeat("---:|", strings.Count(rateHdr, "|")))
 	for i, r := range rows {
 		walls := make([]float64, 0, len(samples[i]))
@@ -244,6 +213,49 @@ func cmdRun(args []string) error {
 	}
 	fmt.Println()
 	return nil
+}
+
+// collect runs every command warm+runs times, interleaved: every round runs each command
+// once, A B C A B C ..., so a slow moment of the machine hits all of them alike. It returns
+// the samples of the measured runs, by row.
+func collect(ctx context.Context, rows []row, in string, env []string, warm, runs int, timeout time.Duration) [][]sample {
+	samples := make([][]sample, len(rows))
+	for round := 0; round < warm+runs; round++ {
+		for i, r := range rows {
+			s := runOnce(ctx, r, in, env, timeout)
+			if round >= warm {
+				samples[i] = append(samples[i], s)
+			}
+			if s.code != 0 && !expectedNonZero(r) {
+				fmt.Fprintf(os.Stderr, "harness: %s: exit %d: %s\n", r.label, s.code, firstLine(s.errText))
+			}
+		}
+	}
+	return samples
+}
+
+// printHeader prints the table's title, what was run, and its header line; it returns the
+// header of the rate columns.
+func printHeader(title, in string, inBytes int64, runs, warm int, items float64, itemsName, base string) string {
+	if title != "" {
+		fmt.Printf("### %s\n\n", title)
+	}
+	desc := fmt.Sprintf("%d interleaved runs after %d warm-up", runs, warm)
+	if in != "" && inBytes >= 1<<20 {
+		desc += fmt.Sprintf("; input %s (%s)", filepath.Base(in), fmtBytes(float64(inBytes)))
+	} else if in != "" {
+		desc += fmt.Sprintf("; stdin %s", filepath.Base(in))
+	}
+	fmt.Printf("%s.\n\n", desc)
+	rateHdr := ""
+	if inBytes >= 1<<20 {
+		rateHdr = " MB/s |"
+	}
+	if items > 0 {
+		rateHdr += " " + itemsName + "/s |"
+	}
+	fmt.Printf("| command | median | min - max |%s vs %s | max RSS | CPU (median) | output |\n", rateHdr, base)
+	return rateHdr
 }
 
 // expectedNonZero: wc, grep and friends are not expected to fail, but `false` is.

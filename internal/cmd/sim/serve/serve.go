@@ -305,19 +305,10 @@ func readTokens(path string, toks tokens) error {
 	return nil
 }
 
-func serve(ctx context.Context, s cmdutil.Streams, o options) error {
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-
-	toks := tokens{}
-	if t := strings.TrimSpace(s.Env("FUSERAFT_SERVE_TOKEN")); t != "" {
-		toks[t] = false
-	}
-	if o.tokensFile != "" {
-		if err := readTokens(o.tokensFile, toks); err != nil {
-			return err
-		}
-	}
+// locate decides where the daemon lives, as fuseraft serve does (the socket and the state
+// directory of the working directory's project, unless --socket and --state-dir say), and
+// makes the directories.
+func locate(s cmdutil.Streams, o *options) error {
 	home, err := wire.Home(s.Env)
 	if err != nil {
 		return err
@@ -340,32 +331,68 @@ func serve(ctx context.Context, s cmdutil.Streams, o options) error {
 			return err
 		}
 	}
+	return nil
+}
 
+// openDaemon makes the daemon of the scenario the environment names, with its pace, its
+// record file and its trace file; closeFiles closes those files.
+func openDaemon(s cmdutil.Streams, o options) (d *daemon, closeFiles func(), err error) {
 	sc, err := scenario.FromEnv(s.Env)
 	if err != nil {
-		return cmdutil.Errorf(cmdutil.ExitUsage, "%v", err)
+		return nil, nil, cmdutil.Errorf(cmdutil.ExitUsage, "%v", err)
 	}
-	d := newDaemon(o, sc, func(format string, args ...any) { cmdutil.Warnf(s.Err, prog, format, args...) })
+	d = newDaemon(o, sc, func(format string, args ...any) { cmdutil.Warnf(s.Err, prog, format, args...) })
 	d.stateDir = o.stateDir
 	if d.pace, d.noDelays, err = scenario.Pace(s.Env); err != nil {
-		return cmdutil.Errorf(cmdutil.ExitUsage, "%v", err)
+		return nil, nil, cmdutil.Errorf(cmdutil.ExitUsage, "%v", err)
+	}
+	var files []*os.File
+	closeFiles = func() {
+		for _, f := range files {
+			f.Close()
+		}
 	}
 	if p := s.Env(scenario.EnvRecord); p != "" {
 		f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
-			return cmdutil.Usagef("cannot open the record file: %v", err)
+			return nil, nil, cmdutil.Usagef("cannot open the record file: %v", err)
 		}
-		defer f.Close()
+		files = append(files, f)
 		d.rec = f
 	}
 	if o.trace != "" {
 		f, err := os.OpenFile(o.trace, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
-			return cmdutil.Usagef("cannot open the trace file: %v", err)
+			closeFiles()
+			return nil, nil, cmdutil.Usagef("cannot open the trace file: %v", err)
 		}
-		defer f.Close()
+		files = append(files, f)
 		d.trace = f
 	}
+	return d, closeFiles, nil
+}
+
+func serve(ctx context.Context, s cmdutil.Streams, o options) error {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	toks := tokens{}
+	if t := strings.TrimSpace(s.Env("FUSERAFT_SERVE_TOKEN")); t != "" {
+		toks[t] = false
+	}
+	if o.tokensFile != "" {
+		if err := readTokens(o.tokensFile, toks); err != nil {
+			return err
+		}
+	}
+	if err := locate(s, &o); err != nil {
+		return err
+	}
+	d, closeFiles, err := openDaemon(s, o)
+	if err != nil {
+		return err
+	}
+	defer closeFiles()
 	ctx, die := context.WithCancel(ctx)
 	defer die()
 	d.die = die
