@@ -57,6 +57,10 @@ func TestMakeBuildStampsVersionAndRevision(t *testing.T) {
 		}
 	}
 	root := "../../.."
+	// opened, so that go test runs the test again when the Makefile changes
+	if _, err := os.ReadFile(filepath.Join(root, "Makefile")); err != nil {
+		t.Fatal(err)
+	}
 	git := func(args ...string) string {
 		out, err := exec.Command("git", append([]string{"-C", root}, args...)...).Output()
 		if err != nil {
