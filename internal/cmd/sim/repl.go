@@ -21,7 +21,7 @@ type replOptions struct {
 
 // repl plays fuseraft repl --vscode: ready, then one scripted turn per message, until end of
 // input, then session_end.
-func repl(ctx context.Context, s cmdutil.Streams, o replOptions) error {
+func repl(ctx context.Context, s cmdutil.Streams, o *replOptions) error {
 	if !o.vscode {
 		return cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitUsage, "fr-sim only plays the JSON bridge: pass --vscode"),
 			"fr-sim repl --vscode --no-banner")
@@ -93,7 +93,7 @@ const (
 
 // open starts the chat: the session (a new one, or the one --resume names), ready, the
 // replay of a resumed session, and the reading of stdin.
-func (c *chat) open(s cmdutil.Streams, o replOptions) error {
+func (c *chat) open(s cmdutil.Streams, o *replOptions) error {
 	st, r := c.st, c.r
 	c.sessionID = r.SessionID
 	if c.sessionID == "" {

@@ -44,7 +44,7 @@ func (r runResult) fields() []any {
 
 // run plays fuseraft run --bridge: ready, the scripted steps, result; the exit status is the
 // result's exitCode.
-func run(ctx context.Context, s cmdutil.Streams, o runOptions) error {
+func run(ctx context.Context, s cmdutil.Streams, o *runOptions) error {
 	if o.bridge && o.hitl {
 		return cmdutil.Usagef("--bridge never pauses after a turn, so it can't be combined with --hitl")
 	}
@@ -115,7 +115,7 @@ func run(ctx context.Context, s cmdutil.Streams, o runOptions) error {
 // runTask is the task a run reports (the one given, else a resumed session's, cut to 120
 // bytes) and whether the session --resume names is known (to the scenario, or as an
 // incomplete session of fr-sim's dataset).
-func runTask(s cmdutil.Streams, o runOptions, rs scenario.Run) (task string, known bool) {
+func runTask(s cmdutil.Streams, o *runOptions, rs scenario.Run) (task string, known bool) {
 	task = o.task
 	known = o.resume != "" && knownSession(o.resume, rs.SessionID, rs.Sessions)
 	if o.resume != "" && !known && s.Env(scenario.EnvScenario) == "" {
@@ -141,7 +141,7 @@ func runTask(s cmdutil.Streams, o runOptions, rs scenario.Run) (task string, kno
 }
 
 // refusal is the error message of a run that fails before it starts, or "".
-func refusal(s cmdutil.Streams, sc *scenario.Scenario, o runOptions, known bool) string {
+func refusal(s cmdutil.Streams, sc *scenario.Scenario, o *runOptions, known bool) string {
 	switch msg := notConfigured(s.Env, sc); {
 	case msg != "":
 		return msg
@@ -159,7 +159,7 @@ func refusal(s cmdutil.Streams, sc *scenario.Scenario, o runOptions, known bool)
 
 // begin starts a run: with --bridge, the ready event and the reading of stdin; without it,
 // nothing is shown and nobody is asked: prompts are denied.
-func (st *stdio) begin(o runOptions, sessionID, task string, config *string) error {
+func (st *stdio) begin(o *runOptions, sessionID, task string, config *string) error {
 	if !o.bridge {
 		st.w = scenario.NewLineWriter(discard{}, scenario.Faults{})
 		st.eof = true
@@ -230,7 +230,7 @@ type discard struct{}
 func (discard) Write(b []byte) (int, error) { return len(b), nil }
 
 // summary is run without --bridge: one snake_case line with --json, else a line of text.
-func (st *stdio) summary(o runOptions, r runResult) error {
+func (st *stdio) summary(o *runOptions, r runResult) error {
 	out := scenario.NewLineWriter(st.s.Out, scenario.Faults{})
 	var err error
 	if o.json {
