@@ -65,6 +65,8 @@ func violations(pkgs []pkg) []string {
 		for _, imp := range p.Imports {
 			where := p.Path
 			switch {
+			case strings.HasPrefix(p.Path, "cmd/fr-") && isCommand(imp) && imp != "internal/cmd/"+strings.TrimPrefix(p.Path, "cmd/fr-"):
+				out = append(out, where+" imports "+imp+": cmd/fr-<tool> runs internal/cmd/<tool> and no other")
 			case command(p.Path) != "" && command(imp) != "" && command(imp) != command(p.Path):
 				out = append(out, where+" imports "+imp+": a command imports no other command")
 			case isShared(p.Path) && isCommand(imp):
@@ -176,6 +178,8 @@ func TestViolations(t *testing.T) {
 		want string // "" for none
 	}{
 		{pkg{"internal/cmd/ls", []string{"internal/cmdutil", "pkg/wire", "internal/jq"}}, ""},
+		{pkg{"cmd/fr-ls", []string{"internal/cmd/ls", "internal/cmdutil"}}, ""},
+		{pkg{"cmd/fr-ls", []string{"internal/cmd/sim"}}, "runs internal/cmd/<tool> and no other"},
 		{pkg{"internal/cmd/ls", []string{"internal/cmd/sim"}}, "a command imports no other command"},
 		{pkg{"internal/cmd/sim/serve", []string{"internal/cmd/sim/scenario"}}, ""},
 		{pkg{"internal/cmd/sim/serve", []string{"internal/cmd/approve/policy"}}, "a command imports no other command"},
