@@ -18,6 +18,8 @@ import (
 
 // options is a parsed command line.
 type options struct {
+	config // what a caller other than the command line may change
+
 	help, version bool
 	fromFile      bool // -f: the first argument names the file holding the filter
 

@@ -85,12 +85,12 @@ type runner struct {
 	halted                      *gojq.HaltError
 }
 
-func run(ctx context.Context, s cmdutil.Streams, o *options, cfg config) error {
+func run(ctx context.Context, s cmdutil.Streams, o *options) error {
 	r := &runner{s: s, o: o, ctx: ctx, files: o.files}
 	if err := r.compileQuery(); err != nil {
 		return err
 	}
-	if o.nullInput || o.slurp || o.rawInput || o.stream || cfg.noSkip {
+	if o.nullInput || o.slurp || o.rawInput || o.stream || o.noSkip {
 		r.prefilter, r.identity = nil, false
 	}
 	r.layout()
