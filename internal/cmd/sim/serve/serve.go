@@ -223,59 +223,68 @@ func App(s cmdutil.Streams) *cli.App {
 	app.Flags = Flags()
 	app.DisableSliceFlagSeparator = true // a task may contain commas
 	app.Action = func(c *cli.Context) error {
-		if c.NArg() > 0 {
-			return cmdutil.Usagef("unexpected argument %q", c.Args().First())
-		}
-		o := options{
-			socket:            c.String("socket"),
-			port:              c.Int("port"),
-			wsEnabled:         c.IsSet("port"),
-			tokensFile:        c.String("tokens-file"),
-			grace:             c.Duration("reconnect-grace"),
-			stateDir:          c.String("state-dir"),
-			readyFile:         c.String("ready-file"),
-			dropAfterApproval: c.Int("drop-after-approval"),
-			a2a:               c.Bool("a2a"),
-			unattendedAllow:   c.String("unattended-policy") == "allow",
-			sendQueue:         c.Int("send-queue"),
-			trace:             c.String("trace"),
-			writeTimeout:      c.Duration("write-timeout"),
-		}
-		if o.sendQueue <= 0 {
-			return cmdutil.Usagef("--send-queue must be at least 1 byte")
-		}
-		if o.writeTimeout <= 0 {
-			return cmdutil.Usagef("--write-timeout must be more than 0")
-		}
-		var err error
-		if o.autoObjectives, err = parseObjectives(c.StringSlice("auto-objective")); err != nil {
+		o, s, err := newOptions(c, s)
+		if err != nil {
 			return err
-		}
-		if o.a2a && !o.wsEnabled {
-			return cmdutil.Usagef("--a2a needs --port: the A2A endpoint is on the HTTP server")
-		}
-		// fr-sim's own flags, given after "serve", win over the environment they travel in.
-		vars := map[string]string{}
-		for flag, env := range map[string]string{"scenario": scenario.EnvScenario, "record": scenario.EnvRecord} {
-			if c.IsSet(flag) {
-				vars[env] = c.String(flag)
-			}
-		}
-		if c.IsSet("faults") {
-			vars[scenario.EnvFaults] = strings.Trim(s.Env(scenario.EnvFaults)+","+c.String("faults"), ",")
-		}
-		if len(vars) > 0 {
-			get := s.Env
-			s.Getenv = func(k string) string {
-				if v, ok := vars[k]; ok {
-					return v
-				}
-				return get(k)
-			}
 		}
 		return serve(c.Context, s, o)
 	}
 	return app
+}
+
+// newOptions reads serve's command line into options, and folds the fr-sim flags given
+// after "serve" into the environment the daemon sees (where they win over what it says).
+func newOptions(c *cli.Context, s cmdutil.Streams) (*options, cmdutil.Streams, error) {
+	if c.NArg() > 0 {
+		return nil, s, cmdutil.Usagef("unexpected argument %q", c.Args().First())
+	}
+	o := &options{
+		socket:            c.String("socket"),
+		port:              c.Int("port"),
+		wsEnabled:         c.IsSet("port"),
+		tokensFile:        c.String("tokens-file"),
+		grace:             c.Duration("reconnect-grace"),
+		stateDir:          c.String("state-dir"),
+		readyFile:         c.String("ready-file"),
+		dropAfterApproval: c.Int("drop-after-approval"),
+		a2a:               c.Bool("a2a"),
+		unattendedAllow:   c.String("unattended-policy") == "allow",
+		sendQueue:         c.Int("send-queue"),
+		trace:             c.String("trace"),
+		writeTimeout:      c.Duration("write-timeout"),
+	}
+	if o.sendQueue <= 0 {
+		return nil, s, cmdutil.Usagef("--send-queue must be at least 1 byte")
+	}
+	if o.writeTimeout <= 0 {
+		return nil, s, cmdutil.Usagef("--write-timeout must be more than 0")
+	}
+	var err error
+	if o.autoObjectives, err = parseObjectives(c.StringSlice("auto-objective")); err != nil {
+		return nil, s, err
+	}
+	if o.a2a && !o.wsEnabled {
+		return nil, s, cmdutil.Usagef("--a2a needs --port: the A2A endpoint is on the HTTP server")
+	}
+	vars := map[string]string{}
+	for flag, env := range map[string]string{"scenario": scenario.EnvScenario, "record": scenario.EnvRecord} {
+		if c.IsSet(flag) {
+			vars[env] = c.String(flag)
+		}
+	}
+	if c.IsSet("faults") {
+		vars[scenario.EnvFaults] = strings.Trim(s.Env(scenario.EnvFaults)+","+c.String("faults"), ",")
+	}
+	if len(vars) > 0 {
+		get := s.Env
+		s.Getenv = func(k string) string {
+			if v, ok := vars[k]; ok {
+				return v
+			}
+			return get(k)
+		}
+	}
+	return o, s, nil
 }
 
 // Run runs the daemon; args are the arguments after "serve". It returns the exit status.
@@ -336,12 +345,12 @@ func locate(s cmdutil.Streams, o *options) error {
 
 // openDaemon makes the daemon of the scenario the environment names, with its pace, its
 // record file and its trace file; closeFiles closes those files.
-func openDaemon(s cmdutil.Streams, o options) (d *daemon, closeFiles func(), err error) {
+func openDaemon(s cmdutil.Streams, o *options) (d *daemon, closeFiles func(), err error) {
 	sc, err := scenario.FromEnv(s.Env)
 	if err != nil {
 		return nil, nil, cmdutil.Errorf(cmdutil.ExitUsage, "%v", err)
 	}
-	d = newDaemon(o, sc, func(format string, args ...any) { cmdutil.Warnf(s.Err, prog, format, args...) })
+	d = newDaemon(*o, sc, func(format string, args ...any) { cmdutil.Warnf(s.Err, prog, format, args...) })
 	d.stateDir = o.stateDir
 	if d.pace, d.noDelays, err = scenario.Pace(s.Env); err != nil {
 		return nil, nil, cmdutil.Errorf(cmdutil.ExitUsage, "%v", err)
@@ -372,7 +381,7 @@ func openDaemon(s cmdutil.Streams, o options) (d *daemon, closeFiles func(), err
 	return d, closeFiles, nil
 }
 
-func serve(ctx context.Context, s cmdutil.Streams, o options) error {
+func serve(ctx context.Context, s cmdutil.Streams, o *options) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
@@ -385,7 +394,7 @@ func serve(ctx context.Context, s cmdutil.Streams, o options) error {
 			return err
 		}
 	}
-	if err := locate(s, &o); err != nil {
+	if err := locate(s, o); err != nil {
 		return err
 	}
 	d, closeFiles, err := openDaemon(s, o)
