@@ -382,6 +382,7 @@ type linkReader struct {
 	c          *Conn
 	l          link
 	h          holder      // nil unless the link holds its reads while a batch is handed on
+	holdFn     func(bool)  // hold, made once: deliver takes it for every batch
 	more       func() bool // whether a further line is already buffered
 	kept       func() bool // whether the line just read was kept by the link
 	needHello  bool        // the handshake is still to come
@@ -396,6 +397,7 @@ func (c *Conn) newLinkReader(l link) *linkReader {
 	lr := &linkReader{c: c, l: l, bt: batcher{free: c.free},
 		more: func() bool { return false }, kept: func() bool { return false }}
 	lr.h, _ = l.(holder)
+	lr.holdFn = lr.hold
 	if lb, ok := l.(lineBufferer); ok {
 		lr.more = lb.hasLine
 	}
@@ -426,7 +428,7 @@ func (lr *linkReader) hold(held bool) {
 func (lr *linkReader) handOn() error {
 	c := lr.c
 	if !lr.bt.empty() && (lr.bt.full() || !lr.more()) {
-		if !c.deliver(lr.bt.take(), lr.hold) {
+		if !c.deliver(lr.bt.take(), lr.holdFn) {
 			return ErrClosed
 		}
 	}
@@ -443,7 +445,7 @@ func (lr *linkReader) handOn() error {
 
 // fail hands on the lines read before err, then returns it.
 func (lr *linkReader) fail(err error) error {
-	if !lr.bt.empty() && !lr.c.deliver(lr.bt.take(), lr.hold) {
+	if !lr.bt.empty() && !lr.c.deliver(lr.bt.take(), lr.holdFn) {
 		return ErrClosed
 	}
 	return err
