@@ -7,13 +7,19 @@ PREFIX   ?= /usr/local
 DESTDIR  ?=
 CMDS     := $(notdir $(wildcard cmd/fr-*))
 
+# The version and revision every --version prints, from the clone (else "dev" and none).
+# -ldflags on the command line is applied after GOFLAGS, so the stamp holds whatever GOFLAGS says.
+VERSION  := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+REVISION := $(shell git rev-parse HEAD 2>/dev/null)
+LDFLAGS  := -X github.com/fuseraft/fr/internal/cmdutil.Version=$(VERSION) -X github.com/fuseraft/fr/internal/cmdutil.Revision=$(REVISION)
+
 .PHONY: help build test test-under-load chaos demo bench bench-quick fuzz man install clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
 
-build: ## build every command into ./bin
-	$(GO) build -o $(BIN)/ ./cmd/...
+build: ## build every command into ./bin, stamped with the version and revision of the clone
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
 
 test: ## go vet, then every test with the race detector (what CI runs), and the ten slowest
 	$(GO) vet ./...

@@ -17,6 +17,7 @@ require (
 )
 
 require (
+	github.com/fzipp/gocyclo v0.6.0 // tests only: the complexity bound
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/nats-io/nats-server/v2 v2.15.3
 	github.com/nats-io/nats.go v1.56.0

@@ -115,108 +115,90 @@ type runResult struct {
 	ItemsName string    `json:"itemsName,omitempty"`
 }
 
-// runFlags are cmdRun's settings.
-type runFlags struct {
-	runs, warm      int
-	in, title, base string
-	jsonOut         string
-	timeout         time.Duration
-	items           float64
-	itemsName       string
-	inBytes         int64
-}
-
 func cmdRun(args []string) error {
 	fs := flag.NewFlagSet("run", flag.ExitOnError)
-	var f runFlags
-	fs.IntVar(&f.runs, "runs", 5, "measured runs of each command")
-	fs.IntVar(&f.warm, "warmup", 1, "unmeasured runs of each command first")
-	fs.StringVar(&f.in, "in", "", "stdin of every command (a file; default /dev/null)")
-	fs.StringVar(&f.title, "title", "", "table title")
-	fs.StringVar(&f.base, "base", "", "label of the row ratios are computed against (default: the first)")
-	fs.StringVar(&f.jsonOut, "json", "", "append one JSON result per row to this file")
-	fs.DurationVar(&f.timeout, "timeout", 10*time.Minute, "time limit of one run")
-	fs.Float64Var(&f.items, "items", 0, "work items per run (events, decisions), for a rate column")
-	fs.StringVar(&f.itemsName, "items-name", "events", "what -items counts")
+	runs := fs.Int("runs", 5, "measured runs of each command")
+	warm := fs.Int("warmup", 1, "unmeasured runs of each command first")
+	in := fs.String("in", "", "stdin of every command (a file; default /dev/null)")
+	title := fs.String("title", "", "table title")
+	base := fs.String("base", "", "label of the row ratios are computed against (default: the first)")
+	jsonOut := fs.String("json", "", "append one JSON result per row to this file")
+	timeout := fs.Duration("timeout", 10*time.Minute, "time limit of one run")
+	items := fs.Float64("items", 0, "work items per run (events, decisions), for a rate column")
+	itemsName := fs.String("items-name", "events", "what -items counts")
 	env, rows, err := parseCommands(fs, args)
 	if err != nil {
 		return err
 	}
-	if f.in != "" {
-		st, err := os.Stat(f.in)
+	var inBytes int64
+	if *in != "" {
+		st, err := os.Stat(*in)
 		if err != nil {
 			return err
 		}
 		if st.Mode().IsRegular() {
-			f.inBytes = st.Size()
+			inBytes = st.Size()
 		}
 	}
-	samples := measure(rows, env, &f)
-	return printRuns(rows, samples, env, &f)
-}
-
-// measure runs every command, interleaved: every round runs each command once, A B C A B
-// C ..., so a slow moment of the machine hits all of them alike.
-func measure(rows []row, env []string, f *runFlags) [][]sample {
-	samples := make([][]sample, len(rows))
-	ctx := context.Background()
-	for round := 0; round < f.warm+f.runs; round++ {
-		for i, r := range rows {
-			s := runOnce(ctx, r, f.in, env, f.timeout)
-			if round >= f.warm {
-				samples[i] = append(samples[i], s)
-			}
-			if s.code != 0 && !expectedNonZero(r) {
-				fmt.Fprintf(os.Stderr, "harness: %s: exit %d: %s\n", r.label, s.code, firstLine(s.errText))
-			}
-		}
-	}
-	return samples
-}
-
-func medianOf(samples []sample, f func(sample) float64) float64 {
-	v := make([]float64, 0, len(samples))
-	for _, s := range samples {
-		v = append(v, f(s))
-	}
-	return median(v)
-}
-
-func wallOf(s sample) float64 { return s.wall }
-func cpuOf(s sample) float64  { return s.cpu }
-
-// printRuns writes the table of a run, and its rows to -json.
-func printRuns(rows []row, samples [][]sample, env []string, f *runFlags) error {
+	samples := collect(context.Background(), rows, *in, env, *warm, *runs, *timeout)
 	baseIdx := 0
 	for i, r := range rows {
-		if r.label == f.base {
+		if r.label == *base {
 			baseIdx = i
 		}
 	}
-	baseMed := medianOf(samples[baseIdx], wallOf)
-	if f.title != "" {
-		fmt.Printf("### %s\n\n", f.title)
+	med := func(i int, f func(sample) float64) float64 {
+		v := make([]float64, 0, len(samples[i]))
+		for _, s := range samples[i] {
+			v = append(v, f(s))
+		}
+		return median(v)
 	}
-	desc := fmt.Sprintf("%d interleaved runs after %d warm-up", f.runs, f.warm)
-	if f.in != "" && f.inBytes >= 1<<20 {
-		desc += fmt.Sprintf("; input %s (%s)", filepath.Base(f.in), fmtBytes(float64(f.inBytes)))
-	} else if f.in != "" {
-		desc += fmt.Sprintf("; stdin %s", filepath.Base(f.in))
-	}
-	fmt.Printf("%s.\n\n", desc)
-	rateHdr := ""
-	if f.inBytes >= 1<<20 {
-		rateHdr = " MB/s |"
-	}
-	if f.items > 0 {
-		rateHdr += " " + f.itemsName + "/s |"
-	}
-	fmt.Printf("| command | median | min - max |%s vs %s | max RSS | CPU (median) | output |\n", rateHdr, rows[baseIdx].label)
+	baseMed := med(baseIdx, func(s sample) float64 { return s.wall })
+	rateHdr := printHeader(*title, *in, inBytes, *runs, *warm, *items, *itemsName, rows[baseIdx].label)
 	fmt.Printf("|---|---:|---:|%s---:|---:|---:|---:|\n", strings.Repeat("---:|", strings.Count(rateHdr, "|")))
 	for i, r := range rows {
-		res := printRow(r, samples[i], env, f, baseMed)
-		res.Base = rows[baseIdx].label
-		if err := appendJSON(f.jsonOut, res); err != nil {
+		walls := make([]float64, 0, len(samples[i]))
+		failed := ""
+		var rss float64
+		for _, s := range samples[i] {
+			walls = append(walls, s.wall)
+			rss = math.Max(rss, s.maxRSS)
+			if s.code != 0 && failed == "" && !expectedNonZero(r) {
+				failed = fmt.Sprintf("exit %d: %s", s.code, firstLine(s.errText))
+			}
+		}
+		m := median(walls)
+		lo, hi := minMax(walls)
+		rssText := fmtBytes(rss)
+		if anyFloored(samples[i]) {
+			if v, ok := gnuTimeRSS(r, *in, env, *timeout); ok {
+				rss = v
+				rssText = fmtBytes(rss) + "†"
+			} else {
+				rssText = "≤ " + rssText
+			}
+		}
+		last := samples[i][len(samples[i])-1]
+		rate := ""
+		if inBytes >= 1<<20 {
+			rate += fmt.Sprintf(" %.0f |", float64(inBytes)/m/1e6)
+		}
+		if *items > 0 {
+			rate += fmt.Sprintf(" %s |", human(*items/m))
+		}
+		label := "`" + r.label + "`"
+		if failed != "" {
+			label += " (FAILED: " + failed + ")"
+		}
+		fmt.Printf("| %s | %s | %s - %s |%s %s | %s | %s | %s, %d lines |\n", label, fmtDur(m), fmtDur(lo), fmtDur(hi),
+			rate, ratio(m, baseMed), rssText, fmtDur(med(i, func(s sample) float64 { return s.cpu })),
+			fmtBytes(float64(last.outB)), last.outL)
+		res := runResult{Kind: "run", Time: stamp(), Title: *title, Label: r.label, Command: r.cmd, Input: *in, InBytes: inBytes,
+			Runs: *runs, Walls: walls, Median: m, CPU: med(i, func(s sample) float64 { return s.cpu }), MaxRSS: rss,
+			OutBytes: last.outB, OutLines: last.outL, Base: rows[baseIdx].label, VsBase: baseMed / m, Failed: failed,
+			Items: *items, ItemsName: *itemsName}
+		if err := appendJSON(*jsonOut, res); err != nil {
 			return err
 		}
 	}
@@ -233,48 +215,47 @@ func printRuns(rows []row, samples [][]sample, env []string, f *runFlags) error 
 	return nil
 }
 
-// printRow writes one row of the table and returns its result.
-func printRow(r row, samples []sample, env []string, f *runFlags, baseMed float64) runResult {
-	walls := make([]float64, 0, len(samples))
-	failed := ""
-	var rss float64
-	for _, s := range samples {
-		walls = append(walls, s.wall)
-		rss = math.Max(rss, s.maxRSS)
-		if s.code != 0 && failed == "" && !expectedNonZero(r) {
-			failed = fmt.Sprintf("exit %d: %s", s.code, firstLine(s.errText))
+// collect runs every command warm+runs times, interleaved: every round runs each command
+// once, A B C A B C ..., so a slow moment of the machine hits all of them alike. It returns
+// the samples of the measured runs, by row.
+func collect(ctx context.Context, rows []row, in string, env []string, warm, runs int, timeout time.Duration) [][]sample {
+	samples := make([][]sample, len(rows))
+	for round := 0; round < warm+runs; round++ {
+		for i, r := range rows {
+			s := runOnce(ctx, r, in, env, timeout)
+			if round >= warm {
+				samples[i] = append(samples[i], s)
+			}
+			if s.code != 0 && !expectedNonZero(r) {
+				fmt.Fprintf(os.Stderr, "harness: %s: exit %d: %s\n", r.label, s.code, firstLine(s.errText))
+			}
 		}
 	}
-	m := median(walls)
-	lo, hi := minMax(walls)
-	rssText := fmtBytes(rss)
-	if anyFloored(samples) {
-		if v, ok := gnuTimeRSS(r, f.in, env, f.timeout); ok {
-			rss = v
-			rssText = fmtBytes(rss) + "†"
-		} else {
-			rssText = "≤ " + rssText
-		}
+	return samples
+}
+
+// printHeader prints the table's title, what was run, and its header line; it returns the
+// header of the rate columns.
+func printHeader(title, in string, inBytes int64, runs, warm int, items float64, itemsName, base string) string {
+	if title != "" {
+		fmt.Printf("### %s\n\n", title)
 	}
-	last := samples[len(samples)-1]
-	rate := ""
-	if f.inBytes >= 1<<20 {
-		rate += fmt.Sprintf(" %.0f |", float64(f.inBytes)/m/1e6)
+	desc := fmt.Sprintf("%d interleaved runs after %d warm-up", runs, warm)
+	if in != "" && inBytes >= 1<<20 {
+		desc += fmt.Sprintf("; input %s (%s)", filepath.Base(in), fmtBytes(float64(inBytes)))
+	} else if in != "" {
+		desc += fmt.Sprintf("; stdin %s", filepath.Base(in))
 	}
-	if f.items > 0 {
-		rate += fmt.Sprintf(" %s |", human(f.items/m))
+	fmt.Printf("%s.\n\n", desc)
+	rateHdr := ""
+	if inBytes >= 1<<20 {
+		rateHdr = " MB/s |"
 	}
-	label := "`" + r.label + "`"
-	if failed != "" {
-		label += " (FAILED: " + failed + ")"
+	if items > 0 {
+		rateHdr += " " + itemsName + "/s |"
 	}
-	cpu := medianOf(samples, cpuOf)
-	fmt.Printf("| %s | %s | %s - %s |%s %s | %s | %s | %s, %d lines |\n", label, fmtDur(m), fmtDur(lo), fmtDur(hi),
-		rate, ratio(m, baseMed), rssText, fmtDur(cpu), fmtBytes(float64(last.outB)), last.outL)
-	return runResult{Kind: "run", Time: stamp(), Title: f.title, Label: r.label, Command: r.cmd, Input: f.in, InBytes: f.inBytes,
-		Runs: f.runs, Walls: walls, Median: m, CPU: cpu, MaxRSS: rss,
-		OutBytes: last.outB, OutLines: last.outL, VsBase: baseMed / m, Failed: failed,
-		Items: f.items, ItemsName: f.itemsName}
+	fmt.Printf("| command | median | min - max |%s vs %s | max RSS | CPU (median) | output |\n", rateHdr, base)
+	return rateHdr
 }
 
 // expectedNonZero: wc, grep and friends are not expected to fail, but `false` is.

@@ -17,21 +17,24 @@ func init() {
 }
 
 // VersionString is the version every command prints: Version (set with -ldflags), else the
-// module version the binary was built from, else "dev"; then the VCS revision it was built
-// from, when the build recorded one, and whether the tree had changes: "v1.2.3 (abc1234)",
-// "dev (abc1234, modified)".
+// module version the binary was built from, else "dev"; then the revision it was built from:
+// Revision (set with -ldflags), else the VCS revision the build recorded and whether the tree
+// had changes: "v1.2.3-4-gabc1234 (rev abc1234…)", "dev (rev abc1234…, modified)".
 func VersionString() string {
 	bi, _ := debug.ReadBuildInfo()
-	return versionOf(Version, bi)
+	return versionOf(Version, Revision, bi)
 }
 
-func versionOf(set string, bi *debug.BuildInfo) string {
+func versionOf(set, setRev string, bi *debug.BuildInfo) string {
 	v := set
 	if v == "" && bi != nil && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		v = bi.Main.Version
 	}
 	if v == "" {
 		v = "dev"
+	}
+	if setRev != "" {
+		return fmt.Sprintf("%s (rev %s)", v, setRev)
 	}
 	if bi == nil {
 		return v
@@ -48,13 +51,10 @@ func versionOf(set string, bi *debug.BuildInfo) string {
 	if rev == "" {
 		return v
 	}
-	if len(rev) > 7 {
-		rev = rev[:7]
-	}
 	if modified == "true" {
-		return fmt.Sprintf("%s (%s, modified)", v, rev)
+		return fmt.Sprintf("%s (rev %s, modified)", v, rev)
 	}
-	return fmt.Sprintf("%s (%s)", v, rev)
+	return fmt.Sprintf("%s (rev %s)", v, rev)
 }
 
 // Finish gives app what every fr command has, once its flags and subcommands are defined:

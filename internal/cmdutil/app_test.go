@@ -20,19 +20,22 @@ func TestVersionOf(t *testing.T) {
 	}
 	rev := "abc1234def5678"
 	for _, tt := range []struct {
-		set  string
-		bi   *debug.BuildInfo
-		want string
+		set, setRev string
+		bi          *debug.BuildInfo
+		want        string
 	}{
-		{"", nil, "dev"},
-		{"", bi("(devel)"), "dev"},
-		{"", bi("v1.2.3", "vcs.revision", rev, "vcs.modified", "false"), "v1.2.3 (abc1234)"},
-		{"", bi("(devel)", "vcs.revision", rev, "vcs.modified", "true"), "dev (abc1234, modified)"},
-		{"v9.9.9", bi("v1.2.3", "vcs.revision", rev), "v9.9.9 (abc1234)"},
-		{"", bi("v1.2.3"), "v1.2.3"},
+		{"", "", nil, "dev"},
+		{"", "", bi("(devel)"), "dev"},
+		{"", "", bi("v1.2.3", "vcs.revision", rev, "vcs.modified", "false"), "v1.2.3 (rev abc1234def5678)"},
+		{"", "", bi("(devel)", "vcs.revision", rev, "vcs.modified", "true"), "dev (rev abc1234def5678, modified)"},
+		{"v9.9.9", "", bi("v1.2.3", "vcs.revision", rev), "v9.9.9 (rev abc1234def5678)"},
+		{"", "", bi("v1.2.3"), "v1.2.3"},
+		// -ldflags -X sets both: the stamped revision wins over the build's own record.
+		{"v0.3.0-12-gfeed123", "feed123456", bi("(devel)", "vcs.revision", rev, "vcs.modified", "true"), "v0.3.0-12-gfeed123 (rev feed123456)"},
+		{"", "feed123456", nil, "dev (rev feed123456)"},
 	} {
-		if got := versionOf(tt.set, tt.bi); got != tt.want {
-			t.Errorf("versionOf(%q, %v) = %q, want %q", tt.set, tt.bi, got, tt.want)
+		if got := versionOf(tt.set, tt.setRev, tt.bi); got != tt.want {
+			t.Errorf("versionOf(%q, %q, %v) = %q, want %q", tt.set, tt.setRev, tt.bi, got, tt.want)
 		}
 	}
 }

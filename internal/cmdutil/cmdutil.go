@@ -38,9 +38,14 @@ const (
 	ExitInterrupted = 130 // interrupted by the user
 )
 
-// Version is the toolkit's version, set at build time with
-// -ldflags "-X github.com/fuseraft/fr/internal/cmdutil.Version=v1.2.3".
-var Version = ""
+// Version and Revision are the toolkit's version and the commit it was built from, set at
+// build time ('make build' sets both, from git describe and git rev-parse) with
+// -ldflags "-X github.com/fuseraft/fr/internal/cmdutil.Version=v1.2.3
+// -X github.com/fuseraft/fr/internal/cmdutil.Revision=COMMIT".
+var (
+	Version  = ""
+	Revision = ""
+)
 
 // Streams are the files a command runs over, and the facts about them a command decides by.
 // Tests pass buffers and set the facts; main passes OSStreams, which reads them from the real

@@ -103,20 +103,18 @@ func numberEnd(b []byte, i int) (int, bool) {
 	if i >= len(b) {
 		return i, false
 	}
-	if b[i] == '0' {
+	switch {
+	case b[i] == '0':
 		i++
-	} else if '1' <= b[i] && b[i] <= '9' {
-		for i++; i < len(b) && '0' <= b[i] && b[i] <= '9'; i++ {
-		}
-	} else {
+	case '1' <= b[i] && b[i] <= '9':
+		i = digitsEnd(b, i+1)
+	default:
 		return i, false
 	}
+	var ok bool
 	if i < len(b) && b[i] == '.' {
-		i++
-		if i >= len(b) || b[i] < '0' || b[i] > '9' {
+		if i, ok = digitsAfter(b, i+1); !ok {
 			return i, false
-		}
-		for i++; i < len(b) && '0' <= b[i] && b[i] <= '9'; i++ {
 		}
 	}
 	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
@@ -124,13 +122,25 @@ func numberEnd(b []byte, i int) (int, bool) {
 		if i < len(b) && (b[i] == '+' || b[i] == '-') {
 			i++
 		}
-		if i >= len(b) || b[i] < '0' || b[i] > '9' {
-			return i, false
-		}
-		for i++; i < len(b) && '0' <= b[i] && b[i] <= '9'; i++ {
-		}
+		return digitsAfter(b, i)
 	}
 	return i, true
+}
+
+// digitsEnd returns the index past the digits starting at b[i].
+func digitsEnd(b []byte, i int) int {
+	for ; i < len(b) && '0' <= b[i] && b[i] <= '9'; i++ {
+	}
+	return i
+}
+
+// digitsAfter returns the index past the digits starting at b[i], of which there must be one
+// at least.
+func digitsAfter(b []byte, i int) (int, bool) {
+	if i >= len(b) || b[i] < '0' || b[i] > '9' {
+		return i, false
+	}
+	return digitsEnd(b, i+1), true
 }
 
 func literalEnd(b []byte, i int, lit string) (int, bool) {
@@ -151,65 +161,9 @@ func valueEnd(b []byte, i, depth int) (int, bool) {
 		end, _, ok := stringEnd(b, i+1)
 		return end, ok
 	case '{':
-		if depth >= maxDepth {
-			return i, false
-		}
-		i = skipWS(b, i+1)
-		if i < len(b) && b[i] == '}' {
-			return i + 1, true
-		}
-		for {
-			if i >= len(b) || b[i] != '"' {
-				return i, false
-			}
-			var ok bool
-			if i, _, ok = stringEnd(b, i+1); !ok {
-				return i, false
-			}
-			i = skipWS(b, i)
-			if i >= len(b) || b[i] != ':' {
-				return i, false
-			}
-			if i, ok = valueEnd(b, skipWS(b, i+1), depth+1); !ok {
-				return i, false
-			}
-			i = skipWS(b, i)
-			if i >= len(b) {
-				return i, false
-			}
-			if b[i] == '}' {
-				return i + 1, true
-			}
-			if b[i] != ',' {
-				return i, false
-			}
-			i = skipWS(b, i+1)
-		}
+		return objectEnd(b, i, depth)
 	case '[':
-		if depth >= maxDepth {
-			return i, false
-		}
-		i = skipWS(b, i+1)
-		if i < len(b) && b[i] == ']' {
-			return i + 1, true
-		}
-		for {
-			var ok bool
-			if i, ok = valueEnd(b, i, depth+1); !ok {
-				return i, false
-			}
-			i = skipWS(b, i)
-			if i >= len(b) {
-				return i, false
-			}
-			if b[i] == ']' {
-				return i + 1, true
-			}
-			if b[i] != ',' {
-				return i, false
-			}
-			i = skipWS(b, i+1)
-		}
+		return arrayEnd(b, i, depth)
 	case 't':
 		return literalEnd(b, i, "true")
 	case 'f':
@@ -221,6 +175,74 @@ func valueEnd(b []byte, i, depth int) (int, bool) {
 			return numberEnd(b, i)
 		}
 		return i, false
+	}
+}
+
+// objectEnd validates the object starting at b[i] at nesting depth depth, and returns the
+// index past it.
+func objectEnd(b []byte, i, depth int) (int, bool) {
+	if depth >= maxDepth {
+		return i, false
+	}
+	i = skipWS(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return i + 1, true
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return i, false
+		}
+		var ok bool
+		if i, _, ok = stringEnd(b, i+1); !ok {
+			return i, false
+		}
+		i = skipWS(b, i)
+		if i >= len(b) || b[i] != ':' {
+			return i, false
+		}
+		if i, ok = valueEnd(b, skipWS(b, i+1), depth+1); !ok {
+			return i, false
+		}
+		i = skipWS(b, i)
+		if i >= len(b) {
+			return i, false
+		}
+		if b[i] == '}' {
+			return i + 1, true
+		}
+		if b[i] != ',' {
+			return i, false
+		}
+		i = skipWS(b, i+1)
+	}
+}
+
+// arrayEnd validates the array starting at b[i] at nesting depth depth, and returns the
+// index past it.
+func arrayEnd(b []byte, i, depth int) (int, bool) {
+	if depth >= maxDepth {
+		return i, false
+	}
+	i = skipWS(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return i + 1, true
+	}
+	for {
+		var ok bool
+		if i, ok = valueEnd(b, i, depth+1); !ok {
+			return i, false
+		}
+		i = skipWS(b, i)
+		if i >= len(b) {
+			return i, false
+		}
+		if b[i] == ']' {
+			return i + 1, true
+		}
+		if b[i] != ',' {
+			return i, false
+		}
+		i = skipWS(b, i+1)
 	}
 }
 
@@ -261,30 +283,12 @@ func ScanType(b []byte) (valid, object bool, rawType []byte, typeEsc bool) {
 		return true, true, nil, false
 	}
 	for {
-		var isType, esc, ok bool
+		var isType, ok bool
 		if i == 1 && len(b) >= 8 && binary.LittleEndian.Uint64(b) == typeFirst {
 			// The line starts {"type": as fuseraft writes its events.
 			isType, i = true, 7
-		} else {
-			if i >= len(b) || b[i] != '"' {
-				return false, false, nil, false
-			}
-			kStart := i
-			end := wordStringEnd(b, i+1)
-			if end < 0 {
-				if end, esc, ok = stringEnd(b, i+1); !ok {
-					return false, false, nil, false
-				}
-			}
-			isType = end-kStart == 6 && string(b[kStart+1:end-1]) == "type"
-			if esc {
-				s, ok := Unquote(b[kStart:end])
-				if !ok {
-					return false, false, nil, false
-				}
-				isType = s == "type"
-			}
-			i = end
+		} else if i, isType, ok = memberKey(b, i); !ok {
+			return false, false, nil, false
 		}
 		if i < len(b) && b[i] != ':' {
 			i = skipWS(b, i)
@@ -296,31 +300,13 @@ func ScanType(b []byte) (valid, object bool, rawType []byte, typeEsc bool) {
 		if i >= len(b) {
 			return false, false, nil, false
 		}
-		if vStart := i; b[i] == '"' {
-			if i = wordStringEnd(b, i+1); i >= 0 {
-				if isType {
-					rawType, typeEsc = b[vStart:i], !wordASCII(b, vStart+1, i-vStart-2)
-				}
-			} else {
-				if i, esc, ok = stringEnd(b, vStart+1); !ok {
-					return false, false, nil, false
-				}
-				if isType {
-					rawType, typeEsc = b[vStart:i], esc || !IsASCII(b[vStart+1:i-1])
-				}
-			}
-		} else {
-			if c := b[i]; '0' <= c && c <= '9' || c == '-' {
-				i, ok = numberEnd(b, i)
-			} else {
-				i, ok = valueEnd(b, i, 1)
-			}
-			if !ok {
-				return false, false, nil, false
-			}
-			if isType {
-				rawType, typeEsc = nil, false
-			}
+		var raw []byte
+		var esc bool
+		if i, raw, esc, ok = memberValue(b, i, isType); !ok {
+			return false, false, nil, false
+		}
+		if isType {
+			rawType, typeEsc = raw, esc
 		}
 		if i < len(b) && b[i] != ',' && b[i] != '}' {
 			i = skipWS(b, i)
@@ -339,6 +325,56 @@ func ScanType(b []byte) (valid, object bool, rawType []byte, typeEsc bool) {
 		}
 		i = skipWS(b, i+1)
 	}
+}
+
+// memberKey reads the key of an object member starting at b[i] and returns the index past
+// it, and whether it is "type". A key is only unescaped when it holds escapes, as only then
+// can it spell "type" without being the bytes type.
+func memberKey(b []byte, i int) (end int, isType, ok bool) {
+	if i >= len(b) || b[i] != '"' {
+		return i, false, false
+	}
+	kStart := i
+	end = wordStringEnd(b, i+1)
+	esc := false
+	if end < 0 {
+		if end, esc, ok = stringEnd(b, i+1); !ok {
+			return end, false, false
+		}
+	}
+	if esc {
+		s, ok := Unquote(b[kStart:end])
+		return end, s == "type", ok
+	}
+	return end, end-kStart == 6 && string(b[kStart+1:end-1]) == "type", true
+}
+
+// memberValue validates the value of an object member starting at b[i] (no leading space)
+// and returns the index past it; for the value of "type" (isType), also the value when it is
+// a string (still quoted) and whether it must be unquoted to compare (escapes, bytes >= 0x80).
+func memberValue(b []byte, i int, isType bool) (end int, raw []byte, esc, ok bool) {
+	vStart := i
+	if b[i] != '"' {
+		if c := b[i]; '0' <= c && c <= '9' || c == '-' {
+			end, ok = numberEnd(b, i)
+		} else {
+			end, ok = valueEnd(b, i, 1)
+		}
+		return end, nil, false, ok
+	}
+	if end = wordStringEnd(b, i+1); end >= 0 {
+		if isType {
+			raw, esc = b[vStart:end], !wordASCII(b, vStart+1, end-vStart-2)
+		}
+		return end, raw, esc, true
+	}
+	if end, esc, ok = stringEnd(b, vStart+1); !ok {
+		return end, nil, false, false
+	}
+	if isType {
+		raw, esc = b[vStart:end], esc || !IsASCII(b[vStart+1:end-1])
+	}
+	return end, raw, esc, true
 }
 
 // typeFirst is the first eight bytes of a line that starts {"type":, as a little-endian word.

@@ -101,14 +101,7 @@ func (s *Stream) Write(b []byte) {
 			i++
 			continue
 		case sLit:
-			if c != s.lit[0] {
-				s.bad = true
-				return
-			}
-			s.lit = s.lit[1:]
-			if s.lit == "" {
-				s.endValue()
-			}
+			s.litByte(c)
 			i++
 			continue
 		case sNumMinus, sNumZero, sNumInt, sNumDot, sNumFrac, sNumE, sNumESign, sNumExp:
@@ -118,53 +111,75 @@ func (s *Stream) Write(b []byte) {
 			continue // a byte that ends the number is read again
 		}
 		i++
-		if IsSpace(c) {
-			continue
+		if !IsSpace(c) {
+			s.structural(c)
 		}
-		switch s.state {
-		case sValue:
+	}
+}
+
+// litByte reads the next byte of a literal (true, false, null).
+func (s *Stream) litByte(c byte) {
+	if c != s.lit[0] {
+		s.bad = true
+		return
+	}
+	s.lit = s.lit[1:]
+	if s.lit == "" {
+		s.endValue()
+	}
+}
+
+// structural reads a byte outside strings, literals and numbers that is not space: a value's
+// start, a comma, a colon, the end of an object or array. Anything else makes the line bad.
+func (s *Stream) structural(c byte) {
+	switch s.state {
+	case sValue:
+		s.value(c)
+	case sValOrEnd:
+		if c == ']' {
+			s.close()
+		} else {
 			s.value(c)
-		case sValOrEnd:
-			if c == ']' {
-				s.close()
-			} else {
-				s.value(c)
-			}
-		case sAfter:
-			if len(s.stack) == 0 {
-				s.bad = true // something after the top-level value
-				return
-			}
-			top := s.stack[len(s.stack)-1]
-			switch {
-			case c == ',' && top == '{':
-				s.state = sKey
-			case c == ',':
-				s.state = sValue
-			case c == '}' && top == '{', c == ']' && top == '[':
-				s.close()
-			default:
-				s.bad = true
-			}
-		case sKeyOrEnd, sKey:
-			switch {
-			case c == '"':
-				s.state, s.esc, s.sEsc, s.role, s.isKey = sString, 0, false, rOther, true
-				if len(s.stack) == 1 {
-					s.role, s.key = rKey, append(s.key[:0], '"')
-				}
-			case c == '}' && s.state == sKeyOrEnd:
-				s.close()
-			default:
-				s.bad = true
-			}
-		case sColon:
-			if c != ':' {
-				s.bad = true
-				return
-			}
-			s.state = sValue
 		}
+	case sAfter:
+		s.after(c)
+	case sKeyOrEnd, sKey:
+		switch {
+		case c == '"':
+			s.state, s.esc, s.sEsc, s.role, s.isKey = sString, 0, false, rOther, true
+			if len(s.stack) == 1 {
+				s.role, s.key = rKey, append(s.key[:0], '"')
+			}
+		case c == '}' && s.state == sKeyOrEnd:
+			s.close()
+		default:
+			s.bad = true
+		}
+	case sColon:
+		if c != ':' {
+			s.bad = true
+			return
+		}
+		s.state = sValue
+	}
+}
+
+// after reads the byte that follows a value: a comma, or the end of the object or array.
+func (s *Stream) after(c byte) {
+	if len(s.stack) == 0 {
+		s.bad = true // something after the top-level value
+		return
+	}
+	top := s.stack[len(s.stack)-1]
+	switch {
+	case c == ',' && top == '{':
+		s.state = sKey
+	case c == ',':
+		s.state = sValue
+	case c == '}' && top == '{', c == ']' && top == '[':
+		s.close()
+	default:
+		s.bad = true
 	}
 }
 

@@ -353,89 +353,19 @@ func (c *Conn) read(l link) error {
 	c.reading = l
 	c.rmu.Unlock()
 	c.lost.Store(nil)
-	h, _ := l.(holder)
-	hold := func(held bool) {
-		if h != nil {
-			h.hold(held)
-		}
-	}
-	more := func() bool { return false }
-	if lb, ok := l.(lineBufferer); ok {
-		more = lb.hasLine
-	}
-	kept := func() bool { return false }
-	if lk, ok := l.(lineKeeper); ok {
-		kept = lk.kept
-	}
-	needHello := c.gate.mode == Serve
-	if !needHello {
-		c.setLink(l)
-	}
-	// A daemon that accepts and never says hello (hung, or not a fuseraft serve) is not
-	// waited on forever.
-	var noHello atomic.Bool
-	helloTimer := time.AfterFunc(c.daemon.helloTimeout(), func() { noHello.Store(true); l.close() })
-	if !needHello {
-		helloTimer.Stop()
-	}
-	defer helloTimer.Stop()
-	replaced := false
-	sawReady := false
-	bt := batcher{free: c.free}
-	// fail hands on the lines read before err, then returns it.
-	fail := func(err error) error {
-		if !bt.empty() && !c.deliver(bt.take(), hold) {
-			return ErrClosed
-		}
-		return err
-	}
+	lr := c.newLinkReader(l)
+	defer lr.helloTimer.Stop()
 	for {
-		if !bt.empty() && (bt.full() || !more()) {
-			if !c.deliver(bt.take(), hold) {
-				return ErrClosed
-			}
-		}
-		if bt.empty() && c.opts.BeforeRead != nil {
-			hold(true)
-			c.opts.BeforeRead(c.done)
-			hold(false)
-			if c.closed() {
-				return ErrClosed
-			}
+		if err := lr.handOn(); err != nil {
+			return err
 		}
 		b, err := l.readLine()
 		if err != nil {
-			return fail(c.readFailed(err, needHello && noHello.Load(), replaced))
+			return lr.fail(c.readFailed(err, lr.needHello && lr.noHello.Load(), lr.replaced))
 		}
 		ln := ParseLine(b)
-		if needHello && ln.Kind != Noise {
-			if err := c.checkHello(ln); err != nil {
-				return fail(err)
-			}
-		}
-		if ln.Kind == EventLine && ln.Type == TypeReady && c.daemon == nil && c.gate.mode != Serve {
-			// One process (or stream) is one session: after a second ready, an answer
-			// written for a prompt before it could be read for one after it.
-			if sawReady {
-				return fail(&ProtocolError{Msg: "a second ready in one session (one process is one session)"})
-			}
-			sawReady = true
-		}
-		if ln.Kind == EventLine {
-			// The Gate learns of a prompt before anyone can answer it.
-			if ChangesGate(ln.Type) {
-				if err := c.observe(ln, needHello, &replaced); err != nil {
-					return fail(err)
-				}
-			}
-			if needHello {
-				// The handshake is done: the wait for hello is over.
-				if !helloTimer.Stop() {
-					return fail(&NoHelloError{Target: c.daemon.String(), After: c.daemon.helloTimeout()})
-				}
-				needHello = false
-				c.setLink(l)
-			}
+		if err := lr.check(ln); err != nil {
+			return lr.fail(err)
 		}
 		if ln.NotText() {
 			// A prompt nobody downstream could read: denied (or skipped) here, and handed
@@ -443,8 +373,119 @@ func (c *Conn) read(l link) error {
 			c.Answer(Refusal(ln.Type))
 			ln.Kind = Noise
 		}
-		bt.add(ln, kept(), more)
+		lr.bt.add(ln, lr.kept(), lr.more)
 	}
+}
+
+// linkReader is what Conn.read knows of the link it reads.
+type linkReader struct {
+	c          *Conn
+	l          link
+	h          holder      // nil unless the link holds its reads while a batch is handed on
+	holdFn     func(bool)  // hold, made once: deliver takes it for every batch
+	more       func() bool // whether a further line is already buffered
+	kept       func() bool // whether the line just read was kept by the link
+	needHello  bool        // the handshake is still to come
+	noHello    atomic.Bool // the wait for hello timed out
+	helloTimer *time.Timer
+	replaced   bool // a newer connection took over
+	sawReady   bool
+	bt         batcher
+}
+
+func (c *Conn) newLinkReader(l link) *linkReader {
+	lr := &linkReader{c: c, l: l, bt: batcher{free: c.free},
+		more: func() bool { return false }, kept: func() bool { return false }}
+	lr.h, _ = l.(holder)
+	lr.holdFn = lr.hold
+	if lb, ok := l.(lineBufferer); ok {
+		lr.more = lb.hasLine
+	}
+	if lk, ok := l.(lineKeeper); ok {
+		lr.kept = lk.kept
+	}
+	lr.needHello = c.gate.mode == Serve
+	if !lr.needHello {
+		c.setLink(l)
+	}
+	// A daemon that accepts and never says hello (hung, or not a fuseraft serve) is not
+	// waited on forever.
+	lr.helloTimer = time.AfterFunc(c.daemon.helloTimeout(), func() { lr.noHello.Store(true); l.close() })
+	if !lr.needHello {
+		lr.helloTimer.Stop()
+	}
+	return lr
+}
+
+func (lr *linkReader) hold(held bool) {
+	if lr.h != nil {
+		lr.h.hold(held)
+	}
+}
+
+// handOn hands on the batch when it is full or no further line has arrived, and, with
+// nothing left to hand on, lets BeforeRead run.
+func (lr *linkReader) handOn() error {
+	c := lr.c
+	if !lr.bt.empty() && (lr.bt.full() || !lr.more()) {
+		if !c.deliver(lr.bt.take(), lr.holdFn) {
+			return ErrClosed
+		}
+	}
+	if lr.bt.empty() && c.opts.BeforeRead != nil {
+		lr.hold(true)
+		c.opts.BeforeRead(c.done)
+		lr.hold(false)
+		if c.closed() {
+			return ErrClosed
+		}
+	}
+	return nil
+}
+
+// fail hands on the lines read before err, then returns it.
+func (lr *linkReader) fail(err error) error {
+	if !lr.bt.empty() && !lr.c.deliver(lr.bt.take(), lr.holdFn) {
+		return ErrClosed
+	}
+	return err
+}
+
+// check checks a line read before it is handed on: the handshake, one ready a session, and
+// what the Gate must see of it.
+func (lr *linkReader) check(ln Line) error {
+	c := lr.c
+	if lr.needHello && ln.Kind != Noise {
+		if err := c.checkHello(ln); err != nil {
+			return err
+		}
+	}
+	if ln.Kind != EventLine {
+		return nil
+	}
+	if ln.Type == TypeReady && c.daemon == nil && c.gate.mode != Serve {
+		// One process (or stream) is one session: after a second ready, an answer
+		// written for a prompt before it could be read for one after it.
+		if lr.sawReady {
+			return &ProtocolError{Msg: "a second ready in one session (one process is one session)"}
+		}
+		lr.sawReady = true
+	}
+	// The Gate learns of a prompt before anyone can answer it.
+	if ChangesGate(ln.Type) {
+		if err := c.observe(ln, lr.needHello, &lr.replaced); err != nil {
+			return err
+		}
+	}
+	if lr.needHello {
+		// The handshake is done: the wait for hello is over.
+		if !lr.helloTimer.Stop() {
+			return &NoHelloError{Target: c.daemon.String(), After: c.daemon.helloTimeout()}
+		}
+		lr.needHello = false
+		c.setLink(lr.l)
+	}
+	return nil
 }
 
 // observe shows the Gate an event of a type that can change it (ChangesGate), once it is

@@ -2,7 +2,9 @@
 // fuseraft out of process: the --json resource queries, the JSONL event stream of a live session
 // (repl --vscode, run --bridge) and the fuseraft serve daemon.
 //
-// The package is deliberately small:
+// Most of its exported names are the protocol's own: a struct for each event, input line and
+// resource item the protocol page documents, and a constant for each event type. Beside them
+// the package is deliberately small, and its API is pinned (testdata/api.txt, go doc -all):
 //
 //   - [Conn] is a live session, as a client: [Dial] connects to a serve daemon (and
 //     reconnects), [Spawn] starts fuseraft repl --vscode or run --bridge ([Repl], [Run]) and
@@ -23,6 +25,8 @@
 //   - Encoders for every input line ([UserInput], [ApprovalResponse], [QuestionResponse],
 //     [Interrupt]) with the limits on images.
 //   - [SocketPath] finds the serve socket exactly as fuseraft attach does.
+//   - [HTTPClient] talks to a daemon over HTTP (TLS from [LoadCA]) without following a
+//     redirect to another origin, and [RedactURL] keeps credentials out of messages.
 //
 // Fields the protocol documents as nullable are pointers (or [json.RawMessage]) so that null
 // stays apart from a value. Clients must ignore fields and event types they do not know; every

@@ -2,7 +2,6 @@ package wire
 
 import (
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -40,12 +39,12 @@ func HTTPClient(cfg *tls.Config) *http.Client {
 	if cfg != nil {
 		tr.TLSClientConfig = cfg
 	}
-	return &http.Client{Transport: tr, CheckRedirect: CheckRedirect}
+	return &http.Client{Transport: tr, CheckRedirect: checkRedirect}
 }
 
-// CheckRedirect is the http.Client CheckRedirect of HTTPClient: a redirect within the first
+// checkRedirect is the http.Client CheckRedirect of HTTPClient: a redirect within the first
 // request's origin is followed (with its headers), any other is a *RedirectError.
-func CheckRedirect(req *http.Request, via []*http.Request) error {
+func checkRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) == 0 {
 		return nil
 	}
@@ -152,10 +151,4 @@ func secretParam(name string) bool {
 		}
 	}
 	return false
-}
-
-// IsRedirect reports whether err is, or wraps, a *RedirectError.
-func IsRedirect(err error) bool {
-	var re *RedirectError
-	return errors.As(err, &re)
 }

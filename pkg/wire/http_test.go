@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -115,7 +116,8 @@ func TestHTTPClientRedirects(t *testing.T) {
 	req, _ = http.NewRequest("POST", srv.URL+"/away", strings.NewReader("{}"))
 	req.Header.Set("Authorization", "Bearer t")
 	_, err = c.Do(req)
-	if !IsRedirect(err) || !strings.Contains(err.Error(), "another origin") {
+	var redirect *RedirectError
+	if !errors.As(err, &redirect) || !strings.Contains(err.Error(), "another origin") {
 		t.Errorf("a redirect to another origin: %v", err)
 	}
 	if reached != 0 {

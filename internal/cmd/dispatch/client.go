@@ -173,8 +173,9 @@ func connect(ctx context.Context, o *options) (*client, error) {
 	hc := wire.HTTPClient(o.tls)
 	g := &guard{next: hc.Transport, token: o.token, endpoint: u, limit: maxAnswer}
 	hc.Transport = g
+	checkRedirect := hc.CheckRedirect
 	hc.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		err := wire.CheckRedirect(req, via)
+		err := checkRedirect(req, via)
 		if err != nil {
 			trackOf(req.Context()).fail(err)
 		}

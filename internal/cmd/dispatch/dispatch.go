@@ -75,8 +75,11 @@ const example = `EXAMPLES
    # many at once
    printf '%s\n' 'fix lint in ./a' 'fix lint in ./b' | fr-dispatch run --parallel 8`
 
-// options are the flags every subcommand shares.
+// options are a subcommand's command line.
 type options struct {
+	name           string  // the subcommand
+	sub            command // its work
+	args           []string
 	url            string // as given, for requests; redacted in messages
 	token          string
 	tls            *tls.Config
@@ -127,74 +130,101 @@ func App(s cmdutil.Streams) *cli.App {
 	return cmdutil.Finish(cmdutil.DeclareExitCodes(app, exitCodes))
 }
 
+// command is the work of a subcommand, once its client is connected; args are its
+// arguments (the task texts of task and run, read from stdin when there are none).
 type command func(ctx context.Context, s cmdutil.Streams, o *options, cl *client, args []string) error
 
-// action reads the shared options, connects, and runs a subcommand.
-func action(s cmdutil.Streams, run command) cli.ActionFunc {
+// action runs a subcommand: its command line read into options, then run.
+func action(s cmdutil.Streams, sub command) cli.ActionFunc {
 	return func(c *cli.Context) error {
-		o := &options{
-			requestTimeout: c.Duration("request-timeout"),
-			timeout:        c.Duration("timeout"),
-			parallel:       c.Int("parallel"),
-			objective:      c.String("objective"),
-			poll:           c.Duration("poll"),
-			maxPoll:        c.Duration("max-poll"),
-			terminal:       s.OutTerminal,
-		}
-		waits := c.Command.Name == "wait" || c.Command.Name == "run"
-		if waits && (o.poll <= 0 || o.maxPoll < o.poll) {
-			return cmdutil.Usagef("--poll must be positive and at most --max-poll")
-		}
-		if c.Command.Name == "run" && o.parallel < 1 {
-			return cmdutil.Usagef("--parallel must be at least 1, not %d", o.parallel)
-		}
-		raw := c.String("url")
-		if raw == "" {
-			raw = s.Env("FUSERAFT_MCP_URL")
-		}
-		if raw == "" {
-			return cmdutil.WithHint(cmdutil.Usagef("no daemon to talk to: pass --url or set FUSERAFT_MCP_URL"),
-				"the URL is http://HOST:PORT/mcp on the port fuseraft serve prints at start-up")
-		}
-		u, err := endpoint(raw)
+		o, err := newOptions(c, s, sub)
 		if err != nil {
 			return err
 		}
-		o.url = u
-		if o.requestTimeout <= 0 {
-			return cmdutil.Usagef("--request-timeout must be positive, not %s", o.requestTimeout)
-		}
-		if f := c.String("ca-cert"); f != "" {
-			if !strings.HasPrefix(u, "https:") {
-				return cmdutil.Usagef("--ca-cert is for https:// (or wss://) URLs")
-			}
-			if o.tls, err = cmdutil.LoadCA(f); err != nil {
-				return err
-			}
-		}
-		if o.token, err = token(s, c.String("token-file")); err != nil {
-			return err
-		}
-		args := c.Args().Slice()
-		if len(args) == 0 && (c.Command.Name == "status" || c.Command.Name == "result" || c.Command.Name == "wait") {
-			return cmdutil.WithHint(cmdutil.Usagef("%s needs at least one session id", c.Command.Name),
-				"see 'fr-dispatch "+c.Command.Name+" --help'")
-		}
-		if c.Command.Name == "task" || c.Command.Name == "run" {
-			if args, err = tasks(s.In, args); err != nil {
-				return err
-			}
-		}
-		cl, err := connect(ctx(c), o)
-		if err != nil {
-			return err
-		}
-		defer cl.close()
-		return run(ctx(c), s, o, cl, args)
+		return run(c.Context, s, o)
 	}
 }
 
-func ctx(c *cli.Context) context.Context { return c.Context }
+// newOptions reads a subcommand's command line (and what its flags name: the CA's
+// certificates, the token) into options.
+func newOptions(c *cli.Context, s cmdutil.Streams, sub command) (*options, error) {
+	o := &options{
+		name:           c.Command.Name,
+		sub:            sub,
+		args:           c.Args().Slice(),
+		requestTimeout: c.Duration("request-timeout"),
+		timeout:        c.Duration("timeout"),
+		parallel:       c.Int("parallel"),
+		objective:      c.String("objective"),
+		poll:           c.Duration("poll"),
+		maxPoll:        c.Duration("max-poll"),
+		terminal:       s.OutTerminal,
+	}
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	raw := c.String("url")
+	if raw == "" {
+		raw = s.Env("FUSERAFT_MCP_URL")
+	}
+	if raw == "" {
+		return nil, cmdutil.WithHint(cmdutil.Usagef("no daemon to talk to: pass --url or set FUSERAFT_MCP_URL"),
+			"the URL is http://HOST:PORT/mcp on the port fuseraft serve prints at start-up")
+	}
+	u, err := endpoint(raw)
+	if err != nil {
+		return nil, err
+	}
+	o.url = u
+	if o.requestTimeout <= 0 {
+		return nil, cmdutil.Usagef("--request-timeout must be positive, not %s", o.requestTimeout)
+	}
+	if f := c.String("ca-cert"); f != "" {
+		if !strings.HasPrefix(u, "https:") {
+			return nil, cmdutil.Usagef("--ca-cert is for https:// (or wss://) URLs")
+		}
+		if o.tls, err = cmdutil.LoadCA(f); err != nil {
+			return nil, err
+		}
+	}
+	if o.token, err = token(s, c.String("token-file")); err != nil {
+		return nil, err
+	}
+	if len(o.args) == 0 && (o.name == "status" || o.name == "result" || o.name == "wait") {
+		return nil, cmdutil.WithHint(cmdutil.Usagef("%s needs at least one session id", o.name),
+			"see 'fr-dispatch "+o.name+" --help'")
+	}
+	return o, nil
+}
+
+// check refuses polling and parallelism that cannot work.
+func (o *options) check() error {
+	waits := o.name == "wait" || o.name == "run"
+	if waits && (o.poll <= 0 || o.maxPoll < o.poll) {
+		return cmdutil.Usagef("--poll must be positive and at most --max-poll")
+	}
+	if o.name == "run" && o.parallel < 1 {
+		return cmdutil.Usagef("--parallel must be at least 1, not %d", o.parallel)
+	}
+	return nil
+}
+
+// run runs the subcommand o names: its tasks read, the daemon connected.
+func run(ctx context.Context, s cmdutil.Streams, o *options) error {
+	args := o.args
+	if o.name == "task" || o.name == "run" {
+		var err error
+		if args, err = tasks(s.In, args); err != nil {
+			return err
+		}
+	}
+	cl, err := connect(ctx, o)
+	if err != nil {
+		return err
+	}
+	defer cl.close()
+	return o.sub(ctx, s, o, cl, args)
+}
 
 // token reads the bearer token: --token-file, else $FUSERAFT_SERVE_TOKEN.
 func token(s cmdutil.Streams, file string) (string, error) {

@@ -119,7 +119,7 @@ type result struct {
 	stdout, stderr string
 }
 
-func run(t *testing.T, env map[string]string, stdin string, args ...string) result {
+func runDispatch(t *testing.T, env map[string]string, stdin string, args ...string) result {
 	t.Helper()
 	var out, errb bytes.Buffer
 	s := cmdutil.Streams{In: strings.NewReader(stdin), Out: &out, Err: &errb, Getenv: func(k string) string { return env[k] }}
@@ -144,7 +144,7 @@ func lines(s string) []map[string]any {
 
 func TestDispatchThenCollect(t *testing.T) {
 	f := newFake(t, 2, "")
-	r := run(t, nil, "", "--url", f.url(), "task", "fix the build", "update deps")
+	r := runDispatch(t, nil, "", "--url", f.url(), "task", "fix the build", "update deps")
 	if r.code != 0 {
 		t.Fatalf("task: exit %d: %s", r.code, r.stderr)
 	}
@@ -156,7 +156,7 @@ func TestDispatchThenCollect(t *testing.T) {
 		t.Errorf("the daemon's line is not passed on as it was: %q", r.stdout)
 	}
 	// flags after the ids work too
-	r = run(t, nil, "", "wait", "sim-0001", "sim-0002", "--url", f.url(), "--poll", "5ms")
+	r = runDispatch(t, nil, "", "wait", "sim-0001", "sim-0002", "--url", f.url(), "--poll", "5ms")
 	if r.code != 0 {
 		t.Fatalf("wait: exit %d: %s", r.code, r.stderr)
 	}
@@ -169,7 +169,7 @@ func TestDispatchThenCollect(t *testing.T) {
 			t.Errorf("wait line %v", m)
 		}
 	}
-	r = run(t, nil, "", "--url", f.url(), "status", "sim-0002")
+	r = runDispatch(t, nil, "", "--url", f.url(), "status", "sim-0002")
 	if r.code != 0 || !strings.HasPrefix(r.stdout, `{"sessionId":"sim-0002","status":"completed",`) {
 		t.Errorf("status: %d %q %s", r.code, r.stdout, r.stderr)
 	}
@@ -178,7 +178,7 @@ func TestDispatchThenCollect(t *testing.T) {
 func TestTasksFromStdinAndFailures(t *testing.T) {
 	f := newFake(t, 0, "")
 	env := map[string]string{"FUSERAFT_MCP_URL": f.url()}
-	r := run(t, env, "one\n\n  \ntwo fail\n", "run", "--poll", "5ms")
+	r := runDispatch(t, env, "one\n\n  \ntwo fail\n", "run", "--poll", "5ms")
 	if r.code != 1 {
 		t.Fatalf("run with a failing task: exit %d, want 1; %s", r.code, r.stderr)
 	}
@@ -201,7 +201,7 @@ func TestTasksFromStdinAndFailures(t *testing.T) {
 func TestUnknownID(t *testing.T) {
 	f := newFake(t, 0, "")
 	for _, cmd := range []string{"status", "result", "wait"} {
-		r := run(t, nil, "", "--url", f.url(), cmd, "sim-nope")
+		r := runDispatch(t, nil, "", "--url", f.url(), cmd, "sim-nope")
 		if r.code != 1 || !strings.Contains(r.stdout, `"status":"unknown"`) || !strings.Contains(r.stdout, `"sessionId":"sim-nope"`) {
 			t.Errorf("%s of an unknown id: exit %d stdout %q stderr %q", cmd, r.code, r.stdout, r.stderr)
 		}
@@ -217,7 +217,7 @@ func TestParallel(t *testing.T) {
 	for i := 0; i < 50; i++ {
 		fmt.Fprintf(&in, "task %d\n", i)
 	}
-	r := run(t, nil, in.String(), "--url", f.url(), "run", "--parallel", "8", "--poll", "2ms", "--max-poll", "10ms")
+	r := runDispatch(t, nil, in.String(), "--url", f.url(), "run", "--parallel", "8", "--poll", "2ms", "--max-poll", "10ms")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
@@ -237,9 +237,9 @@ func TestParallel(t *testing.T) {
 
 func TestTimeout(t *testing.T) {
 	f := newFake(t, 1<<30, "")
-	run(t, nil, "", "--url", f.url(), "task", "slow")
+	runDispatch(t, nil, "", "--url", f.url(), "task", "slow")
 	start := time.Now()
-	r := run(t, nil, "", "--url", f.url(), "wait", "--timeout", "200ms", "--poll", "10ms", "sim-0001")
+	r := runDispatch(t, nil, "", "--url", f.url(), "wait", "--timeout", "200ms", "--poll", "10ms", "sim-0001")
 	if r.code != 1 || !strings.Contains(r.stderr, "did not finish within --timeout") {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}
@@ -250,22 +250,22 @@ func TestTimeout(t *testing.T) {
 
 func TestRefusedAndUnavailable(t *testing.T) {
 	f := newFake(t, 0, "s3cret")
-	r := run(t, nil, "", "--url", f.url(), "task", "x")
+	r := runDispatch(t, nil, "", "--url", f.url(), "task", "x")
 	if r.code != cmdutil.ExitRefused || !strings.Contains(r.stderr, "401") {
 		t.Errorf("no token: exit %d %q", r.code, r.stderr)
 	}
-	r = run(t, map[string]string{"FUSERAFT_SERVE_TOKEN": "wrong"}, "", "--url", f.url(), "task", "x")
+	r = runDispatch(t, map[string]string{"FUSERAFT_SERVE_TOKEN": "wrong"}, "", "--url", f.url(), "task", "x")
 	if r.code != cmdutil.ExitRefused {
 		t.Errorf("wrong token: exit %d %q", r.code, r.stderr)
 	}
-	r = run(t, map[string]string{"FUSERAFT_SERVE_TOKEN": "s3cret"}, "", "--url", f.url(), "task", "x")
+	r = runDispatch(t, map[string]string{"FUSERAFT_SERVE_TOKEN": "s3cret"}, "", "--url", f.url(), "task", "x")
 	if r.code != 0 {
 		t.Errorf("right token: exit %d %q", r.code, r.stderr)
 	}
 	l, _ := net.Listen("tcp", "127.0.0.1:0")
 	addr := l.Addr().String()
 	l.Close()
-	r = run(t, nil, "", "--url", "http://"+addr+"/mcp", "task", "x")
+	r = runDispatch(t, nil, "", "--url", "http://"+addr+"/mcp", "task", "x")
 	if r.code != cmdutil.ExitUnavailable || !strings.Contains(r.stderr, "nothing answers") {
 		t.Errorf("closed port: exit %d %q", r.code, r.stderr)
 	}
@@ -286,12 +286,12 @@ func TestUsage(t *testing.T) {
 		{[]string{"--url", "http://127.0.0.1:1/mcp", "--token-file", "/nonexistent", "task", "x"}, nil, "--token-file"},
 	}
 	for _, tt := range tests {
-		r := run(t, tt.env, "", tt.args...)
+		r := runDispatch(t, tt.env, "", tt.args...)
 		if r.code != cmdutil.ExitUsage || !strings.Contains(r.stderr, tt.want) {
 			t.Errorf("%q: exit %d, stderr %q, want 2 and %q", tt.args, r.code, r.stderr, tt.want)
 		}
 	}
-	r := run(t, nil, "", "--url", "http://127.0.0.1:1/mcp", "task")
+	r := runDispatch(t, nil, "", "--url", "http://127.0.0.1:1/mcp", "task")
 	if r.code != cmdutil.ExitUsage || !strings.Contains(r.stderr, "no task") {
 		t.Errorf("no task on stdin: %d %q", r.code, r.stderr)
 	}

@@ -23,7 +23,7 @@ import (
 func runBounded(t *testing.T, env map[string]string, args ...string) result {
 	t.Helper()
 	done := make(chan result, 1)
-	go func() { done <- run(t, env, "", args...) }()
+	go func() { done <- runDispatch(t, env, "", args...) }()
 	select {
 	case r := <-done:
 		return r
@@ -146,7 +146,7 @@ func TestRequestTimeout(t *testing.T) {
 			}
 		}
 	}
-	r := run(t, nil, "", "--url", calls, "--request-timeout", "0s", "task", "x")
+	r := runDispatch(t, nil, "", "--url", calls, "--request-timeout", "0s", "task", "x")
 	if r.code != cmdutil.ExitUsage {
 		t.Errorf("--request-timeout 0: exit %d %q", r.code, r.stderr)
 	}
@@ -270,7 +270,7 @@ func TestCACert(t *testing.T) {
 		{"--url", srv.URL + "/mcp", "--ca-cert", filepath.Join(dir, "none.pem"), "task", "x"},
 		{"--url", f.url(), "--ca-cert", ca, "task", "x"}, // http://
 	} {
-		if r := run(t, env, "", args...); r.code != cmdutil.ExitUsage {
+		if r := runDispatch(t, env, "", args...); r.code != cmdutil.ExitUsage {
 			t.Errorf("%q: exit %d %q", args, r.code, r.stderr)
 		}
 	}

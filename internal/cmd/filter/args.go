@@ -18,6 +18,8 @@ import (
 
 // options is a parsed command line.
 type options struct {
+	config // what a caller other than the command line may change
+
 	help, version bool
 	fromFile      bool // -f: the first argument names the file holding the filter
 
@@ -226,139 +228,13 @@ func knownLong() []string {
 // flags (-rc), --name=value, and -- to end the flags. The first argument is the filter (unless
 // -f gives it); later ones are input files, or values after --args/--jsonargs.
 func parseArgs(args []string) (*options, error) {
-	o := &options{indent: -1, named: map[string]any{}, color: "auto"}
-	mode := "" // "", "args", "jsonargs"
-	positional := func(a string) error {
-		switch {
-		case !o.haveQuery && o.queryFile == "":
-			o.query, o.haveQuery = a, true
-		case mode == "args":
-			o.positional = append(o.positional, a)
-		case mode == "jsonargs":
-			v, err := parseJSONArg(a)
-			if err != nil {
-				return usageErr("--jsonargs: %s is not JSON: %v", quoteArg(a), err)
-			}
-			o.positional = append(o.positional, v)
-		default:
-			o.files = append(o.files, a)
-		}
-		return nil
+	p := &argReader{o: &options{indent: -1, named: map[string]any{}, color: "auto"}, args: args}
+	if err := p.read(); err != nil {
+		return nil, err
 	}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			for _, p := range args[i+1:] {
-				if err := positional(p); err != nil {
-					return nil, err
-				}
-			}
-			break
-		}
-		if len(a) < 2 || a[0] != '-' {
-			if err := positional(a); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		var names []string
-		var inline *string
-		if strings.HasPrefix(a, "--") {
-			name := a[2:]
-			if k, v, ok := strings.Cut(name, "="); ok {
-				name, inline = k, &v
-			}
-			names = []string{name}
-		} else {
-			// -rc is -r -c. As in jq, an argument with something other than letters before
-			// any flag that takes a value is the filter (-. or -1[0]); a flag that takes a
-			// value takes the rest of the argument when there is any (-Ldir), else the next.
-			filter := false
-			for k := 1; k < len(a); k++ {
-				c := a[k]
-				if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
-					filter = true
-					break
-				}
-				if n, _ := flagKind(string(c)); n > 0 {
-					if k+1 < len(a) {
-						v := strings.TrimPrefix(a[k+1:], "=")
-						inline = &v
-					}
-					names = append(names, string(c))
-					break
-				}
-				names = append(names, string(c))
-			}
-			if filter {
-				if err := positional(a); err != nil {
-					return nil, err
-				}
-				continue
-			}
-		}
-		for _, name := range names {
-			n, ok := flagKind(name)
-			if !ok || (len(name) == 1) != !strings.HasPrefix(a, "--") {
-				msg := fmt.Sprintf("unknown flag `%s'", name)
-				if strings.HasPrefix(a, "--") {
-					msg = fmt.Sprintf("unknown flag `%s'", flagName(name, a))
-				}
-				if s := cmdutil.DidYouMean(name, knownLong()); s != "" && len(name) > 1 {
-					msg += "; did you mean `--" + s + "'?"
-				}
-				return nil, usageErr("%s", msg)
-			}
-			if n == 0 && inline != nil && strings.HasPrefix(a, "--") {
-				return nil, usageErr("boolean flag `--%s' cannot have an argument", name)
-			}
-			var vals []string
-			if inline != nil && n > 0 {
-				vals = append(vals, *inline)
-			}
-			for len(vals) < n {
-				if i+1 >= len(args) {
-					return nil, usageErr("expected %s for flag `%s'", valueWords(n), flagName(name, a))
-				}
-				i++
-				vals = append(vals, args[i])
-			}
-			if err := flagByName[name].set(o, vals, &mode); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if o.fromFile {
-		if !o.haveQuery {
-			return nil, usageErr("expected a query file for flag `-f'")
-		}
-		o.queryFile, o.query, o.haveQuery = o.query, "", false
-	}
-	if o.indent > 7 {
-		return nil, usageErr("--indent %d: at most 7 spaces", o.indent)
-	}
-	if err := cmdutil.CheckEnum("color", o.color, cmdutil.ColorValues); err != nil {
-		return nil, cmdutil.WithHint(err, "see 'fr-filter --help'")
-	}
-	if o.completion != "" {
-		if err := cmdutil.CheckShell(o.completion); err != nil {
-			return nil, cmdutil.WithHint(err, "see 'fr-filter --help'")
-		}
-	}
-	if o.rawInput {
-		o.stream = false // as gojq: raw lines have no structure to stream
-	}
-	if o.timestamps && !o.pretty {
-		return nil, usageErr("--timestamps goes with --pretty: JSON output carries no time")
-	}
-	if o.limits.Any() && !o.pretty {
-		return nil, usageErr("--max-turns, --max-tokens, --max-duration and --max-cost go with --pretty: they are shown to a person")
-	}
-	if o.limits.CostUSD > 0 && o.limits.Prices == nil {
-		return nil, usageErr("--max-cost needs --prices FILE")
-	}
-	if o.pretty && (o.raw || o.join || o.raw0 || o.tab || o.indent > 0 || o.seq) {
-		return nil, usageErr("--pretty renders events; it cannot be combined with -r, -j, --raw-output0, --tab, --indent or --seq")
+	o := p.o
+	if err := o.check(); err != nil {
+		return nil, err
 	}
 	for i, name := range o.varNames {
 		o.named[name[1:]] = o.varValues[i]
@@ -367,6 +243,172 @@ func parseArgs(args []string) (*options, error) {
 		o.positional = []any{}
 	}
 	return o, nil
+}
+
+// argReader reads a command line into options, one argument after another.
+type argReader struct {
+	o    *options
+	mode string // "", "args", "jsonargs"
+	args []string
+	i    int // the argument being read
+}
+
+func (p *argReader) read() error {
+	for ; p.i < len(p.args); p.i++ {
+		a := p.args[p.i]
+		if a == "--" {
+			for _, arg := range p.args[p.i+1:] {
+				if err := p.positional(arg); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		if len(a) < 2 || a[0] != '-' {
+			if err := p.positional(a); err != nil {
+				return err
+			}
+			continue
+		}
+		names, inline, filter := flagNames(a)
+		if filter {
+			if err := p.positional(a); err != nil {
+				return err
+			}
+			continue
+		}
+		for _, name := range names {
+			if err := p.flag(a, name, inline); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// positional takes an argument that is not a flag: the filter, first (unless -f gives it),
+// then a value after --args or --jsonargs, else an input file.
+func (p *argReader) positional(a string) error {
+	o := p.o
+	switch {
+	case !o.haveQuery && o.queryFile == "":
+		o.query, o.haveQuery = a, true
+	case p.mode == "args":
+		o.positional = append(o.positional, a)
+	case p.mode == "jsonargs":
+		v, err := parseJSONArg(a)
+		if err != nil {
+			return usageErr("--jsonargs: %s is not JSON: %v", quoteArg(a), err)
+		}
+		o.positional = append(o.positional, v)
+	default:
+		o.files = append(o.files, a)
+	}
+	return nil
+}
+
+// flagNames reads the flags of the argument a, which starts with a dash: one long name
+// (--name, with its inline value in --name=value), or short ones bundled. -rc is -r -c. As in
+// jq, an argument with something other than letters before any flag that takes a value is
+// the filter (-. or -1[0]); a flag that takes a value takes the rest of the argument when
+// there is any (-Ldir), else the next.
+func flagNames(a string) (names []string, inline *string, filter bool) {
+	if strings.HasPrefix(a, "--") {
+		name := a[2:]
+		if k, v, ok := strings.Cut(name, "="); ok {
+			name, inline = k, &v
+		}
+		return []string{name}, inline, false
+	}
+	for k := 1; k < len(a); k++ {
+		c := a[k]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			return nil, nil, true
+		}
+		names = append(names, string(c))
+		if n, _ := flagKind(string(c)); n > 0 {
+			if k+1 < len(a) {
+				v := strings.TrimPrefix(a[k+1:], "=")
+				inline = &v
+			}
+			break
+		}
+	}
+	return names, inline, false
+}
+
+// flag sets the flag name, written in the argument a, taking its values from inline or the
+// arguments that follow.
+func (p *argReader) flag(a, name string, inline *string) error {
+	long := strings.HasPrefix(a, "--")
+	n, ok := flagKind(name)
+	if !ok || (len(name) == 1) != !long {
+		msg := fmt.Sprintf("unknown flag `%s'", name)
+		if long {
+			msg = fmt.Sprintf("unknown flag `%s'", flagName(name, a))
+		}
+		if s := cmdutil.DidYouMean(name, knownLong()); s != "" && len(name) > 1 {
+			msg += "; did you mean `--" + s + "'?"
+		}
+		return usageErr("%s", msg)
+	}
+	if n == 0 && inline != nil && long {
+		return usageErr("boolean flag `--%s' cannot have an argument", name)
+	}
+	var vals []string
+	if inline != nil && n > 0 {
+		vals = append(vals, *inline)
+	}
+	for len(vals) < n {
+		if p.i+1 >= len(p.args) {
+			return usageErr("expected %s for flag `%s'", valueWords(n), flagName(name, a))
+		}
+		p.i++
+		vals = append(vals, p.args[p.i])
+	}
+	return flagByName[name].set(p.o, vals, &p.mode)
+}
+
+// check refuses the options that do not go together, once all are read.
+func (o *options) check() error {
+	if o.fromFile {
+		if !o.haveQuery {
+			return usageErr("expected a query file for flag `-f'")
+		}
+		o.queryFile, o.query, o.haveQuery = o.query, "", false
+	}
+	if o.indent > 7 {
+		return usageErr("--indent %d: at most 7 spaces", o.indent)
+	}
+	if err := cmdutil.CheckEnum("color", o.color, cmdutil.ColorValues); err != nil {
+		return cmdutil.WithHint(err, "see 'fr-filter --help'")
+	}
+	if o.completion != "" {
+		if err := cmdutil.CheckShell(o.completion); err != nil {
+			return cmdutil.WithHint(err, "see 'fr-filter --help'")
+		}
+	}
+	if o.rawInput {
+		o.stream = false // as gojq: raw lines have no structure to stream
+	}
+	return o.checkPretty()
+}
+
+// checkPretty refuses what --pretty, which renders events for a person, does not go with.
+func (o *options) checkPretty() error {
+	if o.timestamps && !o.pretty {
+		return usageErr("--timestamps goes with --pretty: JSON output carries no time")
+	}
+	if o.limits.Any() && !o.pretty {
+		return usageErr("--max-turns, --max-tokens, --max-duration and --max-cost go with --pretty: they are shown to a person")
+	}
+	if o.limits.CostUSD > 0 && o.limits.Prices == nil {
+		return usageErr("--max-cost needs --prices FILE")
+	}
+	if o.pretty && (o.raw || o.join || o.raw0 || o.tab || o.indent > 0 || o.seq) {
+		return usageErr("--pretty renders events; it cannot be combined with -r, -j, --raw-output0, --tab, --indent or --seq")
+	}
+	return nil
 }
 
 func flagName(name, arg string) string {

@@ -136,14 +136,15 @@ func app(s cmdutil.Streams, cfg config) *cli.App {
 		if opts.help {
 			return cli.ShowAppHelp(c)
 		}
-		return act(c.Context, s, opts, cfg)
+		opts.config = cfg
+		return act(c.Context, s, opts)
 	}
 	return cmdutil.Finish(cmdutil.DeclareExitCodes(app, exitCodes))
 }
 
 // act does what a parsed command line other than --help asks.
-func act(ctx context.Context, s cmdutil.Streams, opts *options, cfg config) error {
-	if cfg.jqLayout && opts.indent < 0 && !opts.compact && !opts.tab {
+func act(ctx context.Context, s cmdutil.Streams, opts *options) error {
+	if opts.jqLayout && opts.indent < 0 && !opts.compact && !opts.tab {
 		opts.indent = 2
 	}
 	if opts.version {
@@ -158,7 +159,7 @@ func act(ctx context.Context, s cmdutil.Streams, opts *options, cfg config) erro
 		_, err = fmt.Fprint(s.Out, script)
 		return err
 	}
-	return run(ctx, s, opts, cfg)
+	return run(ctx, s, opts)
 }
 
 // Run runs fr-filter with args (args[0] is the program name) and returns its exit code.
@@ -173,7 +174,7 @@ func Run(ctx context.Context, s cmdutil.Streams, args []string) int {
 		return cmdutil.RunApp(ctx, App(s), s, args)
 	}
 	if err == nil {
-		err = act(ctx, s, opts, config{})
+		err = act(ctx, s, opts)
 	}
 	return cmdutil.Report(prog, s.Err, err)
 }

@@ -52,7 +52,6 @@ type runner struct {
 	direct   bool                            // the main loop may write a long line passed on unchanged in pieces
 	inLoop   bool                            // the main loop is reading
 	closer   io.Closer
-	piece    int    // the reader's piece size, when not its default
 	name     string // "" for standard input
 	fname    string // for input_filename: the current input's name, "<stdin>", or "" after the end
 	lastName string
@@ -86,8 +85,48 @@ type runner struct {
 	halted                      *gojq.HaltError
 }
 
-func run(ctx context.Context, s cmdutil.Streams, o *options, cfg config) error {
-	r := &runner{s: s, o: o, ctx: ctx, files: o.files, piece: cfg.piece}
+func run(ctx context.Context, s cmdutil.Streams, o *options) error {
+	r := &runner{s: s, o: o, ctx: ctx, files: o.files}
+	if err := r.compileQuery(); err != nil {
+		return err
+	}
+	if o.nullInput || o.slurp || o.rawInput || o.stream || o.noSkip {
+		r.prefilter, r.identity = nil, false
+	}
+	r.layout()
+	redactor, err := r.openOutput()
+	if err != nil {
+		return err
+	}
+	if len(r.files) == 0 {
+		r.files = []string{"-"}
+	}
+	if !o.strict && !o.rawInput && !o.seq {
+		r.dropType = r.dropper(nil)
+		r.dropPre = r.dropper(r.prefilter)
+	}
+	r.direct = r.identity && r.rawLines && r.ren == nil && r.fmt == nil && r.enc.indent < 0 &&
+		!o.compact && o.indent != 0 && !o.seq
+
+	err = r.loop()
+	if err == errHalt {
+		err = nil
+	}
+	err = r.close(err, redactor)
+	if wire.IsBrokenPipe(err) || wire.IsBrokenPipe(r.w.Err()) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	r.warnNoise()
+	return r.status()
+}
+
+// compileQuery reads the filter (from -f FILE, the arguments, or '.') and compiles it with the
+// variables and --type.
+func (r *runner) compileQuery() error {
+	o := r.o
 	query, fname := o.query, ""
 	if o.queryFile != "" {
 		b, err := os.ReadFile(o.queryFile)
@@ -110,9 +149,13 @@ func run(ctx context.Context, s cmdutil.Streams, o *options, cfg config) error {
 			r.types[t] = true
 		}
 	}
-	if o.nullInput || o.slurp || o.rawInput || o.stream || cfg.noSkip {
-		r.prefilter, r.identity = nil, false
-	}
+	return nil
+}
+
+// layout decides how values are written: indentation, and whether output is rewritten token
+// by token for colour (-C, --color, JQ_COLORS) or -a.
+func (r *runner) layout() {
+	o, s := r.o, r.s
 	switch {
 	case o.tab && !o.compact:
 		r.enc = encoder{indent: 1, tab: true}
@@ -122,29 +165,36 @@ func run(ctx context.Context, s cmdutil.Streams, o *options, cfg config) error {
 		r.enc = encoder{indent: -1}
 	}
 	r.rawLines = !o.sortKeys
-	if !o.pretty {
-		color := false
-		switch o.colorFlag {
-		case "always":
-			color = true
-		case "":
-			color = o.color == "always" || o.color == "auto" && cmdutil.UseColor("auto", s.Env, s.OutTerminal)
-		}
-		if color || o.ascii {
-			cols, ok := parseColors(s.Env("JQ_COLORS"))
-			if !ok && color {
-				cmdutil.Warnf(s.Err, prog, "Failed to set $JQ_COLORS (%q): using the default colours", s.Env("JQ_COLORS"))
-			}
-			r.fmt = newFormatter(r.enc.indent, r.enc.tab, o.ascii, color, cols)
-		}
+	if o.pretty {
+		return
 	}
+	color := false
+	switch o.colorFlag {
+	case "always":
+		color = true
+	case "":
+		color = o.color == "always" || o.color == "auto" && cmdutil.UseColor("auto", s.Env, s.OutTerminal)
+	}
+	if color || o.ascii {
+		cols, ok := parseColors(s.Env("JQ_COLORS"))
+		if !ok && color {
+			cmdutil.Warnf(s.Err, prog, "Failed to set $JQ_COLORS (%q): using the default colours", s.Env("JQ_COLORS"))
+		}
+		r.fmt = newFormatter(r.enc.indent, r.enc.tab, o.ascii, color, cols)
+	}
+}
+
+// openOutput sets up the writer over stdout: through the redactor under --redact (returned,
+// to be closed), through the renderer under --pretty.
+func (r *runner) openOutput() (*redact.LineWriter, error) {
+	o, s := r.o, r.s
 	out := s.Out
 	var redactor *redact.LineWriter
 	if o.redact {
 		red, err := redact.Configure(o.redactEnv, o.redactPatterns, s.Env,
 			func(format string, args ...any) { cmdutil.Warnf(s.Err, prog, format, args...) })
 		if err != nil {
-			return cmdutil.Errorf(exitUsage, "%v", err)
+			return nil, cmdutil.Errorf(exitUsage, "%v", err)
 		}
 		// Redaction works on whole lines: the line writer holds a line until its end.
 		redactor = redact.NewLineWriter(out, red)
@@ -158,24 +208,14 @@ func run(ctx context.Context, s cmdutil.Streams, o *options, cfg config) error {
 			Timestamps: o.timestamps,
 			DiffMore:   "the whole new file: fr-filter -r '.newContent // empty'",
 		})
-	}
-	if r.ren != nil {
 		r.lim = newLimitsView(o.limits)
 	}
-	if len(r.files) == 0 {
-		r.files = []string{"-"}
-	}
-	if !o.strict && !o.rawInput && !o.seq {
-		r.dropType = r.dropper(nil)
-		r.dropPre = r.dropper(r.prefilter)
-	}
-	r.direct = r.identity && r.rawLines && r.ren == nil && r.fmt == nil && r.enc.indent < 0 &&
-		!o.compact && o.indent != 0 && !o.seq
+	return redactor, nil
+}
 
-	err = r.loop()
-	if err == errHalt {
-		err = nil
-	}
+// close ends the output (the limits' note, the renderer, the writer, the redactor) and the
+// input, and returns err, else the first error met on the way.
+func (r *runner) close(err error, redactor *redact.LineWriter) error {
 	if e := r.limitNote(true); err == nil {
 		err = e
 	}
@@ -195,19 +235,24 @@ func run(ctx context.Context, s cmdutil.Streams, o *options, cfg config) error {
 	if r.closer != nil {
 		r.closer.Close()
 	}
-	if wire.IsBrokenPipe(err) || wire.IsBrokenPipe(r.w.Err()) {
-		return nil
+	return err
+}
+
+// warnNoise says on stderr how many lines were skipped for not being JSON.
+func (r *runner) warnNoise() {
+	if r.noise == 0 {
+		return
 	}
-	if err != nil {
-		return err
+	lines := "lines that are"
+	if r.noise == 1 {
+		lines = "line that is"
 	}
-	if r.noise > 0 {
-		lines := "lines that are"
-		if r.noise == 1 {
-			lines = "line that is"
-		}
-		cmdutil.Warnf(s.Err, prog, "skipped %d %s %s; the first at %s", r.noise, lines, wire.NotJSON, r.noiseFirst)
-	}
+	cmdutil.Warnf(r.s.Err, prog, "skipped %d %s %s; the first at %s", r.noise, lines, wire.NotJSON, r.noiseFirst)
+}
+
+// status is the exit status of a run that went to its end.
+func (r *runner) status() error {
+	o := r.o
 	switch {
 	case r.halted != nil:
 		return cmdutil.Exit(r.halted.ExitCode())
@@ -273,8 +318,8 @@ func (r *runner) readLine() ([]byte, error) {
 			}
 			r.lastName = r.fname
 			r.rd = newLineReader(src, r.flush, r.o.rawInput)
-			if r.piece > 0 {
-				r.rd.maxBuf = r.piece
+			if r.o.piece > 0 {
+				r.rd.maxBuf = r.o.piece
 			}
 		}
 		line, long, err := r.rd.ReadLine(r.drop)
@@ -325,24 +370,8 @@ func (r *runner) flush() {
 // --strict, which checks every line.
 func (r *runner) next(pre []string) ([]byte, jsonscan.Shape, error) {
 	for {
-		var err error
-		if r.writeErr != nil {
-			return nil, jsonscan.Shape{}, &errFatal{r.writeErr}
-		}
-		if err := r.ctx.Err(); err != nil {
-			return nil, jsonscan.Shape{}, &errFatal{cmdutil.Errorf(cmdutil.ExitInterrupted, "interrupted")}
-		}
-		var line []byte
-		r.multi = false
-		r.drop = r.dropType
-		if pre != nil {
-			r.drop = r.dropPre
-		}
-		if len(r.queue) > 0 {
-			p := r.queue[0]
-			r.queue = r.queue[1:]
-			line, r.lineNo, r.multi = p.b, p.line, p.multi
-		} else if line, err = r.readLine(); err != nil {
+		line, err := r.nextLine(pre)
+		if err != nil {
 			return nil, jsonscan.Shape{}, err
 		}
 		if r.o.rawInput {
@@ -356,55 +385,87 @@ func (r *runner) next(pre []string) ([]byte, jsonscan.Shape, error) {
 				line = line[1:]
 			}
 		}
-		if (r.types != nil || pre != nil) && !r.o.strict {
-			if q, sure := jsonscan.QuickType(line); sure && q.Typed && !handshake(&q) &&
-				(r.types != nil && !r.typeIn(&q) || pre != nil && !inSet(pre, &q)) {
-				continue
-			}
+		if r.quickDrop(line, pre) {
+			continue
 		}
 		sh := jsonscan.Scan(line)
-		r.notText = false
-		if !sh.Valid {
-			if len(trimSpace(line)) == 0 {
-				continue // an empty line is nothing, not noise
-			}
-			if r.split(line) {
-				continue
-			}
-			if err := r.skipNoise(line); err != nil {
-				return nil, sh, err
-			}
-			continue
+		keep, err := r.keep(line, &sh, pre)
+		if err != nil {
+			return nil, sh, err
 		}
-		// Bytes that are not UTF-8 are not JSON (RFC 8259 §8.1), but in a prompt, which the
-		// main loop passes on unchanged if the filter does (passPrompt), for the command that
-		// answers prompts to refuse: a prompt never vanishes here. Only lines kept so far are
-		// looked at: those dropped for their type above never are.
-		if jsonscan.TextFlags(line)&jsonscan.HighBytes != 0 && !jsonscan.UTF8(line) {
-			if !isPrompt(&sh) || !r.inLoop {
-				if isPrompt(&sh) && (r.types == nil || r.typeIn(&sh)) {
-					cmdutil.Warnf(r.s.Err, prog, "%s: %s; skipped: only a filter run on each line can pass it on unchanged", r.where(), wire.NotTextPrompt(sh.Type()))
-				}
-				if err := r.skipNoise(line); err != nil {
-					return nil, sh, err
-				}
-				continue
-			}
-			r.notText = true
+		if keep {
+			return line, sh, nil
 		}
-		if sh.Object {
-			if err := r.checkVersion(line, &sh); err != nil {
-				return nil, sh, &errFatal{err}
-			}
-		}
-		if r.types != nil && !(sh.Typed && r.typeIn(&sh)) {
-			continue
-		}
-		if pre != nil && sh.Object && !(sh.Typed && inSet(pre, &sh)) {
-			continue
-		}
-		return line, sh, nil
 	}
+}
+
+// nextLine returns the next line to look at: a value cut from the input earlier, else the
+// next line read; an *errFatal once a write failed or the run was interrupted.
+func (r *runner) nextLine(pre []string) ([]byte, error) {
+	if r.writeErr != nil {
+		return nil, &errFatal{r.writeErr}
+	}
+	if err := r.ctx.Err(); err != nil {
+		return nil, &errFatal{cmdutil.Errorf(cmdutil.ExitInterrupted, "interrupted")}
+	}
+	r.multi = false
+	r.drop = r.dropType
+	if pre != nil {
+		r.drop = r.dropPre
+	}
+	if len(r.queue) > 0 {
+		p := r.queue[0]
+		r.queue = r.queue[1:]
+		r.lineNo, r.multi = p.line, p.multi
+		return p.b, nil
+	}
+	return r.readLine()
+}
+
+// quickDrop reports whether line is dropped for its type (--type, the prefilter pre) as far
+// as finding the type tells; never under --strict, which checks every line.
+func (r *runner) quickDrop(line []byte, pre []string) bool {
+	if r.types == nil && pre == nil || r.o.strict {
+		return false
+	}
+	q, sure := jsonscan.QuickType(line)
+	return sure && q.Typed && !handshake(&q) &&
+		(r.types != nil && !r.typeIn(&q) || pre != nil && !inSet(pre, &q))
+}
+
+// keep decides whether the scanned line goes to the filter: lines that are not JSON are
+// counted as noise (or cut into values), a prompt that is not UTF-8 is marked, an object's
+// protocolVersion is checked, and --type and the prefilter pre are applied.
+func (r *runner) keep(line []byte, sh *jsonscan.Shape, pre []string) (bool, error) {
+	r.notText = false
+	if !sh.Valid {
+		if len(trimSpace(line)) == 0 || r.split(line) {
+			return false, nil // an empty line is nothing, not noise
+		}
+		return false, r.skipNoise(line)
+	}
+	// Bytes that are not UTF-8 are not JSON (RFC 8259 §8.1), but in a prompt, which the
+	// main loop passes on unchanged if the filter does (passPrompt), for the command that
+	// answers prompts to refuse: a prompt never vanishes here. Only lines kept so far are
+	// looked at: those dropped for their type above never are.
+	if jsonscan.TextFlags(line)&jsonscan.HighBytes != 0 && !jsonscan.UTF8(line) {
+		if !isPrompt(sh) || !r.inLoop {
+			if isPrompt(sh) && (r.types == nil || r.typeIn(sh)) {
+				cmdutil.Warnf(r.s.Err, prog, "%s: %s; skipped: only a filter run on each line can pass it on unchanged", r.where(), wire.NotTextPrompt(sh.Type()))
+			}
+			return false, r.skipNoise(line)
+		}
+		r.notText = true
+	}
+	if sh.Object {
+		if err := r.checkVersion(line, sh); err != nil {
+			return false, &errFatal{err}
+		}
+	}
+	if r.types != nil && !(sh.Typed && r.typeIn(sh)) {
+		return false, nil
+	}
+	return pre == nil || !sh.Object || sh.Typed && inSet(pre, sh), nil
 }
 
 // skipNoise counts a line that is not JSON (or not UTF-8) and skips it; under --strict it is

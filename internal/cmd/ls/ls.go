@@ -110,11 +110,11 @@ func App(s cmdutil.Streams) *cli.App {
 			if c.Args().Len() > 0 {
 				return cmdutil.Usagef("- takes no arguments (got %q)", c.Args().First())
 			}
-			o, err := newRun(c, s, nil)
+			o, err := newOptions(c, nil)
 			if err != nil {
 				return err
 			}
-			return o.fromStdin()
+			return run(c.Context, s, o)
 		},
 	})
 	return cmdutil.Finish(cmdutil.DeclareExitCodes(app, exitCodes))
@@ -189,23 +189,13 @@ func resourceCommand(s cmdutil.Streams, r *resource) *cli.Command {
 				}
 				return cmdutil.WithHint(cmdutil.Usagef("%s needs exactly one %s", r.name, r.args), "see 'fr-ls "+r.name+" --help'")
 			}
-			o, err := newRun(c, s, r)
+			o, err := newOptions(c, r)
 			if err != nil {
 				return err
 			}
-			args := append(fuseraftArgs(c), "--json")
-			if resolve {
-				bin, err := cmdutil.FindFuseraft(o.fuseraft, s.Env)
-				if err != nil {
-					return err
-				}
-				id, err := ResolveSessionID(c.Context, bin, s.Err, c.Args().First())
-				if err != nil {
-					return err
-				}
-				args = []string{"sessions", "--show", id, "--json"}
-			}
-			return o.fromFuseraft(args)
+			o.fuseraftArgs = append(fuseraftArgs(c), "--json")
+			o.resolve, o.sessionArg = resolve, c.Args().First()
+			return run(c.Context, s, o)
 		},
 	}
 }
@@ -256,6 +246,83 @@ func withFlags(c *cli.Context, base []string, names ...string) []string {
 	return base
 }
 
+// options are fr-ls's command line.
+type options struct {
+	res          *resource // nil: one envelope from stdin
+	fuseraftArgs []string  // the fuseraft command line of res
+	resolve      bool      // session names a session by id, or a prefix of one: found with fuseraft sessions first
+	sessionArg   string    // that id or prefix
+	format       string    // "" for the default: table on a terminal, else jsonl
+	fields       []string  // nil for the default columns
+	jq           *jq
+	color        string
+	fuseraft     string
+	anyVersion   bool
+}
+
+// newOptions reads the command line of the resource r (nil for -) into options.
+func newOptions(c *cli.Context, r *resource) (*options, error) {
+	o := &options{res: r, format: c.String("format"), color: c.String("color"),
+		fuseraft: c.String("fuseraft"), anyVersion: c.Bool("any-version")}
+	if c.IsSet("fields") {
+		fields, err := parseFields(c.String("fields"))
+		if err != nil {
+			return nil, err
+		}
+		o.fields = fields
+	}
+	if c.IsSet("jq") {
+		j, err := compileJQ(c.String("jq"))
+		if err != nil {
+			return nil, err
+		}
+		o.jq = j
+	}
+	return o, nil
+}
+
+// parseFields reads --fields: names separated by commas, each once.
+func parseFields(list string) ([]string, error) {
+	var fields []string
+	seen := map[string]bool{}
+	for _, f := range strings.Split(list, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if seen[f] {
+			return nil, cmdutil.Usagef("field %q given twice in --fields", f)
+		}
+		seen[f] = true
+		fields = append(fields, f)
+	}
+	if len(fields) == 0 {
+		return nil, cmdutil.Usagef("--fields is empty")
+	}
+	return fields, nil
+}
+
+// run lists what o asks for: the envelope on stdin, or the one fuseraft prints.
+func run(ctx context.Context, s cmdutil.Streams, o *options) error {
+	l := newListing(ctx, s, o)
+	if o.res == nil {
+		return l.fromStdin()
+	}
+	args := o.fuseraftArgs
+	if o.resolve {
+		bin, err := cmdutil.FindFuseraft(o.fuseraft, s.Env)
+		if err != nil {
+			return err
+		}
+		id, err := ResolveSessionID(ctx, bin, s.Err, o.sessionArg)
+		if err != nil {
+			return err
+		}
+		args = []string{"sessions", "--show", id, "--json"}
+	}
+	return l.fromFuseraft(args)
+}
+
 // lsRun is one listing.
 type lsRun struct {
 	ctx        context.Context
@@ -269,49 +336,23 @@ type lsRun struct {
 	jqFailed   int
 }
 
-func newRun(c *cli.Context, s cmdutil.Streams, r *resource) (*lsRun, error) {
-	o := &lsRun{ctx: c.Context, s: s, fuseraft: c.String("fuseraft"), anyVersion: c.Bool("any-version"), res: r}
+func newListing(ctx context.Context, s cmdutil.Streams, o *options) *lsRun {
+	l := &lsRun{ctx: ctx, s: s, fuseraft: o.fuseraft, anyVersion: o.anyVersion, res: o.res, jq: o.jq}
 	terminal := s.OutTerminal
-	format := c.String("format")
+	format := o.format
 	if format == "" {
 		format = "jsonl"
 		if terminal {
 			format = "table"
 		}
 	}
-	color := c.String("color")
-	var fields []string
-	if c.IsSet("fields") {
-		seen := map[string]bool{}
-		for _, f := range strings.Split(c.String("fields"), ",") {
-			f = strings.TrimSpace(f)
-			if f == "" {
-				continue
-			}
-			if seen[f] {
-				return nil, cmdutil.Usagef("field %q given twice in --fields", f)
-			}
-			seen[f] = true
-			fields = append(fields, f)
-		}
-		if len(fields) == 0 {
-			return nil, cmdutil.Usagef("--fields is empty")
-		}
-	}
-	if c.IsSet("jq") {
-		j, err := compileJQ(c.String("jq"))
-		if err != nil {
-			return nil, err
-		}
-		o.jq = j
-	}
-	o.out = wire.NewWriter(s.Out)
-	o.p = &printer{format: format, fields: fields, res: r, jq: o.jq != nil, w: o.out,
-		color: cmdutil.UseColor(color, s.Env, terminal), width: s.Columns(), now: s.Time()}
+	l.out = wire.NewWriter(s.Out)
+	l.p = &printer{format: format, fields: o.fields, res: o.res, jq: l.jq != nil, w: l.out,
+		color: cmdutil.UseColor(o.color, s.Env, terminal), width: s.Columns(), now: s.Time()}
 	if terminal {
-		o.p.errw = s.Err
+		l.p.errw = s.Err
 	}
-	return o, nil
+	return l
 }
 
 // onItem prints one item of the envelope (or the outputs --jq makes of it).

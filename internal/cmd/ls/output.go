@@ -651,6 +651,32 @@ func (p *printer) table() error {
 		cmdutil.Sayf(p.errw, "fr-ls", "%s not shown in %d columns; --format tsv shows every column and whole ids",
 			strings.Join(dropped, ", "), p.width)
 	}
+	widths := p.columnWidths()
+	var b strings.Builder
+	head := make([]cellOut, len(p.columns))
+	for i, c := range p.columns {
+		head[i] = cellOut{text: c.label}
+	}
+	p.tableLine(&b, widths, head, true)
+	for _, row := range p.rows {
+		p.tableLine(&b, widths, row, false)
+		if b.Len() > 64<<10 {
+			if _, err := io.WriteString(p.w, b.String()); err != nil {
+				return err
+			}
+			b.Reset()
+		}
+	}
+	_, err := io.WriteString(p.w, b.String())
+	return err
+}
+
+// tableGap is the room between two columns of a table.
+const tableGap = 2
+
+// columnWidths decides the width of each column of the table: the natural width of each,
+// cut to fit p.width, then the room freed by times shown in their short form given back.
+func (p *printer) columnWidths() []int {
 	n := len(p.columns)
 	widths := make([]int, n)
 	for i, c := range p.columns {
@@ -661,47 +687,52 @@ func (p *printer) table() error {
 			widths[i] = max(widths[i], render.StringWidth(c.text))
 		}
 	}
-	const gap = 2
-	total := func() int {
-		t := gap * (n - 1)
-		for _, w := range widths {
-			t += w
-		}
-		return t
-	}
 	// Long columns (a task, a path) are cut first, widest first, down to 10 columns; then any
 	// but the first down to 4; the first (an id or a name, copied from here) only when that
 	// is not enough.
 	floors := make([]int, n)
-	shrink := func() {
-		for over := total() - p.width; over > 0; over-- {
-			wide := -1
-			for i := range widths {
-				if widths[i] > floors[i] && (wide < 0 || widths[i] > widths[wide]) {
-					wide = i
-				}
-			}
-			if wide < 0 {
-				return
-			}
-			widths[wide]--
-		}
-	}
 	for i, w := range widths {
 		floors[i] = w
 		if w > 14 && i > 0 {
 			floors[i] = max(10, render.StringWidth(p.columns[i].label))
 		}
 	}
-	shrink()
+	shrink(widths, floors, p.width)
 	for i := 1; i < n; i++ {
 		floors[i] = min(widths[i], 4)
 	}
-	shrink()
+	shrink(widths, floors, p.width)
 	floors[0] = min(widths[0], 4)
-	shrink()
-	// Columns of times that now show their short form need less room: give it to the
-	// column that was cut the most.
+	shrink(widths, floors, p.width)
+	p.giveBackSlack(widths)
+	return widths
+}
+
+// shrink takes a column from the widest of widths, one at a time, until the line fits
+// width or every column is at its floor.
+func shrink(widths, floors []int, width int) {
+	total := tableGap * (len(widths) - 1)
+	for _, w := range widths {
+		total += w
+	}
+	for over := total - width; over > 0; over-- {
+		wide := -1
+		for i := range widths {
+			if widths[i] > floors[i] && (wide < 0 || widths[i] > widths[wide]) {
+				wide = i
+			}
+		}
+		if wide < 0 {
+			return
+		}
+		widths[wide]--
+	}
+}
+
+// giveBackSlack narrows the columns of times that now show their short form to what they
+// use, and gives the room to the columns that were cut the most.
+func (p *printer) giveBackSlack(widths []int) {
+	n := len(p.columns)
 	natural := make([]int, n)
 	used := make([]int, n)
 	for i, c := range p.columns {
@@ -723,7 +754,7 @@ func (p *printer) table() error {
 		slack += widths[i] - used[i]
 		widths[i] = used[i]
 	}
-	for slack > 0 {
+	for ; slack > 0; slack-- {
 		best := -1
 		for i := range widths {
 			if natural[i] > widths[i] && (best < 0 || natural[i]-widths[i] > natural[best]-widths[best]) {
@@ -734,57 +765,47 @@ func (p *printer) table() error {
 			break
 		}
 		widths[best]++
-		slack--
 	}
-	var b strings.Builder
-	line := func(cells []cellOut, header bool) {
-		for i, c := range cells {
-			text := c.text
-			if c.short != "" && render.StringWidth(text) > widths[i] {
-				text = c.short
-			}
-			text = cut(text, widths[i])
-			pad := ""
-			if i < n-1 {
-				pad = strings.Repeat(" ", widths[i]-render.StringWidth(text)+gap)
-			}
-			code := ""
-			switch {
-			case !p.color:
-			case header:
-				code = ansiBold
-			case c.style == dim:
-				code = ansiDim
-			case c.style == green:
-				code = ansiGreen
-			case c.style == red:
-				code = ansiRed
-			}
-			if code != "" {
-				b.WriteString(code + text + ansiReset)
-			} else {
-				b.WriteString(text)
-			}
-			b.WriteString(pad)
+}
+
+// tableLine writes one line of the table to b: each cell cut to its column (a time in its
+// short form when that fits better), padded, coloured by its style.
+func (p *printer) tableLine(b *strings.Builder, widths []int, cells []cellOut, header bool) {
+	n := len(p.columns)
+	for i, c := range cells {
+		text := c.text
+		if c.short != "" && render.StringWidth(text) > widths[i] {
+			text = c.short
 		}
-		b.WriteByte('\n')
-	}
-	head := make([]cellOut, n)
-	for i, c := range p.columns {
-		head[i] = cellOut{text: c.label}
-	}
-	line(head, true)
-	for _, row := range p.rows {
-		line(row, false)
-		if b.Len() > 64<<10 {
-			if _, err := io.WriteString(p.w, b.String()); err != nil {
-				return err
-			}
-			b.Reset()
+		text = cut(text, widths[i])
+		pad := ""
+		if i < n-1 {
+			pad = strings.Repeat(" ", widths[i]-render.StringWidth(text)+tableGap)
 		}
+		if code := p.cellColor(c.style, header); code != "" {
+			b.WriteString(code + text + ansiReset)
+		} else {
+			b.WriteString(text)
+		}
+		b.WriteString(pad)
 	}
-	_, err := io.WriteString(p.w, b.String())
-	return err
+	b.WriteByte('\n')
+}
+
+// cellColor is the escape that starts a cell of style, or "" without colour.
+func (p *printer) cellColor(st style, header bool) string {
+	switch {
+	case !p.color:
+	case header:
+		return ansiBold
+	case st == dim:
+		return ansiDim
+	case st == green:
+		return ansiGreen
+	case st == red:
+		return ansiRed
+	}
+	return ""
 }
 
 // cut shortens s to width columns, ending it with "…" when anything was cut.

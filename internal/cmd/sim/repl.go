@@ -21,7 +21,7 @@ type replOptions struct {
 
 // repl plays fuseraft repl --vscode: ready, then one scripted turn per message, until end of
 // input, then session_end.
-func repl(ctx context.Context, s cmdutil.Streams, o replOptions) error {
+func repl(ctx context.Context, s cmdutil.Streams, o *replOptions) error {
 	if !o.vscode {
 		return cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitUsage, "fr-sim only plays the JSON bridge: pass --vscode"),
 			"fr-sim repl --vscode --no-banner")
@@ -37,18 +37,70 @@ func repl(ctx context.Context, s cmdutil.Streams, o replOptions) error {
 		return err
 	}
 	defer st.close()
-	sc, r := st.sc, st.sc.Repl
-	if msg := notConfigured(s.Env, sc); msg != "" {
+	if msg := notConfigured(s.Env, st.sc); msg != "" {
 		if err := st.emit("type", wire.TypeError, "text", msg); err != nil {
 			return writeErr(err)
 		}
 		return cmdutil.Exit(cmdutil.ExitFailed)
 	}
-	sessionID := r.SessionID
-	if sessionID == "" {
-		sessionID = "sim-repl-session"
+	c := &chat{st: st, r: st.sc.Repl}
+	if err := c.open(s, o); err != nil {
+		return err
 	}
-	title, autoTitle, replay := r.Title, r.AutoTitle, r.Replay
+	for {
+		text, carriedText, next, err := c.nextMessage(ctx)
+		if err != nil {
+			return err
+		}
+		if next == stopChat {
+			break
+		}
+		if next == skipMessage {
+			continue
+		}
+		if err := c.play(ctx, text, carriedText); err != nil {
+			return err
+		}
+	}
+	// fuseraft makes one more model call (memory extraction) before it ends.
+	endDelay := 200 * time.Millisecond
+	if c.r.EndDelay != nil {
+		endDelay = c.r.EndDelay.D()
+	}
+	st.sleep(endDelay)
+	return writeErr(st.emit("type", wire.TypeSessEnd))
+}
+
+// chat is one repl --vscode session being played.
+type chat struct {
+	st        *stdio
+	r         scenario.Repl
+	sessionID string
+	model     string
+	title     *string
+	autoTitle *string
+	mid       []string // the mid-turn commands
+	carried   []string // messages typed during a turn, carried into the next one
+	turnIndex int
+}
+
+// what nextMessage found
+const (
+	playTurn    = iota // a message to play a turn for
+	skipMessage        // a line that is no turn (an interrupt, a slash command)
+	stopChat           // the end of input
+)
+
+// open starts the chat: the session (a new one, or the one --resume names), ready, the
+// replay of a resumed session, and the reading of stdin.
+func (c *chat) open(s cmdutil.Streams, o *replOptions) error {
+	st, r := c.st, c.r
+	c.sessionID = r.SessionID
+	if c.sessionID == "" {
+		c.sessionID = "sim-repl-session"
+	}
+	var replay *scenario.Replay
+	c.title, c.autoTitle, replay = r.Title, r.AutoTitle, r.Replay
 	if o.resume != "" {
 		known := knownSession(o.resume, r.SessionID, r.Sessions)
 		if !known && s.Env(scenario.EnvScenario) == "" {
@@ -56,7 +108,7 @@ func repl(ctx context.Context, s cmdutil.Streams, o replOptions) error {
 			// fr-sim sessions --repl (and so fr-ls repl-sessions) lists, as that chat.
 			if stored, ok := datasetReplSession(s.Env, o.resume); ok {
 				known = true
-				title, autoTitle, replay = stored.Title, stored.AutoTitle, datasetReplay(stored)
+				c.title, c.autoTitle, replay = stored.Title, stored.AutoTitle, datasetReplay(stored)
 				if o.model == "" && stored.ModelID != "" {
 					o.model = stored.ModelID
 				}
@@ -67,18 +119,18 @@ func repl(ctx context.Context, s cmdutil.Streams, o replOptions) error {
 			fmt.Fprintf(s.Out, "No REPL session found with ID '%s'.\n", o.resume)
 			return cmdutil.Exit(cmdutil.ExitFailed)
 		}
-		sessionID = o.resume
+		c.sessionID = o.resume
 	}
-	model := sc.Model
+	c.model = st.sc.Model
 	if o.model != "" {
-		model = o.model
+		c.model = o.model
 	}
-	mid := r.MidTurnCommands
-	if mid == nil {
-		mid = []string{}
+	c.mid = r.MidTurnCommands
+	if c.mid == nil {
+		c.mid = []string{}
 	}
-	if err := st.emit("type", wire.TypeReady, "protocolVersion", sc.Faults.Version(), "sessionId", sessionID,
-		"model", model, "title", title, "autoTitle", autoTitle, "midTurnCommands", mid); err != nil {
+	if err := st.emit("type", wire.TypeReady, "protocolVersion", st.sc.Faults.Version(), "sessionId", c.sessionID,
+		"model", c.model, "title", c.title, "autoTitle", c.autoTitle, "midTurnCommands", c.mid); err != nil {
 		return writeErr(err)
 	}
 	if o.resume != "" {
@@ -87,112 +139,122 @@ func repl(ctx context.Context, s cmdutil.Streams, o replOptions) error {
 		}
 	}
 	st.start()
-	var carried []string
-	carry := r.Interjections == "carry"
-	turnIndex := 0
-	for {
-		var text, carriedText string
-		if len(carried) > 0 {
-			carriedText = strings.Join(carried, "\n")
-			text, carried = carriedText, nil
-		} else {
-			if st.eof && len(st.queue) == 0 {
-				break
-			}
-			var line []byte
-			ok := true
-			if len(st.queue) > 0 {
-				line, st.queue = st.queue[0], st.queue[1:]
-			} else {
-				select {
-				case line, ok = <-st.lines:
-				case <-st.sig: // nothing running: nothing to cancel
-					st.rec.RecordSignal(st.mode, "SIGINT")
-					continue
-				case <-ctx.Done():
-					return ctx.Err()
-				}
-			}
-			if !ok {
-				st.eof = true
-				break
-			}
-			if isInterrupt(line) || len(strings.TrimSpace(string(line))) == 0 {
-				continue // an interrupt with nothing running is dropped
-			}
-			var end bool
-			if text, end = message(line); end {
-				st.eof = true
-				break
-			}
-			for _, w := range imageWarnings(line) {
-				if err := st.emit("type", wire.TypeWarning, "text", w); err != nil {
-					return writeErr(err)
-				}
-			}
-			if done, err := st.slash(text, sessionID, model, &title, autoTitle, turnIndex); done || err != nil {
-				if err != nil {
-					return writeErr(err)
-				}
-				continue
-			}
+	return nil
+}
+
+// nextMessage reads what comes next between turns: the messages carried from the last turn,
+// else the next line of input (a message, or a line that is no turn), else the end.
+func (c *chat) nextMessage(ctx context.Context) (text, carriedText string, next int, err error) {
+	st := c.st
+	if len(c.carried) > 0 {
+		carriedText = strings.Join(c.carried, "\n")
+		c.carried = nil
+		return carriedText, carriedText, playTurn, nil
+	}
+	if st.eof && len(st.queue) == 0 {
+		return "", "", stopChat, nil
+	}
+	var line []byte
+	ok := true
+	if len(st.queue) > 0 {
+		line, st.queue = st.queue[0], st.queue[1:]
+	} else {
+		select {
+		case line, ok = <-st.lines:
+		case <-st.sig: // nothing running: nothing to cancel
+			st.rec.RecordSignal(st.mode, "SIGINT")
+			return "", "", skipMessage, nil
+		case <-ctx.Done():
+			return "", "", stopChat, ctx.Err()
 		}
-		steps := replTurn(r, turnIndex, text)
-		if err := st.emit("type", wire.TypeTurnStart, "text", carriedText); err != nil {
-			return writeErr(err)
+	}
+	if !ok {
+		st.eof = true
+		return "", "", stopChat, nil
+	}
+	if isInterrupt(line) || len(strings.TrimSpace(string(line))) == 0 {
+		return "", "", skipMessage, nil // an interrupt with nothing running is dropped
+	}
+	text, end := message(line)
+	if end {
+		st.eof = true
+		return "", "", stopChat, nil
+	}
+	for _, w := range imageWarnings(line) {
+		if err := st.emit("type", wire.TypeWarning, "text", w); err != nil {
+			return "", "", stopChat, writeErr(err)
 		}
-		var interjected int
-		out, err := st.turn(ctx, steps, func(line []byte) {
-			msg, end := message(line)
-			if cmd := midTurn(msg, mid); cmd != "" && !end {
-				_ = st.emit(applied(cmd, msg)...)
-				return
-			}
-			if !carry || end || len(st.queue) > 0 {
-				st.queue = append(st.queue, line)
-				return
-			}
-			if strings.TrimSpace(msg) == "" {
-				return
-			}
-			carried = append(carried, msg)
-			interjected++
-		})
+	}
+	if done, err := st.slash(text, c.sessionID, c.model, &c.title, c.autoTitle, c.turnIndex); done || err != nil {
 		if err != nil {
-			return writeErr(err)
+			return "", "", stopChat, writeErr(err)
 		}
-		if out.Crash != nil {
-			return st.crash(out.Crash)
-		}
-		if interjected > 0 {
-			if err := st.emit("type", wire.TypeInterjection, "status", "carried", "count", interjected); err != nil {
-				return writeErr(err)
-			}
-		}
-		if out.Cancelled {
-			if err := st.emit("type", wire.TypeCancelled); err != nil {
-				return writeErr(err)
-			}
-		} else if out.Emitted[wire.TypeMessageEnd] == 0 {
-			calls := out.ToolCalls
-			if calls == nil {
-				calls = []string{}
-			}
-			if err := st.emit("type", wire.TypeMessageEnd, "turnIndex", turnIndex, "toolCalls", calls,
-				"inputTokens", 1800+600*turnIndex, "outputTokens", 1+len(out.Text)/4,
-				"cachedInputTokens", 1200*turnIndex, "cumulativeCacheReadTokens", 600*turnIndex*(turnIndex+1)); err != nil {
-				return writeErr(err)
-			}
-		}
-		turnIndex++
+		return "", "", skipMessage, nil
 	}
-	// fuseraft makes one more model call (memory extraction) before it ends.
-	endDelay := 200 * time.Millisecond
-	if r.EndDelay != nil {
-		endDelay = r.EndDelay.D()
+	return text, "", playTurn, nil
+}
+
+// play plays the scripted turn for text: turn_start, the steps, what was typed during them
+// (mid-turn commands applied, messages carried or queued), and the turn's end.
+func (c *chat) play(ctx context.Context, text, carriedText string) error {
+	st := c.st
+	steps := replTurn(c.r, c.turnIndex, text)
+	if err := st.emit("type", wire.TypeTurnStart, "text", carriedText); err != nil {
+		return writeErr(err)
 	}
-	st.sleep(endDelay)
-	return writeErr(st.emit("type", wire.TypeSessEnd))
+	carry := c.r.Interjections == "carry"
+	var interjected int
+	out, err := st.turn(ctx, steps, func(line []byte) {
+		msg, end := message(line)
+		if cmd := midTurn(msg, c.mid); cmd != "" && !end {
+			_ = st.emit(applied(cmd, msg)...)
+			return
+		}
+		if !carry || end || len(st.queue) > 0 {
+			st.queue = append(st.queue, line)
+			return
+		}
+		if strings.TrimSpace(msg) == "" {
+			return
+		}
+		c.carried = append(c.carried, msg)
+		interjected++
+	})
+	if err != nil {
+		return writeErr(err)
+	}
+	if out.Crash != nil {
+		return st.crash(out.Crash)
+	}
+	if err := c.endTurn(out, interjected); err != nil {
+		return writeErr(err)
+	}
+	c.turnIndex++
+	return nil
+}
+
+// endTurn writes what ends a turn: the interjections carried, then cancelled, or message_end
+// when the steps wrote none.
+func (c *chat) endTurn(out scenario.Outcome, interjected int) error {
+	st, turn := c.st, c.turnIndex
+	if interjected > 0 {
+		if err := st.emit("type", wire.TypeInterjection, "status", "carried", "count", interjected); err != nil {
+			return err
+		}
+	}
+	if out.Cancelled {
+		return st.emit("type", wire.TypeCancelled)
+	}
+	if out.Emitted[wire.TypeMessageEnd] != 0 {
+		return nil
+	}
+	calls := out.ToolCalls
+	if calls == nil {
+		calls = []string{}
+	}
+	return st.emit("type", wire.TypeMessageEnd, "turnIndex", turn, "toolCalls", calls,
+		"inputTokens", 1800+600*turn, "outputTokens", 1+len(out.Text)/4,
+		"cachedInputTokens", 1200*turn, "cumulativeCacheReadTokens", 600*turn*(turn+1))
 }
 
 func knownSession(id, main string, others []string) bool {

@@ -44,7 +44,7 @@ func (r runResult) fields() []any {
 
 // run plays fuseraft run --bridge: ready, the scripted steps, result; the exit status is the
 // result's exitCode.
-func run(ctx context.Context, s cmdutil.Streams, o runOptions) error {
+func run(ctx context.Context, s cmdutil.Streams, o *runOptions) error {
 	if o.bridge && o.hitl {
 		return cmdutil.Usagef("--bridge never pauses after a turn, so it can't be combined with --hitl")
 	}
@@ -58,8 +58,66 @@ func run(ctx context.Context, s cmdutil.Streams, o runOptions) error {
 	if o.config != "" {
 		config = &o.config
 	}
-	task := o.task
-	known := o.resume != "" && knownSession(o.resume, rs.SessionID, rs.Sessions)
+	task, known := runTask(s, o, rs)
+	if msg := refusal(s, sc, o, known); msg != "" {
+		r := runResult{task: task, config: config, errMsg: &msg, exitCode: 1}
+		if !o.bridge {
+			return st.summary(o, r)
+		}
+		if err := st.emit(r.fields()...); err != nil {
+			return writeErr(err)
+		}
+		return cmdutil.Exit(1)
+	}
+	sessionID := rs.SessionID
+	if sessionID == "" {
+		sessionID = "sim-run-session"
+	}
+	if o.resume != "" {
+		sessionID = o.resume
+	}
+	if err := st.begin(o, sessionID, task, config); err != nil {
+		return err
+	}
+	began := time.Now()
+	// user_input isn't read by the bridge (it is recorded and ignored); other lines are kept,
+	// in order, for the next prompt.
+	out, err := st.turn(ctx, rs.Steps, func(line []byte) {
+		if t, _ := wire.TopLevelString(line, "type"); t != wire.TypeUserInput {
+			st.queue = append(st.queue, line)
+		}
+	})
+	if err != nil {
+		return writeErr(err)
+	}
+	if out.Crash != nil {
+		return st.crash(out.Crash)
+	}
+	r := runResult{sessionID: &sessionID, task: task, config: config, succeeded: true,
+		turns: out.Emitted["agent_message"], in: 0, out: 0}
+	r.elapsed = math.Round(time.Since(began).Seconds()*100) / 100
+	r.outcome(out, rs.Result.Over(out.Result))
+	if !o.bridge {
+		if o.ci {
+			r.ci(rs.CI)
+		}
+		return st.summary(o, r)
+	}
+	if err := st.emit(r.fields()...); err != nil {
+		return writeErr(err)
+	}
+	if r.exitCode != 0 {
+		return cmdutil.Exit(r.exitCode)
+	}
+	return nil
+}
+
+// runTask is the task a run reports (the one given, else a resumed session's, cut to 120
+// bytes) and whether the session --resume names is known (to the scenario, or as an
+// incomplete session of fr-sim's dataset).
+func runTask(s cmdutil.Streams, o *runOptions, rs scenario.Run) (task string, known bool) {
+	task = o.task
+	known = o.resume != "" && knownSession(o.resume, rs.SessionID, rs.Sessions)
 	if o.resume != "" && !known && s.Env(scenario.EnvScenario) == "" {
 		// The embedded scenario resumes every incomplete session of fr-sim's dataset, the
 		// ones fr-sim sessions (and so fr-ls sessions) lists, as that session.
@@ -79,70 +137,49 @@ func run(ctx context.Context, s cmdutil.Streams, o runOptions) error {
 	if len(task) > 120 {
 		task = task[:120]
 	}
-	fail := func(msg string) error {
-		r := runResult{task: task, config: config, errMsg: &msg, exitCode: 1}
-		if !o.bridge {
-			return st.summary(o, r)
-		}
-		if err := st.emit(r.fields()...); err != nil {
-			return writeErr(err)
-		}
-		return cmdutil.Exit(1)
-	}
+	return task, known
+}
+
+// refusal is the error message of a run that fails before it starts, or "".
+func refusal(s cmdutil.Streams, sc *scenario.Scenario, o *runOptions, known bool) string {
 	switch msg := notConfigured(s.Env, sc); {
 	case msg != "":
-		return fail(msg)
-	case rs.FailBeforeStart != "":
-		return fail(rs.FailBeforeStart)
+		return msg
+	case sc.Run.FailBeforeStart != "":
+		return sc.Run.FailBeforeStart
 	case o.resume != "" && !known:
-		return fail(fmt.Sprintf("Session '%s' not found.", o.resume))
+		return fmt.Sprintf("Session '%s' not found.", o.resume)
 	case o.resume == "" && o.config == "":
-		return fail("No orchestration config given. Pass -c <config>.")
+		return "No orchestration config given. Pass -c <config>."
 	case o.resume == "" && strings.TrimSpace(o.task) == "":
-		return fail("No task given.")
+		return "No task given."
 	}
-	sessionID := rs.SessionID
-	if sessionID == "" {
-		sessionID = "sim-run-session"
+	return ""
+}
+
+// begin starts a run: with --bridge, the ready event and the reading of stdin; without it,
+// nothing is shown and nobody is asked: prompts are denied.
+func (st *stdio) begin(o *runOptions, sessionID, task string, config *string) error {
+	if !o.bridge {
+		st.w = scenario.NewLineWriter(discard{}, scenario.Faults{})
+		st.eof = true
+		return nil
 	}
-	if o.resume != "" {
-		sessionID = o.resume
-	}
-	agents := rs.Agents
+	agents := st.sc.Run.Agents
 	if agents == nil {
 		agents = []string{}
 	}
-	if o.bridge {
-		if err := st.emit("type", wire.TypeReady, "protocolVersion", sc.Faults.Version(), "sessionId", sessionID,
-			"task", task, "config", config, "resumed", o.resume != "", "agents", agents); err != nil {
-			return writeErr(err)
-		}
-	} else {
-		// Without the bridge nothing is shown and nobody is asked: prompts are denied.
-		st.w = scenario.NewLineWriter(discard{}, scenario.Faults{})
-		st.eof = true
-	}
-	if o.bridge {
-		st.start()
-	}
-	began := time.Now()
-	// user_input isn't read by the bridge (it is recorded and ignored); other lines are kept,
-	// in order, for the next prompt.
-	out, err := st.turn(ctx, rs.Steps, func(line []byte) {
-		if t, _ := wire.TopLevelString(line, "type"); t != wire.TypeUserInput {
-			st.queue = append(st.queue, line)
-		}
-	})
-	if err != nil {
+	if err := st.emit("type", wire.TypeReady, "protocolVersion", st.sc.Faults.Version(), "sessionId", sessionID,
+		"task", task, "config", config, "resumed", o.resume != "", "agents", agents); err != nil {
 		return writeErr(err)
 	}
-	if out.Crash != nil {
-		return st.crash(out.Crash)
-	}
-	r := runResult{sessionID: &sessionID, task: task, config: config, succeeded: true,
-		turns: out.Emitted["agent_message"], in: 0, out: 0}
-	r.elapsed = math.Round(time.Since(began).Seconds()*100) / 100
-	res := *rs.Result.Over(out.Result)
+	st.start()
+	return nil
+}
+
+// outcome fills in what the steps played (out) and the scenario's result fields (res) make
+// of the result.
+func (r *runResult) outcome(out scenario.Outcome, res *scenario.Result) {
 	switch {
 	case out.Cancelled:
 		msg := "The session was cancelled."
@@ -162,36 +199,30 @@ func run(ctx context.Context, s cmdutil.Streams, o runOptions) error {
 	if res.ExitCode != nil && !out.Cancelled {
 		r.exitCode = *res.ExitCode
 	}
-	if res.Turns != nil {
-		r.turns = *res.Turns
-	}
+	setInt(&r.turns, res.Turns)
 	if res.ElapsedSeconds != nil {
 		r.elapsed = *res.ElapsedSeconds
 	}
-	if res.InputTokens != nil {
-		r.in = *res.InputTokens
+	setInt(&r.in, res.InputTokens)
+	setInt(&r.out, res.OutputTokens)
+}
+
+func setInt(dst *int, src *int) {
+	if src != nil {
+		*dst = *src
 	}
-	if res.OutputTokens != nil {
-		r.out = *res.OutputTokens
+}
+
+// ci applies fuseraft's --ci: the run went through, but a success criterion did not hold.
+func (r *runResult) ci(c scenario.CI) {
+	if r.exitCode != 0 || c.Passed == nil || *c.Passed {
+		return
 	}
-	if !o.bridge {
-		if o.ci && r.exitCode == 0 && rs.CI.Passed != nil && !*rs.CI.Passed {
-			// fuseraft's --ci: the run went through, but a success criterion did not hold.
-			msg := rs.CI.Message
-			if msg == "" {
-				msg = "A --ci success criterion failed."
-			}
-			r.succeeded, r.errMsg, r.exitCode = false, &msg, 2
-		}
-		return st.summary(o, r)
+	msg := c.Message
+	if msg == "" {
+		msg = "A --ci success criterion failed."
 	}
-	if err := st.emit(r.fields()...); err != nil {
-		return writeErr(err)
-	}
-	if r.exitCode != 0 {
-		return cmdutil.Exit(r.exitCode)
-	}
-	return nil
+	r.succeeded, r.errMsg, r.exitCode = false, &msg, 2
 }
 
 type discard struct{}
@@ -199,7 +230,7 @@ type discard struct{}
 func (discard) Write(b []byte) (int, error) { return len(b), nil }
 
 // summary is run without --bridge: one snake_case line with --json, else a line of text.
-func (st *stdio) summary(o runOptions, r runResult) error {
+func (st *stdio) summary(o *runOptions, r runResult) error {
 	out := scenario.NewLineWriter(st.s.Out, scenario.Faults{})
 	var err error
 	if o.json {

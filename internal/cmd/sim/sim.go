@@ -170,13 +170,22 @@ func replCommand(streams *cmdutil.Streams) *cli.Command {
 			&cli.StringFlag{Name: "resume", Usage: "resume session `ID`: replay follows ready; an unknown id exits 1"},
 		},
 		Action: func(c *cli.Context) error {
-			if c.Args().Len() > 0 {
-				return cmdutil.Usagef("repl takes no arguments (got %q)", c.Args().First())
+			o, err := newReplOptions(c)
+			if err != nil {
+				return err
 			}
-			return repl(c.Context, *streams, replOptions{vscode: c.Bool("vscode"), noBanner: c.Bool("no-banner"),
-				model: c.String("model"), resume: c.String("resume")})
+			return repl(c.Context, *streams, o)
 		},
 	}
+}
+
+// newReplOptions reads repl's command line.
+func newReplOptions(c *cli.Context) (*replOptions, error) {
+	if c.Args().Len() > 0 {
+		return nil, cmdutil.Usagef("repl takes no arguments (got %q)", c.Args().First())
+	}
+	return &replOptions{vscode: c.Bool("vscode"), noBanner: c.Bool("no-banner"),
+		model: c.String("model"), resume: c.String("resume")}, nil
 }
 
 func runCommand(streams *cmdutil.Streams) *cli.Command {
@@ -200,11 +209,16 @@ func runCommand(streams *cmdutil.Streams) *cli.Command {
 			&cli.BoolFlag{Name: "ci", Usage: "without --bridge: check the config's success criteria; exit 2 when one failed (the scenario's run.ci)"},
 		},
 		Action: func(c *cli.Context) error {
-			return run(c.Context, *streams, runOptions{bridge: c.Bool("bridge"), config: c.String("config"),
-				resume: c.String("resume"), json: c.Bool("json"), hitl: c.Bool("hitl"), ci: c.Bool("ci"),
-				task: strings.Join(c.Args().Slice(), " ")})
+			return run(c.Context, *streams, newRunOptions(c))
 		},
 	}
+}
+
+// newRunOptions reads run's command line.
+func newRunOptions(c *cli.Context) *runOptions {
+	return &runOptions{bridge: c.Bool("bridge"), config: c.String("config"),
+		resume: c.String("resume"), json: c.Bool("json"), hitl: c.Bool("hitl"), ci: c.Bool("ci"),
+		task: strings.Join(c.Args().Slice(), " ")}
 }
 
 func datasetCommand(s cmdutil.Streams) *cli.Command {

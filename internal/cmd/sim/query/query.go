@@ -466,30 +466,10 @@ func (qq *q) sessions(args []string) error {
 		return nil
 	}
 	if f.has("show") {
-		id := f.vals["show"]
-		if !sessionIDPattern.MatchString(id) {
-			return &failure{fmt.Sprintf("'%s' is not a valid session ID.", id)}
-		}
-		for _, s := range qq.st.Sessions {
-			if strings.EqualFold(s.SessionID, id) {
-				d := s.SessionDetail
-				if d.Messages == nil {
-					d.Messages = []wire.AgentMessage{}
-				}
-				return qq.item(d)
-			}
-		}
-		return &failure{fmt.Sprintf("Session '%s' not found.", id)}
+		return qq.showSession(f.vals["show"])
 	}
 	if f.has("repl") {
-		list := []wire.ReplSession{}
-		for _, r := range qq.st.ReplSessions {
-			if !f.has("project") || filepath.Clean(r.Cwd) == abs(f.vals["project"]) {
-				list = append(list, r.ReplSession)
-			}
-		}
-		sort.SliceStable(list, func(i, j int) bool { return list[i].LastUpdatedAt.After(list[j].LastUpdatedAt) })
-		return items(qq, list)
+		return qq.replSessions(f)
 	}
 	if n := qq.s.Env(EnvItems); n != "" && !qq.human {
 		count, err := strconv.Atoi(n)
@@ -507,6 +487,36 @@ func (qq *q) sessions(args []string) error {
 			continue
 		}
 		list = append(list, s.summary())
+	}
+	sort.SliceStable(list, func(i, j int) bool { return list[i].LastUpdatedAt.After(list[j].LastUpdatedAt) })
+	return items(qq, list)
+}
+
+// showSession is sessions --show ID: the session's detail.
+func (qq *q) showSession(id string) error {
+	if !sessionIDPattern.MatchString(id) {
+		return &failure{fmt.Sprintf("'%s' is not a valid session ID.", id)}
+	}
+	for _, s := range qq.st.Sessions {
+		if strings.EqualFold(s.SessionID, id) {
+			d := s.SessionDetail
+			if d.Messages == nil {
+				d.Messages = []wire.AgentMessage{}
+			}
+			return qq.item(d)
+		}
+	}
+	return &failure{fmt.Sprintf("Session '%s' not found.", id)}
+}
+
+// replSessions is sessions --repl: the REPL chats, of the --project only if given, the
+// latest first.
+func (qq *q) replSessions(f flags) error {
+	list := []wire.ReplSession{}
+	for _, r := range qq.st.ReplSessions {
+		if !f.has("project") || filepath.Clean(r.Cwd) == abs(f.vals["project"]) {
+			list = append(list, r.ReplSession)
+		}
 	}
 	sort.SliceStable(list, func(i, j int) bool { return list[i].LastUpdatedAt.After(list[j].LastUpdatedAt) })
 	return items(qq, list)

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -107,6 +108,37 @@ func (s *Step) UnmarshalYAML(n *yaml.Node) error {
 	if err := n.Decode(&y); err != nil {
 		return err
 	}
+	act, err := stepAction(n)
+	if err != nil {
+		return err
+	}
+	*s = Step{Line: n.Line, Raw: y.Raw, Tokens: y.Tokens, Thinking: y.Thinking, Delay: y.Delay,
+		Allow: y.Allow, Deny: y.Deny, Answers: y.Answers, Default: y.Default, Crash: y.Crash,
+		Flood: y.Flood, Big: y.Big, Fail: y.Fail, Result: y.Result, Hangup: y.Hangup}
+	if y.Every != nil {
+		s.Every = *y.Every
+	}
+	switch act {
+	case "emit":
+		return s.readEmit(&y.Emit)
+	case "approval":
+		return s.readApproval(&y.Approval)
+	case "question":
+		return s.readQuestion(&y.Question)
+	}
+	return s.check(act, n.Line)
+}
+
+// allowedWith are the keys a step's action goes with.
+var allowedWith = map[string][]string{
+	"tokens": {"every"}, "thinking": {"every"},
+	"approval": {"allow", "deny"}, "big": {"allow", "deny"},
+	"question": {"answers", "default"},
+}
+
+// stepAction returns the one action of the step n, once the step's other keys are known to
+// go with it.
+func stepAction(n *yaml.Node) (string, error) {
 	keys := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		keys[n.Content[i].Value] = n.Content[i].Line
@@ -117,70 +149,69 @@ func (s *Step) UnmarshalYAML(n *yaml.Node) error {
 			actions = append(actions, k)
 		}
 	}
-	if len(actions) != 1 {
-		if len(actions) == 0 {
-			return lineErr(n.Line, "step has no action (one of: %s)", strings.Join(actionKeys, ", "))
-		}
-		return lineErr(n.Line, "step has %d actions (%s); give each its own step", len(actions), strings.Join(actions, ", "))
+	switch len(actions) {
+	case 1:
+	case 0:
+		return "", lineErr(n.Line, "step has no action (one of: %s)", strings.Join(actionKeys, ", "))
+	default:
+		return "", lineErr(n.Line, "step has %d actions (%s); give each its own step", len(actions), strings.Join(actions, ", "))
 	}
 	act := actions[0]
-	allowedWith := map[string][]string{
-		"tokens": {"every"}, "thinking": {"every"},
-		"approval": {"allow", "deny"}, "big": {"allow", "deny"},
-		"question": {"answers", "default"},
-	}
 	for k, line := range keys {
-		if k == act {
-			continue
-		}
-		ok := false
-		for _, a := range allowedWith[act] {
-			ok = ok || a == k
-		}
-		if !ok {
-			return lineErr(line, "%q does not go with %q in a step", k, act)
+		if k != act && !slices.Contains(allowedWith[act], k) {
+			return "", lineErr(line, "%q does not go with %q in a step", k, act)
 		}
 	}
-	*s = Step{Line: n.Line, Raw: y.Raw, Tokens: y.Tokens, Thinking: y.Thinking, Delay: y.Delay,
-		Allow: y.Allow, Deny: y.Deny, Answers: y.Answers, Default: y.Default, Crash: y.Crash,
-		Flood: y.Flood, Big: y.Big, Fail: y.Fail, Result: y.Result, Hangup: y.Hangup}
-	if y.Every != nil {
-		s.Every = *y.Every
-	}
+	return act, nil
+}
+
+func (s *Step) readEmit(y *yaml.Node) error {
 	var err error
+	if s.Emit, err = nodeObject(y); err != nil {
+		return err
+	}
+	if _, ok := s.Emit.String("type"); !ok {
+		return lineErr(y.Line, "an emitted event needs a string \"type\"")
+	}
+	return nil
+}
+
+func (s *Step) readApproval(y *yaml.Node) error {
+	var err error
+	if s.Approval, err = nodeObject(y); err != nil {
+		return err
+	}
+	if _, ok := s.Approval.String("kind"); !ok {
+		return lineErr(y.Line, "an approval needs a string \"kind\" (shell_command, tool_action, file_write, route_approval, or any other)")
+	}
+	s.Approval.SetFirst("type", wire.TypeApproval)
+	return nil
+}
+
+func (s *Step) readQuestion(y *yaml.Node) error {
+	var err error
+	if s.Question, err = nodeObject(y); err != nil {
+		return err
+	}
+	if _, ok := s.Question.String("question"); !ok {
+		return lineErr(y.Line, "a question needs a string \"question\"")
+	}
+	s.Question.SetFirst("type", wire.TypeQuestion)
+	if _, ok := s.Question.Get("options"); !ok {
+		s.Question.Set("options", []string{})
+	}
+	if _, ok := s.Question.Get("allowOther"); !ok {
+		s.Question.Set("allowOther", true)
+	}
+	return nil
+}
+
+// check checks the fields of the action act of a step at line, and fills in their defaults.
+func (s *Step) check(act string, line int) error {
 	switch act {
-	case "emit":
-		if s.Emit, err = nodeObject(&y.Emit); err != nil {
-			return err
-		}
-		if _, ok := s.Emit.String("type"); !ok {
-			return lineErr(y.Emit.Line, "an emitted event needs a string \"type\"")
-		}
-	case "approval":
-		if s.Approval, err = nodeObject(&y.Approval); err != nil {
-			return err
-		}
-		if _, ok := s.Approval.String("kind"); !ok {
-			return lineErr(y.Approval.Line, "an approval needs a string \"kind\" (shell_command, tool_action, file_write, route_approval, or any other)")
-		}
-		s.Approval.SetFirst("type", wire.TypeApproval)
-	case "question":
-		if s.Question, err = nodeObject(&y.Question); err != nil {
-			return err
-		}
-		if _, ok := s.Question.String("question"); !ok {
-			return lineErr(y.Question.Line, "a question needs a string \"question\"")
-		}
-		s.Question.SetFirst("type", wire.TypeQuestion)
-		if _, ok := s.Question.Get("options"); !ok {
-			s.Question.Set("options", []string{})
-		}
-		if _, ok := s.Question.Get("allowOther"); !ok {
-			s.Question.Set("allowOther", true)
-		}
 	case "flood":
 		if s.Flood.Count <= 0 {
-			return lineErr(n.Line, "flood.count must be at least 1")
+			return lineErr(line, "flood.count must be at least 1")
 		}
 		if s.Flood.Type == "" {
 			s.Flood.Type = wire.TypeToken
@@ -189,18 +220,18 @@ func (s *Step) UnmarshalYAML(n *yaml.Node) error {
 		switch s.Big.Event {
 		case "tool_result", "tool_call", "file_write":
 		default:
-			return lineErr(n.Line, "big.event must be tool_result, tool_call or file_write, not %q", s.Big.Event)
+			return lineErr(line, "big.event must be tool_result, tool_call or file_write, not %q", s.Big.Event)
 		}
 		if s.Big.Bytes <= 0 {
-			return lineErr(n.Line, "big.bytes must be at least 1")
+			return lineErr(line, "big.bytes must be at least 1")
 		}
 	case "result":
 		if s.Result == nil {
-			return lineErr(n.Line, "result takes a mapping of result fields")
+			return lineErr(line, "result takes a mapping of result fields")
 		}
 	case "hangup":
 		if !s.Hangup {
-			return lineErr(n.Line, "hangup takes true")
+			return lineErr(line, "hangup takes true")
 		}
 	}
 	return nil

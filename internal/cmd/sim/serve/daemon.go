@@ -633,18 +633,7 @@ func (d *daemon) runner(ctx context.Context) {
 func (d *daemon) play(ctx context.Context, t *task) bool {
 	tctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	d.mu.Lock()
-	t.cancel = cancel
-	if t.resumed {
-		ev := d.encode(encodeEvent(wire.TypeTaskResumed, field{"sessionId", t.sessionID}, field{"task", t.text}))
-		if t.owner.conn == nil && !t.owner.anonymous {
-			t.owner.missed = append(t.owner.missed, ev)
-		}
-		d.mu.Unlock()
-		d.broadcast(ev, nil)
-	} else {
-		d.mu.Unlock()
-	}
+	d.begin(t, cancel)
 	st := d.sc.Serve.TaskFor(t.text)
 	if st == nil {
 		msg := "no serve task of the scenario matches this task"
@@ -701,7 +690,30 @@ func (d *daemon) play(ctx context.Context, t *task) bool {
 	if ctx.Err() != nil {
 		return false
 	}
-	res := *st.Result.Over(set)
+	d.finish(t, d.outcome(t, st.Result.Over(set), cancelled, failed))
+	return true
+}
+
+// begin starts playing t, which cancel interrupts: a resumed task is announced to everyone
+// (and kept for its owner if it is away).
+func (d *daemon) begin(t *task, cancel context.CancelFunc) {
+	d.mu.Lock()
+	t.cancel = cancel
+	if !t.resumed {
+		d.mu.Unlock()
+		return
+	}
+	ev := d.encode(encodeEvent(wire.TypeTaskResumed, field{"sessionId", t.sessionID}, field{"task", t.text}))
+	if t.owner.conn == nil && !t.owner.anonymous {
+		t.owner.missed = append(t.owner.missed, ev)
+	}
+	d.mu.Unlock()
+	d.broadcast(ev, nil)
+}
+
+// outcome is the result event of t, played to its end (or cancelled, or failed) with the
+// result fields res the scenario and its steps fixed.
+func (d *daemon) outcome(t *task, res *scenario.Result, cancelled bool, failed *string) []byte {
 	succeeded := true
 	var errMsg *string
 	switch {
@@ -721,8 +733,7 @@ func (d *daemon) play(ctx context.Context, t *task) bool {
 		m := "Done: " + t.text
 		lastMsg = &m
 	}
-	d.finish(t, d.result(t, succeeded, errMsg, res.LastAgent, lastMsg, tokenFields(res)...))
-	return true
+	return d.result(t, succeeded, errMsg, res.LastAgent, lastMsg, tokenFields(*res)...)
 }
 
 func (d *daemon) result(t *task, succeeded bool, errMsg, lastAgent, lastMsg *string, more ...field) []byte {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/testkit"
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
@@ -30,7 +31,7 @@ func TestMain(m *testing.M) {
 type childDaemon struct {
 	cmd    *exec.Cmd
 	url    string
-	stderr *syncBuffer
+	stderr *testkit.SyncBuffer
 }
 
 // startChild runs fr-sim serve as a process of its own on dir's socket, state and record.
@@ -47,7 +48,7 @@ func startChild(t *testing.T, dir, scenario string, args ...string) *childDaemon
 	cmd := exec.Command(exe, all...)
 	cmd.Env = append(os.Environ(), "FRSIM_SERVE_TEST_CHILD=1", "FUSERAFT_HOME="+filepath.Join(dir, "home"),
 		"FRSIM_SCENARIO="+scenario, "FRSIM_FAULTS=", "FRSIM_RECORD=", "FRSIM_PACE=", "GORACE=atexit_sleep_ms=0")
-	c := &childDaemon{cmd: cmd, stderr: &syncBuffer{}}
+	c := &childDaemon{cmd: cmd, stderr: &testkit.SyncBuffer{}}
 	cmd.Stderr = c.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

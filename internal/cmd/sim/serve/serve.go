@@ -217,59 +217,68 @@ func App(s cmdutil.Streams) *cli.App {
 	app.Flags = Flags()
 	app.DisableSliceFlagSeparator = true // a task may contain commas
 	app.Action = func(c *cli.Context) error {
-		if c.NArg() > 0 {
-			return cmdutil.Usagef("unexpected argument %q", c.Args().First())
-		}
-		o := options{
-			socket:            c.String("socket"),
-			port:              c.Int("port"),
-			wsEnabled:         c.IsSet("port"),
-			tokensFile:        c.String("tokens-file"),
-			grace:             c.Duration("reconnect-grace"),
-			stateDir:          c.String("state-dir"),
-			readyFile:         c.String("ready-file"),
-			dropAfterApproval: c.Int("drop-after-approval"),
-			a2a:               c.Bool("a2a"),
-			unattendedAllow:   c.String("unattended-policy") == "allow",
-			sendQueue:         c.Int("send-queue"),
-			trace:             c.String("trace"),
-			writeTimeout:      c.Duration("write-timeout"),
-		}
-		if o.sendQueue <= 0 {
-			return cmdutil.Usagef("--send-queue must be at least 1 byte")
-		}
-		if o.writeTimeout <= 0 {
-			return cmdutil.Usagef("--write-timeout must be more than 0")
-		}
-		var err error
-		if o.autoObjectives, err = parseObjectives(c.StringSlice("auto-objective")); err != nil {
+		o, s, err := newOptions(c, s)
+		if err != nil {
 			return err
-		}
-		if o.a2a && !o.wsEnabled {
-			return cmdutil.Usagef("--a2a needs --port: the A2A endpoint is on the HTTP server")
-		}
-		// fr-sim's own flags, given after "serve", win over the environment they travel in.
-		vars := map[string]string{}
-		for flag, env := range map[string]string{"scenario": scenario.EnvScenario, "record": scenario.EnvRecord} {
-			if c.IsSet(flag) {
-				vars[env] = c.String(flag)
-			}
-		}
-		if c.IsSet("faults") {
-			vars[scenario.EnvFaults] = strings.Trim(s.Env(scenario.EnvFaults)+","+c.String("faults"), ",")
-		}
-		if len(vars) > 0 {
-			get := s.Env
-			s.Getenv = func(k string) string {
-				if v, ok := vars[k]; ok {
-					return v
-				}
-				return get(k)
-			}
 		}
 		return serve(c.Context, s, o)
 	}
 	return cmdutil.DeclareExitCodes(app, cmdutil.ExitCodes{"": ExitCodes})
+}
+
+// newOptions reads serve's command line into options, and folds the fr-sim flags given
+// after "serve" into the environment the daemon sees (where they win over what it says).
+func newOptions(c *cli.Context, s cmdutil.Streams) (*options, cmdutil.Streams, error) {
+	if c.NArg() > 0 {
+		return nil, s, cmdutil.Usagef("unexpected argument %q", c.Args().First())
+	}
+	o := &options{
+		socket:            c.String("socket"),
+		port:              c.Int("port"),
+		wsEnabled:         c.IsSet("port"),
+		tokensFile:        c.String("tokens-file"),
+		grace:             c.Duration("reconnect-grace"),
+		stateDir:          c.String("state-dir"),
+		readyFile:         c.String("ready-file"),
+		dropAfterApproval: c.Int("drop-after-approval"),
+		a2a:               c.Bool("a2a"),
+		unattendedAllow:   c.String("unattended-policy") == "allow",
+		sendQueue:         c.Int("send-queue"),
+		trace:             c.String("trace"),
+		writeTimeout:      c.Duration("write-timeout"),
+	}
+	if o.sendQueue <= 0 {
+		return nil, s, cmdutil.Usagef("--send-queue must be at least 1 byte")
+	}
+	if o.writeTimeout <= 0 {
+		return nil, s, cmdutil.Usagef("--write-timeout must be more than 0")
+	}
+	var err error
+	if o.autoObjectives, err = parseObjectives(c.StringSlice("auto-objective")); err != nil {
+		return nil, s, err
+	}
+	if o.a2a && !o.wsEnabled {
+		return nil, s, cmdutil.Usagef("--a2a needs --port: the A2A endpoint is on the HTTP server")
+	}
+	vars := map[string]string{}
+	for flag, env := range map[string]string{"scenario": scenario.EnvScenario, "record": scenario.EnvRecord} {
+		if c.IsSet(flag) {
+			vars[env] = c.String(flag)
+		}
+	}
+	if c.IsSet("faults") {
+		vars[scenario.EnvFaults] = strings.Trim(s.Env(scenario.EnvFaults)+","+c.String("faults"), ",")
+	}
+	if len(vars) > 0 {
+		get := s.Env
+		s.Getenv = func(k string) string {
+			if v, ok := vars[k]; ok {
+				return v
+			}
+			return get(k)
+		}
+	}
+	return o, s, nil
 }
 
 // Run runs the daemon; args are the arguments after "serve". It returns the exit status.
@@ -299,19 +308,10 @@ func readTokens(path string, toks tokens) error {
 	return nil
 }
 
-func serve(ctx context.Context, s cmdutil.Streams, o options) error {
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-
-	toks := tokens{}
-	if t := strings.TrimSpace(s.Env("FUSERAFT_SERVE_TOKEN")); t != "" {
-		toks[t] = false
-	}
-	if o.tokensFile != "" {
-		if err := readTokens(o.tokensFile, toks); err != nil {
-			return err
-		}
-	}
+// locate decides where the daemon lives, as fuseraft serve does (the socket and the state
+// directory of the working directory's project, unless --socket and --state-dir say), and
+// makes the directories.
+func locate(s cmdutil.Streams, o *options) error {
 	home, err := wire.Home(s.Env)
 	if err != nil {
 		return err
@@ -334,32 +334,68 @@ func serve(ctx context.Context, s cmdutil.Streams, o options) error {
 			return err
 		}
 	}
+	return nil
+}
 
+// openDaemon makes the daemon of the scenario the environment names, with its pace, its
+// record file and its trace file; closeFiles closes those files.
+func openDaemon(s cmdutil.Streams, o *options) (d *daemon, closeFiles func(), err error) {
 	sc, err := scenario.FromEnv(s.Env)
 	if err != nil {
-		return cmdutil.Errorf(cmdutil.ExitUsage, "%v", err)
+		return nil, nil, cmdutil.Errorf(cmdutil.ExitUsage, "%v", err)
 	}
-	d := newDaemon(o, sc, func(format string, args ...any) { cmdutil.Warnf(s.Err, prog, format, args...) })
+	d = newDaemon(*o, sc, func(format string, args ...any) { cmdutil.Warnf(s.Err, prog, format, args...) })
 	d.stateDir = o.stateDir
 	if d.pace, d.noDelays, err = scenario.Pace(s.Env); err != nil {
-		return cmdutil.Errorf(cmdutil.ExitUsage, "%v", err)
+		return nil, nil, cmdutil.Errorf(cmdutil.ExitUsage, "%v", err)
+	}
+	var files []*os.File
+	closeFiles = func() {
+		for _, f := range files {
+			f.Close()
+		}
 	}
 	if p := s.Env(scenario.EnvRecord); p != "" {
 		f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
-			return cmdutil.Usagef("cannot open the record file: %v", err)
+			return nil, nil, cmdutil.Usagef("cannot open the record file: %v", err)
 		}
-		defer f.Close()
+		files = append(files, f)
 		d.rec = f
 	}
 	if o.trace != "" {
 		f, err := os.OpenFile(o.trace, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
-			return cmdutil.Usagef("cannot open the trace file: %v", err)
+			closeFiles()
+			return nil, nil, cmdutil.Usagef("cannot open the trace file: %v", err)
 		}
-		defer f.Close()
+		files = append(files, f)
 		d.trace = f
 	}
+	return d, closeFiles, nil
+}
+
+func serve(ctx context.Context, s cmdutil.Streams, o *options) error {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	toks := tokens{}
+	if t := strings.TrimSpace(s.Env("FUSERAFT_SERVE_TOKEN")); t != "" {
+		toks[t] = false
+	}
+	if o.tokensFile != "" {
+		if err := readTokens(o.tokensFile, toks); err != nil {
+			return err
+		}
+	}
+	if err := locate(s, o); err != nil {
+		return err
+	}
+	d, closeFiles, err := openDaemon(s, o)
+	if err != nil {
+		return err
+	}
+	defer closeFiles()
 	ctx, die := context.WithCancel(ctx)
 	defer die()
 	d.die = die

@@ -27,25 +27,8 @@ var testTimeout = testkit.Bound(testkit.Hang)
 type daemonT struct {
 	dir, socket, url string
 	record           string
-	stderr           *syncBuffer
+	stderr           *testkit.SyncBuffer
 	stop             func() int
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // startDaemon runs fr-sim serve in process with a WebSocket, in a short temporary home.
@@ -60,7 +43,7 @@ func startDaemon(t *testing.T, dir string, env map[string]string, args ...string
 		t.Cleanup(func() { os.RemoveAll(dir) })
 	}
 	ready := filepath.Join(dir, fmt.Sprintf("ready-%d.json", time.Now().UnixNano()))
-	d := &daemonT{dir: dir, record: filepath.Join(dir, "rec.jsonl"), stderr: &syncBuffer{}}
+	d := &daemonT{dir: dir, record: filepath.Join(dir, "rec.jsonl"), stderr: &testkit.SyncBuffer{}}
 	vars := map[string]string{
 		"FUSERAFT_HOME":  filepath.Join(dir, "home"),
 		"FRSIM_SCENARIO": "testdata/serve.yaml",
