@@ -137,7 +137,7 @@ type command func(ctx context.Context, s cmdutil.Streams, o *options, cl *client
 // action runs a subcommand: its command line read into options, then run.
 func action(s cmdutil.Streams, sub command) cli.ActionFunc {
 	return func(c *cli.Context) error {
-		o, err := newOptions(c, s, sub)
+		o, err := optionsFrom(c, s, sub)
 		if err != nil {
 			return err
 		}
@@ -145,9 +145,9 @@ func action(s cmdutil.Streams, sub command) cli.ActionFunc {
 	}
 }
 
-// newOptions reads a subcommand's command line (and what its flags name: the CA's
+// optionsFrom reads a subcommand's command line (and what its flags name: the CA's
 // certificates, the token) into options.
-func newOptions(c *cli.Context, s cmdutil.Streams, sub command) (*options, error) {
+func optionsFrom(c *cli.Context, s cmdutil.Streams, sub command) (*options, error) {
 	o := &options{
 		name:           c.Command.Name,
 		sub:            sub,

@@ -110,7 +110,7 @@ func App(s cmdutil.Streams) *cli.App {
 			if c.Args().Len() > 0 {
 				return cmdutil.Usagef("- takes no arguments (got %q)", c.Args().First())
 			}
-			o, err := newOptions(c, nil)
+			o, err := optionsFrom(c, nil)
 			if err != nil {
 				return err
 			}
@@ -189,7 +189,7 @@ func resourceCommand(s cmdutil.Streams, r *resource) *cli.Command {
 				}
 				return cmdutil.WithHint(cmdutil.Usagef("%s needs exactly one %s", r.name, r.args), "see 'fr-ls "+r.name+" --help'")
 			}
-			o, err := newOptions(c, r)
+			o, err := optionsFrom(c, r)
 			if err != nil {
 				return err
 			}
@@ -260,8 +260,8 @@ type options struct {
 	anyVersion   bool
 }
 
-// newOptions reads the command line of the resource r (nil for -) into options.
-func newOptions(c *cli.Context, r *resource) (*options, error) {
+// optionsFrom reads the command line of the resource r (nil for -) into options.
+func optionsFrom(c *cli.Context, r *resource) (*options, error) {
 	o := &options{res: r, format: c.String("format"), color: c.String("color"),
 		fuseraft: c.String("fuseraft"), anyVersion: c.Bool("any-version")}
 	if c.IsSet("fields") {

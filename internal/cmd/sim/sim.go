@@ -170,7 +170,7 @@ func replCommand(streams *cmdutil.Streams) *cli.Command {
 			&cli.StringFlag{Name: "resume", Usage: "resume session `ID`: replay follows ready; an unknown id exits 1"},
 		},
 		Action: func(c *cli.Context) error {
-			o, err := newReplOptions(c)
+			o, err := replOptionsFrom(c)
 			if err != nil {
 				return err
 			}
@@ -179,8 +179,8 @@ func replCommand(streams *cmdutil.Streams) *cli.Command {
 	}
 }
 
-// newReplOptions reads repl's command line.
-func newReplOptions(c *cli.Context) (*replOptions, error) {
+// replOptionsFrom reads repl's command line.
+func replOptionsFrom(c *cli.Context) (*replOptions, error) {
 	if c.Args().Len() > 0 {
 		return nil, cmdutil.Usagef("repl takes no arguments (got %q)", c.Args().First())
 	}
@@ -209,13 +209,13 @@ func runCommand(streams *cmdutil.Streams) *cli.Command {
 			&cli.BoolFlag{Name: "ci", Usage: "without --bridge: check the config's success criteria; exit 2 when one failed (the scenario's run.ci)"},
 		},
 		Action: func(c *cli.Context) error {
-			return run(c.Context, *streams, newRunOptions(c))
+			return run(c.Context, *streams, runOptionsFrom(c))
 		},
 	}
 }
 
-// newRunOptions reads run's command line.
-func newRunOptions(c *cli.Context) *runOptions {
+// runOptionsFrom reads run's command line.
+func runOptionsFrom(c *cli.Context) *runOptions {
 	return &runOptions{bridge: c.Bool("bridge"), config: c.String("config"),
 		resume: c.String("resume"), json: c.Bool("json"), hitl: c.Bool("hitl"), ci: c.Bool("ci"),
 		task: strings.Join(c.Args().Slice(), " ")}

@@ -217,7 +217,7 @@ func App(s cmdutil.Streams) *cli.App {
 	app.Flags = Flags()
 	app.DisableSliceFlagSeparator = true // a task may contain commas
 	app.Action = func(c *cli.Context) error {
-		o, s, err := newOptions(c, s)
+		o, s, err := optionsFrom(c, s)
 		if err != nil {
 			return err
 		}
@@ -226,9 +226,9 @@ func App(s cmdutil.Streams) *cli.App {
 	return cmdutil.DeclareExitCodes(app, cmdutil.ExitCodes{"": ExitCodes})
 }
 
-// newOptions reads serve's command line into options, and folds the fr-sim flags given
+// optionsFrom reads serve's command line into options, and folds the fr-sim flags given
 // after "serve" into the environment the daemon sees (where they win over what it says).
-func newOptions(c *cli.Context, s cmdutil.Streams) (*options, cmdutil.Streams, error) {
+func optionsFrom(c *cli.Context, s cmdutil.Streams) (*options, cmdutil.Streams, error) {
 	if c.NArg() > 0 {
 		return nil, s, cmdutil.Usagef("unexpected argument %q", c.Args().First())
 	}
