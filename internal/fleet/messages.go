@@ -271,3 +271,26 @@ func Tag(line []byte, fields [][2]string) []byte {
 	}
 	return append(out, line[end:]...)
 }
+
+// Publish sends task t to its pool's queue, once: a task id the bucket knows already is not
+// published again (its record is returned), and a publish repeated within DuplicateWindow is
+// stored once by JetStream. It returns the task's record.
+func (c *Client) Publish(ctx context.Context, kv jetstream.KeyValue, t Task) (Record, error) {
+	if cur, _, ok, err := Lookup(ctx, kv, t.TaskID); err != nil {
+		return Record{}, err
+	} else if ok {
+		return cur, nil
+	}
+	if t.PublishedAt.IsZero() {
+		t.PublishedAt = time.Now().UTC()
+	}
+	b, _ := json.Marshal(t)
+	if _, err := c.JS.Publish(ctx, TaskSubject(t.Pool), b, jetstream.WithMsgID(t.TaskID)); err != nil {
+		return Record{}, err
+	}
+	r, err := Put(ctx, kv, Record{TaskID: t.TaskID, Status: StatusQueued, Task: t.Task, Pool: t.Pool})
+	if errors.Is(err, ErrFinal) {
+		err = nil
+	}
+	return r, err
+}

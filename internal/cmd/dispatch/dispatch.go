@@ -114,26 +114,27 @@ func Run(ctx context.Context, s cmdutil.Streams, args []string) int {
 func App(s cmdutil.Streams) *cli.App {
 	app := cmdutil.NewApp(s, prog, "fire-and-forget tasks over a fuseraft serve daemon's MCP tools")
 	app.UsageText = "fr-dispatch [--url URL] [--token-file FILE] task|status|result|wait|run [FLAGS] [ARGS...]"
-	app.Description = description + "\n\n" + exitStatus + "\n\n" + environment + "\n\n" + example
+	app.Description = description + "\n\n" + fleetHelp + "\n\n" + exitStatus + "\n\n" + environment + "\n\n" + example
 	app.Flags = []cli.Flag{
 		&cli.StringFlag{Name: "url", Usage: "the daemon's MCP endpoint `URL` (http://HOST:PORT/mcp; $FUSERAFT_MCP_URL)"},
 		&cli.StringFlag{Name: "token-file", Usage: "read the bearer token from `FILE` (else $FUSERAFT_SERVE_TOKEN)"},
 		&cli.StringFlag{Name: "ca-cert", Usage: "trust the PEM certificates in `FILE` for https:// instead of the system roots"},
 		&cli.DurationFlag{Name: "request-timeout", Value: defaultRequestTimeout, Usage: "give up on a request the daemon does not answer within `DUR` (exit 10)"},
 	}
+	app.Flags = append(app.Flags, fleetFlags()...)
 	timeout := &cli.DurationFlag{Name: "timeout", Usage: "give up waiting after `DUR` (0: never)"}
 	poll := &cli.DurationFlag{Name: "poll", Value: 250 * time.Millisecond, Usage: "poll a task first after `DUR`, then ever less often"}
 	maxPoll := &cli.DurationFlag{Name: "max-poll", Value: 5 * time.Second, Usage: "poll a task at least every `DUR`"}
 	objective := &cli.StringFlag{Name: "objective", Usage: "dispatch the tasks for objective `ID` (dispatch_task's objectiveId)"}
 	app.Commands = []*cli.Command{
 		{Name: "task", Usage: "dispatch tasks; print one {sessionId,status,position} line each", ArgsUsage: "[TEXT...]",
-			Flags: []cli.Flag{objective}, Action: action(s, cmdTask)},
+			Flags: []cli.Flag{objective, idFlag}, Action: action(s, cmdTask)},
 		{Name: "status", Usage: "print get_status of each task", ArgsUsage: "ID...", Action: action(s, cmdLookup(toolStatus))},
 		{Name: "result", Usage: "print get_result of each task", ArgsUsage: "ID...", Action: action(s, cmdLookup(toolResult))},
 		{Name: "wait", Usage: "wait for each task to finish and print its result", ArgsUsage: "ID...",
 			Flags: []cli.Flag{timeout, poll, maxPoll}, Action: action(s, cmdWait)},
 		{Name: "run", Usage: "dispatch tasks and wait for them, --parallel N at a time", ArgsUsage: "[TEXT...]",
-			Flags: []cli.Flag{timeout, poll, maxPoll, objective,
+			Flags: []cli.Flag{timeout, poll, maxPoll, objective, idFlag,
 				&cli.IntFlag{Name: "parallel", Aliases: []string{"j"}, Value: 1, Usage: "run `N` tasks at a time"}},
 			Action: action(s, cmdRun)},
 	}
@@ -160,6 +161,11 @@ func action(s cmdutil.Streams, run command) cli.ActionFunc {
 		}
 		if c.Command.Name == "run" && o.parallel < 1 {
 			return cmdutil.Usagef("--parallel must be at least 1, not %d", o.parallel)
+		}
+		if cn, ok, err := natsAsked(c, s); err != nil {
+			return err
+		} else if ok {
+			return fleetAction(c, s, cn, o)
 		}
 		raw := c.String("url")
 		if raw == "" {
