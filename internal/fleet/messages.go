@@ -294,3 +294,10 @@ func (c *Client) Publish(ctx context.Context, kv jetstream.KeyValue, t Task) (Re
 	}
 	return r, err
 }
+
+func jsonFields(b []byte, fn func(k, raw []byte)) {
+	jsonscan.Fields(b, func(k, raw []byte) bool {
+		fn(k, raw)
+		return true
+	})
+}

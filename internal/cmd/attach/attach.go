@@ -195,9 +195,16 @@ func App(s cmdutil.Streams) *cli.App {
 		&cli.IntFlag{Name: "output-buffer", Value: defaultOutBuffer, Hidden: true},
 	}
 	app.Flags = append(app.Flags, limitFlags()...)
+	app.Flags = append(app.Flags, fleetFlags()...)
+	app.Description += "\n\n" + fleetHelp
 	app.Action = func(c *cli.Context) error {
 		if c.NArg() > 0 {
 			return cmdutil.Usagef("unexpected argument %q (a task is given with --task)", c.Args().First())
+		}
+		if cn, ok, err := fleetAsked(c, s); err != nil {
+			return err
+		} else if ok {
+			return followFleet(c, s, cn)
 		}
 		o, err := parseOptions(c, s)
 		if err != nil {
