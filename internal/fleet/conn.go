@@ -179,7 +179,7 @@ func Dial(ctx context.Context, cn Conn, opts ...nats.Option) (*Client, error) {
 		return nil, cmdutil.WithHint(cmdutil.Errorf(code, "cannot connect to NATS at %s: %v", cn, err),
 			"start one with 'fr-worker --embedded-nats', or point --nats (or "+EnvURL+") at your server")
 	}
-	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(4096))
+	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(4096), jetstream.WithPublishAsyncTimeout(5*time.Second))
 	if err != nil {
 		nc.Close()
 		return nil, fmt.Errorf("jetstream: %v", err)

@@ -179,7 +179,12 @@ func FailedRecord(base Record, why string) Record {
 
 // Lookup returns a task's record; ok is false when there is none.
 func Lookup(ctx context.Context, kv jetstream.KeyValue, id string) (Record, uint64, bool, error) {
-	e, err := kv.Get(ctx, id)
+	var e jetstream.KeyValueEntry
+	err := retry(ctx, func(c context.Context) error {
+		var err error
+		e, err = kv.Get(c, id)
+		return err
+	})
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return Record{}, 0, false, nil
 	}
@@ -205,6 +210,9 @@ func Put(ctx context.Context, kv jetstream.KeyValue, r Record) (Record, error) {
 			return r, err
 		}
 		if ok && Final(cur.Status) {
+			if r.Status == cur.Status && string(r.SessionID) == string(cur.SessionID) && r.Host == cur.Host && r.Deliveries == cur.Deliveries {
+				return cur, nil // ours: an earlier attempt was stored, its answer lost
+			}
 			return cur, ErrFinal
 		}
 		if ok && r.Status == StatusQueued {
@@ -217,9 +225,15 @@ func Put(ctx context.Context, kv jetstream.KeyValue, r Record) (Record, error) {
 			if len(r.SessionID) == 0 {
 				r.SessionID = cur.SessionID
 			}
-			_, err = kv.Update(ctx, r.TaskID, r.Line(), rev)
+			err = retry(ctx, func(c context.Context) error {
+				_, err := kv.Update(c, r.TaskID, r.Line(), rev)
+				return err
+			})
 		} else {
-			_, err = kv.Create(ctx, r.TaskID, r.Line())
+			err = retry(ctx, func(c context.Context) error {
+				_, err := kv.Create(c, r.TaskID, r.Line())
+				return err
+			})
 		}
 		if err == nil {
 			return r, nil
@@ -285,7 +299,10 @@ func (c *Client) Publish(ctx context.Context, kv jetstream.KeyValue, t Task) (Re
 		t.PublishedAt = time.Now().UTC()
 	}
 	b, _ := json.Marshal(t)
-	if _, err := c.JS.Publish(ctx, TaskSubject(t.Pool), b, jetstream.WithMsgID(t.TaskID)); err != nil {
+	if err := retry(ctx, func(c2 context.Context) error {
+		_, err := c.JS.Publish(c2, TaskSubject(t.Pool), b, jetstream.WithMsgID(t.TaskID))
+		return err
+	}); err != nil {
 		return Record{}, err
 	}
 	r, err := Put(ctx, kv, Record{TaskID: t.TaskID, Status: StatusQueued, Task: t.Task, Pool: t.Pool})
