@@ -87,7 +87,7 @@ func EventSubject(pool, task string) string { return "fr.events." + pool + ".tas
 func DaemonSubject(pool, daemon string) string { return "fr.events." + pool + ".daemon." + daemon }
 
 // PoolEvents is every event of a pool; AnyPoolTask every event of a task, whatever its pool.
-func PoolEvents(pool string) string { return "fr.events." + pool + ".>" }
+func PoolEvents(pool string) string  { return "fr.events." + pool + ".>" }
 func AnyPoolTask(task string) string { return "fr.events.*.task." + task }
 
 // ConsumerName is the durable consumer every worker of pool shares.

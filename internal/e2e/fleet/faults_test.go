@@ -71,7 +71,9 @@ func TestServerRestartLosesNothing(t *testing.T) {
 		fmt.Fprintf(&in, "task %d\n", i)
 	}
 	done := make(chan result, 1)
-	go func() { done <- frDispatch(t, in.String(), "--nats", srv.URL(), "run", "--parallel", "30", "--id", "restart") }()
+	go func() {
+		done <- frDispatch(t, in.String(), "--nats", srv.URL(), "run", "--parallel", "30", "--id", "restart")
+	}()
 	// Looked up directly: two fr-dispatch in one process at once would share urfave/cli's
 	// global flags.
 	kv := bucket(t, srv.URL())
