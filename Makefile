@@ -7,7 +7,7 @@ PREFIX   ?= /usr/local
 DESTDIR  ?=
 CMDS     := $(notdir $(wildcard cmd/fr-*))
 
-.PHONY: help build test test-under-load chaos demo bench bench-quick fuzz man install clean
+.PHONY: help build test test-under-load chaos demo demo-fleet bench bench-quick fuzz man install clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -29,6 +29,9 @@ chaos: ## the long runs (FR_CHAOS=full): the fault suite at full size, 200 MB li
 
 demo: build ## a whole pipeline against fr-sim: daemon, fr-attach, fr-approve, fr-filter
 	bash demo/run.sh
+
+demo-fleet: build ## a fleet on one machine: embedded NATS JetStream, 3 fr-sim daemons and workers, 30 tasks
+	bash demo/fleet.sh
 
 bench: ## measure every command against jq, gojq, cat and raw clients (see bench/README.md)
 	bench/run.sh
