@@ -293,16 +293,18 @@ func (b *fleetBench) relay(latN int, rate float64, events int) error {
 				return lat, first, last, err
 			}
 			now := time.Now()
-			if bytes.Contains(m.Data, []byte(`"type":"result"`)) {
-				return lat, first, now, nil
-			}
-			if i := bytes.Index(m.Data, []byte(`"ts":`)); i >= 0 {
-				end := bytes.IndexByte(m.Data[i:], '}')
-				ts, _ := strconv.ParseInt(string(m.Data[i+5:i+end]), 10, 64)
-				if first.IsZero() {
-					first = now
+			for _, l := range bytes.Split(m.Data, []byte("\n")) {
+				if bytes.Contains(l, []byte(`"type":"result"`)) {
+					return lat, first, now, nil
 				}
-				lat = append(lat, float64(now.UnixNano()-ts)/1e3)
+				if i := bytes.Index(l, []byte(`"ts":`)); i >= 0 {
+					end := bytes.IndexByte(l[i:], '}')
+					ts, _ := strconv.ParseInt(string(l[i+5:i+end]), 10, 64)
+					if first.IsZero() {
+						first = now
+					}
+					lat = append(lat, float64(now.UnixNano()-ts)/1e3)
+				}
 			}
 		}
 	}
@@ -401,4 +403,3 @@ func peakRSS(pid int) float64 {
 	}
 	return 0
 }
-

@@ -54,6 +54,7 @@ const (
 	HeaderSession = "Fr-Session"
 	HeaderSeq     = "Fr-Seq"   // the event's number within its task (or daemon), from 1
 	HeaderChunk   = "Fr-Chunk" // "I/N": part I (from 1) of an event split in N parts
+	HeaderCount   = "Fr-Count" // how many events, newline-separated, the message holds (1 when absent)
 )
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)

@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"strconv"
@@ -148,30 +149,40 @@ func FollowEvents(ctx context.Context, cl *Client, f Follow, out *wire.Writer) e
 				continue // published twice (a retry after the server restarted)
 			}
 		}
-		if err := out.WriteLine(Tag(data, tags(nm.Header))); err != nil {
-			return closed(err)
+		tg := tags(nm.Header)
+		for len(data) > 0 {
+			// A message holds one event, or several that arrived together, one a line.
+			line := data
+			if i := bytes.IndexByte(data, '\n'); i >= 0 {
+				line, data = data[:i], data[i+1:]
+			} else {
+				data = nil
+			}
+			if err := out.WriteLine(Tag(line, tg)); err != nil {
+				return closed(err)
+			}
+			if !f.ExitOnResult || len(want) == 0 {
+				continue
+			}
+			id := nm.Header.Get(HeaderTask)
+			if t, _ := wire.TopLevelString(line, "type"); t == wire.TypeResult && want[id] {
+				delete(want, id)
+				if ok, _ := topLevelBool(line, "succeeded"); !ok {
+					em, _ := wire.TopLevelString(line, "errorMessage")
+					if em == "" {
+						em = "the task failed"
+					}
+					failed = append(failed, id+": "+em)
+				}
+				if len(want) == 0 {
+					out.Flush()
+					return outcome(failed, len(f.Tasks))
+				}
+			}
 		}
 		if len(msgs) == 0 {
 			if err := out.Flush(); err != nil {
 				return closed(err)
-			}
-		}
-		if !f.ExitOnResult || len(want) == 0 {
-			continue
-		}
-		id := nm.Header.Get(HeaderTask)
-		if t, _ := wire.TopLevelString(data, "type"); t == wire.TypeResult && want[id] {
-			delete(want, id)
-			if ok, _ := topLevelBool(data, "succeeded"); !ok {
-				em, _ := wire.TopLevelString(data, "errorMessage")
-				if em == "" {
-					em = "the task failed"
-				}
-				failed = append(failed, id+": "+em)
-			}
-			if len(want) == 0 {
-				out.Flush()
-				return outcome(failed, len(f.Tasks))
 			}
 		}
 	}

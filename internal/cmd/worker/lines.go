@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 
 	"github.com/fuseraft/fr/internal/fleet"
 	"github.com/fuseraft/fr/pkg/wire"
@@ -55,15 +56,18 @@ func (s *slot) line(conn *wire.Conn, ln wire.Line) {
 			j.session = sid
 			s.mu.Unlock()
 		}
+		s.flushPend() // every event before the result is published before it
 		j.end(outcome{result: append([]byte(nil), raw...)})
 	case wire.TypeApproval, wire.TypeQuestion:
 		if j == nil {
 			// Not a prompt of a task of ours: it still gets its one answer, a refusal.
 			w.warnf("a %s for no task of this worker: denied", ln.Type)
 			conn.Answer(answer(ln.Type, fleet.Deny(raw)))
+			conn.Flush()
 			return
 		}
 		s.taskEvent(j, raw)
+		s.flushPend() // the prompt is published before it is answered
 		prompt := append([]byte(nil), raw...)
 		go s.decide(conn, j, ln.Type, prompt)
 	case wire.TypeAgentStarting, wire.TypeToolCalling, wire.TypeTokenBudgetWarning, wire.TypeAutoDispatched, wire.TypeA2ACall:
@@ -92,7 +96,7 @@ func quote(s string) []byte {
 // (by the first slot).
 func (s *slot) untaken(raw []byte) {
 	if s.i == 0 {
-		s.w.publishDaemon(raw)
+		s.daemonEvent(raw)
 	}
 }
 
@@ -112,7 +116,7 @@ func (s *slot) progress(j *job, raw []byte) {
 	case n == 1 && j != nil:
 		s.taskEvent(j, raw)
 	case n != 1 && s.i == 0:
-		s.w.publishDaemon(raw)
+		s.daemonEvent(raw)
 	}
 }
 
@@ -123,11 +127,13 @@ func (s *slot) taskEvent(j *job, raw []byte) {
 	j.seq++
 	seq, session := j.seq, j.session
 	s.mu.Unlock()
-	hdr := map[string]string{fleet.HeaderHost: w.o.host, fleet.HeaderPool: w.o.pool, fleet.HeaderTask: j.t.TaskID}
-	if session != "" {
-		hdr[fleet.HeaderSession] = session
-	}
-	w.publish(fleet.EventSubject(w.o.pool, j.t.TaskID), seq, raw, hdr)
+	s.queue(fleet.EventSubject(w.o.pool, j.t.TaskID), seq, raw, func() map[string]string {
+		hdr := map[string]string{fleet.HeaderHost: w.o.host, fleet.HeaderPool: w.o.pool, fleet.HeaderTask: j.t.TaskID}
+		if session != "" {
+			hdr[fleet.HeaderSession] = session
+		}
+		return hdr
+	})
 	if w.o.budget != nil {
 		if err := w.o.budget.Event(context.Background(), j.t.TaskID, raw); err != nil {
 			s.mu.Lock()
@@ -138,6 +144,7 @@ func (s *slot) taskEvent(j *job, raw []byte) {
 			if first {
 				w.warnf("task %s: %v: interrupting it", j.t.TaskID, err)
 				conn.Send(wire.Input{Line: wire.Interrupt(), Type: wire.TypeInterrupt})
+				conn.Flush()
 			}
 		}
 	}
@@ -157,6 +164,7 @@ func (s *slot) decide(conn *wire.Conn, j *job, typ string, prompt []byte) {
 		resp = fleet.Deny(prompt)
 	}
 	conn.Answer(wire.Input{Line: resp, Type: want})
+	conn.Flush()
 }
 
 func answer(typ string, line []byte) wire.Input {
@@ -201,3 +209,45 @@ func (s *slot) hello(ln wire.Line) {
 }
 
 func jsonString(s string) ([]byte, error) { return json.Marshal(s) }
+
+// batchBytes bounds the events put in one message.
+const batchBytes = 64 << 10
+
+// queue adds an event to the messages of the batch being read: to the last one when it is for
+// the same subject and has room, else to a new one. An event too large to share a message is
+// published at once, split when it must be.
+func (s *slot) queue(subject string, seq uint64, raw []byte, hdr func() map[string]string) {
+	if len(raw) > batchBytes {
+		s.flushPend()
+		s.w.publish(subject, seq, raw, hdr())
+		return
+	}
+	if n := len(s.pend); n > 0 {
+		if p := s.pend[n-1]; p.subject == subject && len(p.data)+1+len(raw) <= batchBytes {
+			p.data = append(append(p.data, '\n'), raw...)
+			p.n++
+			return
+		}
+	}
+	s.pend = append(s.pend, &pendMsg{subject: subject, hdr: hdr(), seq: seq, n: 1, data: append(make([]byte, 0, min(batchBytes, 4*len(raw)+256)), raw...)})
+}
+
+// flushPend publishes the messages of the batch read so far.
+func (s *slot) flushPend() {
+	for _, p := range s.pend {
+		if p.n > 1 {
+			p.hdr[fleet.HeaderCount] = strconv.Itoa(p.n)
+		}
+		s.w.publishOwned(p.subject, p.seq, p.data, p.hdr)
+	}
+	clear(s.pend)
+	s.pend = s.pend[:0]
+}
+
+// daemonEvent queues a progress event no single task can be named for.
+func (s *slot) daemonEvent(raw []byte) {
+	w := s.w
+	s.queue(fleet.DaemonSubject(w.o.pool, w.daemonID), w.daemonSeq.Add(1), raw, func() map[string]string {
+		return map[string]string{fleet.HeaderHost: w.o.host, fleet.HeaderPool: w.o.pool, fleet.HeaderDaemon: w.daemon}
+	})
+}

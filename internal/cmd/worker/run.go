@@ -166,11 +166,15 @@ func (w *worker) publish(subject string, seq uint64, raw []byte, hdr map[string]
 	}
 }
 
-// publishDaemon sends a progress event no single task can be named for.
-func (w *worker) publishDaemon(raw []byte) {
-	w.publish(fleet.DaemonSubject(w.o.pool, w.daemonID), w.daemonSeq.Add(1), raw, map[string]string{
-		fleet.HeaderHost: w.o.host, fleet.HeaderPool: w.o.pool, fleet.HeaderDaemon: w.daemon,
-	})
+// publishOwned sends one message whose data the caller gives up (not copied).
+func (w *worker) publishOwned(subject string, seq uint64, data []byte, hdr map[string]string) {
+	m := nats.NewMsg(subject)
+	for k, v := range hdr {
+		m.Header.Set(k, v)
+	}
+	m.Header.Set(fleet.HeaderSeq, strconv.FormatUint(seq, 10))
+	m.Data = data
+	w.pub.Publish(m)
 }
 
 // record is the base of a task's record.

@@ -29,6 +29,17 @@ type slot struct {
 	cur    *job
 	downAt time.Time
 	warned bool
+
+	pend []*pendMsg // events of the batch being read, not yet published (reader only)
+}
+
+// pendMsg is one message to publish: one or more events of one subject, newline-separated.
+type pendMsg struct {
+	subject string
+	hdr     map[string]string
+	seq     uint64
+	n       int
+	data    []byte
 }
 
 // job is a task handed to the daemon.
@@ -169,16 +180,32 @@ func (s *slot) connect(runCtx context.Context) {
 		s.mu.Lock()
 		s.conn = conn
 		s.mu.Unlock()
+		// Lines are taken a batch at a time (those that had arrived together), and the
+		// events of a batch published in as few messages as they fit in.
 		for {
-			ln, err := conn.Next(runCtx)
-			if err != nil {
+			var b []wire.Line
+			ok := false
+			select {
+			case b, ok = <-conn.Batches():
+			case <-runCtx.Done():
+			}
+			if !ok {
+				err := conn.Err()
+				if err == nil {
+					err = runCtx.Err()
+				}
 				if runCtx.Err() == nil && s.i == 0 {
 					s.w.warnf("lost the daemon at %s: %v", s.w.daemon, err)
 				}
 				s.setDown(err)
 				break
 			}
-			s.line(conn, ln)
+			for _, ln := range b {
+				s.line(conn, ln)
+			}
+			s.flushPend()
+			conn.Release(b)
+			conn.Flush()
 		}
 		conn.Close()
 	}
@@ -250,6 +277,7 @@ func (s *slot) handle(runCtx context.Context, msg jetstream.Msg) {
 	j.sent = true
 	s.mu.Unlock()
 	conn.Send(wire.Input{Line: line, Type: wire.TypeUserInput})
+	conn.Flush()
 	var oc outcome
 	select {
 	case oc = <-j.done:
