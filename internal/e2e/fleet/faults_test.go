@@ -157,3 +157,28 @@ func TestDaemonDownHandsTasksBack(t *testing.T) {
 		t.Errorf("the orphan worker did not say it handed the task back: %s", wg.stderr)
 	}
 }
+
+// SIGTERM drains a worker: it takes no new task, and one still running after --drain-timeout
+// is handed back to the queue, for another worker to finish; the worker exits 0.
+func TestDrainHandsBackWhatDoesNotFinish(t *testing.T) {
+	srv := natstest.Start(t)
+	stuck := startDaemon(t, "stuck", "stuck.yaml", "1")
+	w := startWorker(t, "draining", srv.URL(), stuck)
+	must(t, frDispatch(t, "", "--nats", srv.URL(), "task", "--id", "drain-1", "fix it"), 0)
+	testkit.WaitUntil(t, 30*time.Second, "the task on the worker to drain", func() bool {
+		return status(t, srv.URL(), "drain-1")["host"] == "draining"
+	})
+	if code := w.stop(); code != 0 {
+		t.Fatalf("the drained worker exited %d: %s", code, w.stderr)
+	}
+	if !strings.Contains(w.stderr.String(), "drain-1 handed back to the queue: the worker stopped before the task finished") {
+		t.Errorf("stderr: %s", w.stderr)
+	}
+	good := startDaemon(t, "good", "quick.yaml", "0")
+	startWorker(t, "next", srv.URL(), good)
+	r := frDispatch(t, "", "--nats", srv.URL(), "wait", "drain-1")
+	must(t, r, 0)
+	if l := lines(t, r.stdout); l[0]["host"] != "next" {
+		t.Errorf("drain-1: %v", l[0])
+	}
+}
