@@ -17,7 +17,7 @@ import (
 )
 
 const fleetHelp = `THE FLEET
-   With --nats URL (or $FR_NATS_URL) the tasks go to a fleet instead: they are published to the
+   With --nats URL (or $FR_NATS_URL, when --url is not given) the tasks go to a fleet instead: they are published to the
    work queue of --pool NAME (default "default") on NATS JetStream, where fr-worker processes
    beside many daemons take them. Each task gets a task id, random unless --id KEY names it
    (KEY-1, KEY-2, ... for several tasks): publishing a task id again within JetStream's

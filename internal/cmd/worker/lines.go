@@ -45,16 +45,11 @@ func (s *slot) line(conn *wire.Conn, ln wire.Line) {
 	case wire.TypeResult:
 		sid, _ := wire.TopLevelString(raw, "sessionId")
 		s.mu.Lock()
-		mine := j != nil && (j.session == "" || j.session == sid)
+		mine := j != nil && j.session != "" && j.session == sid
 		s.mu.Unlock()
 		if !mine {
 			w.warnf("a result for a session this worker is not waiting for (%s): not taken as any task's result", sid)
 			return
-		}
-		if j.session == "" {
-			s.mu.Lock()
-			j.session = sid
-			s.mu.Unlock()
 		}
 		s.flushPend() // every event before the result is published before it
 		j.end(outcome{result: append([]byte(nil), raw...)})
