@@ -120,7 +120,7 @@ func (s *slot) taskEvent(j *job, raw []byte) {
 	w := s.w
 	s.mu.Lock()
 	j.seq++
-	seq, session := j.seq, j.session
+	seq, session := runSeq(j.deliv, j.seq), j.session
 	s.mu.Unlock()
 	s.queue(fleet.EventSubject(w.o.pool, j.t.TaskID), seq, raw, func() map[string]string {
 		hdr := map[string]string{fleet.HeaderHost: w.o.host, fleet.HeaderPool: w.o.pool, fleet.HeaderTask: j.t.TaskID}

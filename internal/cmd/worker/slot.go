@@ -48,7 +48,8 @@ type job struct {
 	msg     jetstream.Msg
 	rec     fleet.Record
 	session string // the daemon's sessionId, once queued
-	seq     uint64 // events published
+	seq     uint64 // events published: runSeq(delivery, n) is the n-th
+	deliv   int    // which delivery of the task this is
 	sent    bool
 	stopped bool // a limit interrupted it
 	done    chan outcome
@@ -231,7 +232,7 @@ func (s *slot) handle(runCtx context.Context, msg jetstream.Msg) {
 		w.errorf("task message %d on %s: %v: not run, terminated", md.Sequence.Stream, msg.Subject(), perr)
 		if t.TaskID != "" {
 			why := "not run: " + perr.Error()
-			s.settle(runCtx, t, fleet.FailedRecord(w.record(t, n), why), workerResult(t, why), 1)
+			s.settle(runCtx, t, fleet.FailedRecord(w.record(t, n), why), workerResult(t, why), runSeq(n, 1<<32-1))
 		}
 		msg.TermWithReason(perr.Error())
 		return
@@ -239,7 +240,7 @@ func (s *slot) handle(runCtx context.Context, msg jetstream.Msg) {
 	if n > w.o.maxDeliver {
 		why := fmt.Sprintf("delivered %d times without a result: each worker that took it died, or handed it back", w.o.maxDeliver)
 		w.errorf("task %s: %s", t.TaskID, why)
-		s.settle(runCtx, t, fleet.FailedRecord(w.record(t, n), why), workerResult(t, why), 1)
+		s.settle(runCtx, t, fleet.FailedRecord(w.record(t, n), why), workerResult(t, why), runSeq(n, 1<<32-1))
 		msg.TermWithReason(why)
 		return
 	}
@@ -257,7 +258,7 @@ func (s *slot) handle(runCtx context.Context, msg jetstream.Msg) {
 	rec := w.record(t, n)
 	if w.o.budget != nil {
 		if err := w.o.budget.Start(runCtx, t.TaskID, w.o.host, w.o.pool); err != nil {
-			s.settle(runCtx, t, fleet.FailedRecord(rec, err.Error()), workerResult(t, err.Error()), 1)
+			s.settle(runCtx, t, fleet.FailedRecord(rec, err.Error()), workerResult(t, err.Error()), runSeq(n, 1<<32-1))
 			ack(runCtx, msg)
 			return
 		}
@@ -267,7 +268,7 @@ func (s *slot) handle(runCtx context.Context, msg jetstream.Msg) {
 		ack(runCtx, msg)
 		return
 	}
-	j := &job{t: t, msg: msg, rec: rec, done: make(chan outcome, 1)}
+	j := &job{t: t, msg: msg, rec: rec, deliv: n, done: make(chan outcome, 1)}
 	w.inflight.Add(1)
 	stopBeat := heartbeat(msg, w.o.ackWait)
 	line, _ := wire.UserInput(t.Task)
@@ -305,7 +306,7 @@ func (s *slot) handle(runCtx context.Context, msg jetstream.Msg) {
 	if session != "" {
 		rec.SessionID = []byte(strconv.Quote(session))
 	}
-	won, err := w.finish(fctx, t, fleet.ResultRecord(rec, oc.result), oc.result, seq+1, session)
+	won, err := w.finish(fctx, t, fleet.ResultRecord(rec, oc.result), oc.result, runSeq(n, seq+1), session)
 	stopBeat()
 	if err != nil {
 		w.errorf("task %s: could not store its result (%v): it will be delivered again", t.TaskID, err)
@@ -361,3 +362,8 @@ func heartbeat(msg jetstream.Msg, ackWait time.Duration) (stop func()) {
 	}()
 	return func() { once.Do(func() { close(done) }) }
 }
+
+// runSeq is the Fr-Seq of the n-th event of a task's delivery-th run: a task run again (its
+// worker died) numbers its events anew, and a reader must not take them for repeats of the
+// first run's.
+func runSeq(delivery int, n uint64) uint64 { return uint64(delivery)<<32 | n }

@@ -56,6 +56,17 @@ func TestKilledWorkerTaskFinishedByAnother(t *testing.T) {
 	if c := resultEvents(t, js)["kill-1"]; c != 1 {
 		t.Errorf("%d result events, want 1", c)
 	}
+	// The task's events from its start: both runs, the second not taken for repeats of the
+	// first, then the one result.
+	r = frAttach(t, "--nats", srv.URL(), "--task", "kill-1", "--from-start", "--exit-on-result")
+	must(t, r, 0)
+	var types []string
+	for _, l := range lines(t, r.stdout) {
+		types = append(types, l["type"].(string))
+	}
+	if got := strings.Join(types, ","); got != "queued,agent_starting,queued,agent_starting,tool_calling,result" {
+		t.Errorf("events of the two runs: %s", got)
+	}
 }
 
 // The NATS server restarted mid-run: every task still gets exactly one result, and the
