@@ -35,7 +35,9 @@ func TestChaosKillsAndRestarts(t *testing.T) {
 		fmt.Fprintf(&in, "task %d\n", i)
 	}
 	done := make(chan result, 1)
-	go func() { done <- frDispatch(t, in.String(), "--nats", srv.URL(), "run", "--parallel", fmt.Sprint(n), "--id", "chaos") }()
+	go func() {
+		done <- frDispatch(t, in.String(), "--nats", srv.URL(), "run", "--parallel", fmt.Sprint(n), "--id", "chaos")
+	}()
 	kv := bucket(t, srv.URL())
 	finished := func() int {
 		c := 0
