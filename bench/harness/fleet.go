@@ -382,7 +382,7 @@ func (b *fleetBench) relay(latN int, rate float64, events int) error {
 	b.record(fleetResult{Title: title, Label: "added p99", Value: a99 / 1e3, Unit: "ms"})
 
 	title = "Fleet relay: a flood of events through one fr-worker, as fast as the daemon sends"
-	fmt.Printf("### %s\n\n| events in the task | events/s | worker peak RSS |\n|---|---:|---:|\n", title)
+	fmt.Printf("### %s\n\n| events in the task | events/s | worker CPU per event | worker peak RSS |\n|---|---:|---:|---:|\n", title)
 	for i, n := range []int{events, events * 4} {
 		name := fmt.Sprintf("flood%d", i)
 		sock, err := daemon(name, 1e9, n)
@@ -393,13 +393,16 @@ func (b *fleetBench) relay(latN int, rate float64, events int) error {
 		if err != nil {
 			return err
 		}
+		cpu0 := cpuSeconds(w.Process.Pid)
 		lat, first, last, err := run(name)
 		if err != nil {
 			return err
 		}
 		eps := float64(len(lat)-1) / last.Sub(first).Seconds()
 		rss := peakRSS(w.Process.Pid)
-		fmt.Printf("| %d | %.0f | %s |\n", len(lat), eps, fmtBytes(rss))
+		perEvent := (cpuSeconds(w.Process.Pid) - cpu0) / float64(len(lat)) * 1e6
+		fmt.Printf("| %d | %.0f | %s | %s |\n", len(lat), eps, fmtMicros(perEvent), fmtBytes(rss))
+		b.record(fleetResult{Title: title, Label: fmt.Sprintf("%d worker CPU per event", n), Value: perEvent, Unit: "µs"})
 		b.record(fleetResult{Title: title, Label: fmt.Sprintf("%d events/s", n), Value: eps, Unit: "events/s"})
 		b.record(fleetResult{Title: title, Label: fmt.Sprintf("%d worker peak RSS", n), Value: rss, Unit: "bytes"})
 	}
@@ -499,3 +502,19 @@ func observe(sock string) (*observer, error) {
 }
 
 func (o *observer) wait() map[int64]time.Time { return <-o.done }
+
+// cpuSeconds is a live process's user and system CPU time so far.
+func cpuSeconds(pid int) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The fields after the command name, which is in parentheses and may hold spaces.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseFloat(f[11], 64)
+	s, _ := strconv.ParseFloat(f[12], 64)
+	return (u + s) / 100 // clock ticks; 100 a second on Linux
+}
