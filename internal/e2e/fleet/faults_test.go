@@ -193,3 +193,28 @@ func TestDrainHandsBackWhatDoesNotFinish(t *testing.T) {
 		t.Errorf("drain-1: %v", l[0])
 	}
 }
+
+// Over the WebSocket a worker keeps its task across a daemon restart (its client id): the
+// daemon resumes the task and hands the worker its result; nothing is handed back or run twice.
+func TestWebSocketDaemonRestartKeepsTheTask(t *testing.T) {
+	srv := natstest.Start(t)
+	dir := shortDir(t)
+	d := startDaemonAt(t, dir, "0", "ws", "slow.yaml", "1")
+	port := d.url[strings.LastIndex(d.url, ":")+1 : strings.LastIndex(d.url, "/")]
+	w := startWorker(t, "wshost", srv.URL(), nil, "--url", d.url)
+	must(t, frDispatch(t, "", "--nats", srv.URL(), "task", "--id", "ws-1", "fix it"), 0)
+	testkit.WaitUntil(t, 30*time.Second, "the task running", func() bool {
+		return status(t, srv.URL(), "ws-1")["sessionId"] != nil
+	})
+	d.stop()
+	startDaemonAt(t, dir, port, "ws", "slow.yaml", "1")
+	r := frDispatch(t, "", "--nats", srv.URL(), "wait", "ws-1")
+	must(t, r, 0)
+	l := lines(t, r.stdout)[0]
+	if l["host"] != "wshost" || l["deliveries"] != float64(1) || l["lastMessage"] != "slow done" {
+		t.Errorf("ws-1: %v\n%s", l, w.stderr)
+	}
+	if strings.Contains(w.stderr.String(), "handed back") {
+		t.Errorf("the task was handed back: %s", w.stderr)
+	}
+}

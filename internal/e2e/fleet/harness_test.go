@@ -58,16 +58,22 @@ type daemonT struct {
 // without delays.
 func startDaemon(t *testing.T, name, scenario, pace string) *daemonT {
 	t.Helper()
-	dir := shortDir(t)
+	return startDaemonAt(t, shortDir(t), "0", name, scenario, pace)
+}
+
+// startDaemonAt is startDaemon in dir (its socket, state and home) on port: a daemon started
+// again there is the same daemon after a restart.
+func startDaemonAt(t *testing.T, dir, port, name, scenario, pace string) *daemonT {
+	t.Helper()
 	d := &daemonT{name: name, socket: filepath.Join(dir, "d.sock"), record: filepath.Join(dir, "rec.jsonl"), stderr: &testkit.SyncBuffer{}}
 	sc, _ := filepath.Abs(filepath.Join("testdata", scenario))
 	vars := map[string]string{"FUSERAFT_HOME": filepath.Join(dir, "home"), "FRSIM_SCENARIO": sc, "FRSIM_RECORD": d.record, "FRSIM_PACE": pace}
 	s := cmdutil.Streams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: d.stderr, Getenv: func(k string) string { return vars[k] }}
-	ready := filepath.Join(dir, "ready.json")
+	ready := filepath.Join(dir, fmt.Sprintf("ready-%d.json", time.Now().UnixNano()))
 	ctx, cancel := context.WithCancel(context.Background())
 	code := make(chan int, 1)
 	go func() {
-		code <- serve.Run(ctx, s, []string{"--socket", d.socket, "--state-dir", filepath.Join(dir, "state"), "--port", "0", "--ready-file", ready})
+		code <- serve.Run(ctx, s, []string{"--socket", d.socket, "--state-dir", filepath.Join(dir, "state"), "--port", port, "--ready-file", ready})
 	}()
 	testkit.WaitUntil(t, 30*time.Second, "daemon "+name+" ready", func() bool {
 		b, err := os.ReadFile(ready)
@@ -275,7 +281,6 @@ func must(t *testing.T, r result, code int) {
 	}
 }
 
-var _ = fmt.Sprintf
 
 // bucket is the fleet's record bucket, through a client of the test's own.
 func bucket(t *testing.T, url string) jetstream.KeyValue {
