@@ -281,7 +281,6 @@ func must(t *testing.T, r result, code int) {
 	}
 }
 
-
 // bucket is the fleet's record bucket, through a client of the test's own.
 func bucket(t *testing.T, url string) jetstream.KeyValue {
 	t.Helper()
