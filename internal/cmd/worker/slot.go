@@ -238,7 +238,11 @@ func (s *slot) handle(runCtx context.Context, msg jetstream.Msg) {
 		return
 	}
 	if n > w.o.maxDeliver {
-		why := fmt.Sprintf("delivered %d times without a result: each worker that took it died, or handed it back", w.o.maxDeliver)
+		times := fmt.Sprintf("%d times", w.o.maxDeliver)
+		if w.o.maxDeliver == 1 {
+			times = "once"
+		}
+		why := "delivered " + times + " without a result (--max-deliver): each worker that took it died, or handed it back"
 		w.errorf("task %s: %s", t.TaskID, why)
 		s.settle(runCtx, t, fleet.FailedRecord(w.record(t, n), why), workerResult(t, why), runSeq(n, 1<<32-1))
 		msg.TermWithReason(why)

@@ -218,3 +218,30 @@ func TestWebSocketDaemonRestartKeepsTheTask(t *testing.T) {
 		t.Errorf("the task was handed back: %s", w.stderr)
 	}
 }
+
+// A task delivered --max-deliver times without a result ends with a failed result that says
+// so, and is not run again.
+func TestMaxDeliverEndsWithAFailedResult(t *testing.T) {
+	srv := natstest.Start(t)
+	stuck := startDaemon(t, "stuck", "stuck.yaml", "1")
+	cmd, _ := startWorkerProc(t, "doomed", srv.URL(), stuck, "--max-deliver", "1")
+	must(t, frDispatch(t, "", "--nats", srv.URL(), "task", "--id", "md-1", "fix it"), 0)
+	testkit.WaitUntil(t, 30*time.Second, "the task on the doomed worker", func() bool {
+		return status(t, srv.URL(), "md-1")["host"] == "doomed"
+	})
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	good := startDaemon(t, "good", "quick.yaml", "0")
+	w := startWorker(t, "next", srv.URL(), good, "--max-deliver", "1")
+	r := frDispatch(t, "", "--nats", srv.URL(), "wait", "md-1")
+	must(t, r, 1)
+	if !strings.Contains(r.stdout, "delivered once without a result") || !strings.Contains(r.stderr, "delivered once without a result") {
+		t.Errorf("result: %s%s", r.stdout, r.stderr)
+	}
+	if n := good.dispatched(t); n != 0 {
+		t.Errorf("the task ran again (%d times) after its last delivery", n)
+	}
+	if !strings.Contains(w.stderr.String(), "md-1") {
+		t.Errorf("the worker did not name the task: %s", w.stderr)
+	}
+}
