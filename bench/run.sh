@@ -370,7 +370,7 @@ if want fleet; then
 	if have fr-sim && have fr-worker && have fr-dispatch; then
 		harness fleet -tasks "$FLEET_TASKS" -daemons 10 -events "$FLEET_EVENTS" -lat-n "$STREAM_LAT_N" \
 			-scenario bench/fleet-scenario.yaml -json "$JSON" | tee -a "$MD"
-		say "Measured by \`harness fleet\` (bench/harness/fleet.go) on an embedded NATS server with JetStream (file store): fr-sim daemons playing bench/fleet-scenario.yaml (20ms a task), one fr-worker each; the one-daemon row is \`fr-dispatch --url MCP run --parallel 100 --poll 20ms --max-poll 200ms\` on the same tasks. Relay latency: harness serve stamps each event as it writes it; the direct row reads the daemon's socket, the fleet row a NATS subscriber behind fr-worker."
+		say "Measured by \`harness fleet\` (bench/harness/fleet.go) on an embedded NATS server with JetStream (file store): fr-sim daemons playing bench/fleet-scenario.yaml (100ms a task), one fr-worker each; the one-daemon row is \`fr-dispatch --url MCP run --parallel 100 --poll 20ms --max-poll 200ms\` on the same tasks. Relay latency: harness serve stamps each event as it writes it; the direct row reads the daemon's socket, the fleet row a NATS subscriber behind fr-worker."
 	else
 		skip "fr-sim, fr-worker or fr-dispatch"
 	fi

@@ -182,7 +182,7 @@ func (b *fleetBench) tasks(n, k int, scenario string) error {
 	}
 	fl, flOut, err2 := timeRun(lines.String(), "fr-dispatch", "--nats", b.url, "--pool", "bench", "run", "--parallel", strconv.Itoa(n))
 	flOK := checkResults(flOut, n, "taskId")
-	title := fmt.Sprintf("Fleet: %d tasks of 20ms, one fr-sim daemon vs %d daemons with a worker each, on an embedded NATS JetStream", n, k)
+	title := fmt.Sprintf("Fleet: %d tasks of 100ms, one fr-sim daemon vs %d daemons with a worker each, on an embedded NATS JetStream", n, k)
 	fmt.Printf("### %s\n\n| run | wall | tasks/s | every task exactly once | vs one daemon |\n|---|---:|---:|---|---:|\n", title)
 	row := func(label string, wall time.Duration, err error, ok string) {
 		fail := ok
