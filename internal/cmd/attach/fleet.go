@@ -28,14 +28,14 @@ func fleetFlags() []cli.Flag {
 }
 
 // fleetAsked says whether the command line asks for the fleet: --nats, or $FR_NATS_URL when
-// no daemon is named.
+// no daemon is named (--socket or --url name one, whatever $FR_NATS_URL says).
 func fleetAsked(c *cli.Context, s cmdutil.Streams) (fleet.Conn, bool, error) {
-	if !c.IsSet("nats") && (c.IsSet("socket") || c.IsSet("url")) {
-		return fleet.Conn{}, false, nil
-	}
-	cn, err := fleet.ConnFrom(c, s.Env)
-	if err != nil {
-		return cn, false, err
+	var cn fleet.Conn
+	if c.IsSet("nats") || !(c.IsSet("socket") || c.IsSet("url")) {
+		var err error
+		if cn, err = fleet.ConnFrom(c, s.Env); err != nil {
+			return cn, false, err
+		}
 	}
 	if cn.URL == "" {
 		if c.IsSet("pool") || c.IsSet("from-start") {

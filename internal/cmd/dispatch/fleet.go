@@ -41,6 +41,9 @@ var idFlag = &cli.StringFlag{Name: "id", Usage: "with --nats: the task id `KEY` 
 func fleetAction(c *cli.Context, s cmdutil.Streams, cn fleet.Conn, o *options) error {
 	ctx := c.Context
 	args := c.Args().Slice()
+	if o.objective != "" {
+		return cmdutil.Usagef("--objective is for one daemon's dispatch_task; the fleet has no objectives")
+	}
 	switch c.Command.Name {
 	case "status", "result", "wait":
 		if len(args) == 0 {

@@ -120,3 +120,29 @@ func TestAttachToFinishedTask(t *testing.T) {
 		t.Fatalf("got %s", r.stdout)
 	}
 }
+
+// Flags for one daemon are refused with --nats, and flags for the fleet without it.
+func TestFleetFlagsMisused(t *testing.T) {
+	for _, c := range []struct {
+		attach bool
+		args   []string
+		want   string
+	}{
+		{false, []string{"--nats", "nats://127.0.0.1:1", "task", "--objective", "O-1", "x"}, "--objective is for one daemon"},
+		{false, []string{"--nats", "nats://u:pw@127.0.0.1:1", "task", "x"}, "must not carry a password"},
+		{true, []string{"--nats", "nats://127.0.0.1:1", "--socket", "/tmp/s"}, "--socket is for one daemon"},
+		{true, []string{"--nats", "nats://127.0.0.1:1", "--exit-on-result"}, "needs --task ID"},
+		{true, []string{"--nats", "nats://127.0.0.1:1", "--task", "not an id"}, "--task"},
+		{true, []string{"--from-start", "--socket", "/tmp/s"}, "are for a fleet"},
+	} {
+		var r result
+		if c.attach {
+			r = frAttach(t, c.args...)
+		} else {
+			r = frDispatch(t, "", c.args...)
+		}
+		if r.code != 2 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, r.code, r.stderr, c.want)
+		}
+	}
+}
