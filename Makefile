@@ -13,7 +13,7 @@ VERSION  := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 REVISION := $(shell git rev-parse HEAD 2>/dev/null)
 LDFLAGS  := -X github.com/fuseraft/fr/internal/cmdutil.Version=$(VERSION) -X github.com/fuseraft/fr/internal/cmdutil.Revision=$(REVISION)
 
-.PHONY: help build test test-under-load chaos demo bench bench-quick fuzz man install clean
+.PHONY: help build test test-under-load chaos demo demo-fleet bench bench-quick fuzz man install clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -35,6 +35,9 @@ chaos: ## the long runs (FR_CHAOS=full): the fault suite at full size, 200 MB li
 
 demo: build ## a whole pipeline against fr-sim: daemon, fr-attach, fr-approve, fr-filter
 	bash demo/run.sh
+
+demo-fleet: build ## a fleet on one machine: embedded NATS JetStream, 3 fr-sim daemons and workers, 30 tasks
+	bash demo/fleet.sh
 
 bench: ## measure every command against jq, gojq, cat and raw clients (see bench/README.md)
 	bench/run.sh

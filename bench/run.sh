@@ -5,7 +5,7 @@
 #   bench/run.sh --quick    smoke run on small corpora (under a minute)
 #   bench/run.sh --only filter,approve   run some sections only
 #
-# Sections: startup filter filterperf dotnet ls approve report roundtrip attach stream latency
+# Sections: startup filter filterperf dotnet ls approve report roundtrip attach stream latency fleet
 # Corpora are generated (deterministic, seeded) into bench/corpus/, tools are built into
 # bench/results/bin/, and each run writes bench/results/RUN/results.md (Markdown tables)
 # and results.jsonl (every figure as JSON). Nothing is installed: when jq or gojq is
@@ -31,10 +31,12 @@ SEED=1
 if [ $QUICK = 1 ]; then
 	STREAM_SIZE=10MB ENVELOPE_SIZE=16MiB PROMPTS=2000 RUNS=2 WARM=0 REPORT_SIZE=50MB
 	LAT_N=100 STREAM_LAT_N=300 TASKS=20 FLOOD=20000 RT_ROUNDS=1 STARTUP_RUNS=5
+	FLEET_TASKS=200 FLEET_EVENTS=20000
 	tag=quick
 else
 	STREAM_SIZE=200MB ENVELOPE_SIZE=1GiB PROMPTS=50000 RUNS=5 WARM=1 REPORT_SIZE=1GB
 	LAT_N=500 STREAM_LAT_N=2000 TASKS=200 FLOOD=200000 RT_ROUNDS=2 STARTUP_RUNS=20
+	FLEET_TASKS=1000 FLEET_EVENTS=200000
 	tag=full
 fi
 # A run of some sections only is kept apart, so latest-full is always a whole run.
@@ -70,7 +72,7 @@ note "writing $OUT"
 # ---- build: the harness, the stand-in child, and every tool that builds today
 go build -o "$BIN/" ./bench/harness ./bench/fakeraft ./bench/gen || { note "cannot build bench/"; exit 1; }
 declare -A AVAIL
-for t in fr-filter fr-ls fr-approve fr-stream fr-attach fr-sim fr-report; do
+for t in fr-filter fr-ls fr-approve fr-stream fr-attach fr-sim fr-report fr-worker fr-dispatch; do
 	if go build -o "$BIN/" "./cmd/$t" 2>"$TMP/build-$t.err"; then
 		AVAIL[$t]=1
 	else
@@ -361,6 +363,17 @@ if want latency; then
 	have fr-filter && rows+=("fr-filter-type=fr-filter --type token" "fr-filter-jq=fr-filter -r .text")
 	[ $HAVE_JQ = 1 ] && rows+=("jq-unbuffered=jq --unbuffered -r .text")
 	table lat -rate 100 -n "$LAT_N" -runs 2 -warmup 10 -title "Latency through a pipe at 100 events/s" "${rows[@]}"
+fi
+
+# ---- the fleet: tasks over 10 daemons and workers against one daemon, events through a worker
+if want fleet; then
+	if have fr-sim && have fr-worker && have fr-dispatch; then
+		harness fleet -tasks "$FLEET_TASKS" -daemons 10 -events "$FLEET_EVENTS" -lat-n "$STREAM_LAT_N" \
+			-scenario bench/fleet-scenario.yaml -json "$JSON" | tee -a "$MD"
+		say "Measured by \`harness fleet\` (bench/harness/fleet.go) on an embedded NATS server with JetStream (file store): fr-sim daemons playing bench/fleet-scenario.yaml (100ms a task), one fr-worker each; the one-daemon row is \`fr-dispatch --url MCP run --parallel 100 --poll 20ms --max-poll 200ms\` on the same tasks. Relay latency: harness serve stamps each event as it writes it; the direct row reads the daemon's socket, the fleet row a NATS subscriber behind fr-worker."
+	else
+		skip "fr-sim, fr-worker or fr-dispatch"
+	fi
 fi
 
 harness goals "$JSON" | tee -a "$MD"

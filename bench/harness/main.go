@@ -14,6 +14,7 @@
 //	harness relay [-valid] CMD ARGS   (the floor of a relay: the child's stdout copied, or its valid JSON lines)
 //	harness goals results.jsonl       (the figures against the toolkit's goals)
 //	harness serve -socket PATH -rate 1000 -n 2000   (a daemon whose events carry their send time)
+//	harness fleet -tasks 1000 -daemons 10   (the fleet on an embedded NATS JetStream: tasks and relayed events)
 package main
 
 import (
@@ -28,7 +29,7 @@ func main() {
 	}
 	cmds := map[string]func([]string) error{
 		"run": cmdRun, "lat": cmdLat, "tap": cmdTap, "sock": cmdSock, "ws": cmdWS,
-		"answer": cmdAnswer, "report": cmdReport, "relay": cmdRelay, "scan": cmdScan, "serve": cmdServe, "goals": cmdGoals,
+		"answer": cmdAnswer, "report": cmdReport, "relay": cmdRelay, "scan": cmdScan, "serve": cmdServe, "goals": cmdGoals, "fleet": cmdFleet,
 	}
 	f, ok := cmds[os.Args[1]]
 	if !ok {
@@ -41,7 +42,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: harness run|lat|tap|sock|ws|answer|report|scan|relay|serve|goals [flags] [LABEL=COMMAND...]")
+	fmt.Fprintln(os.Stderr, "usage: harness run|lat|tap|sock|ws|answer|report|scan|relay|serve|goals|fleet [flags] [LABEL=COMMAND...]")
 	os.Exit(2)
 }
 

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -28,9 +29,26 @@ func cmdServe(args []string) error {
 	ready := fs.String("ready-file", "", "write {\"socket\",\"url\"} here once listening")
 	rate := fs.Float64("rate", 1000, "events per second of each task")
 	n := fs.Int("n", 1000, "events per task")
+	broadcast := fs.Bool("broadcast", false, "send each task's tool_calling events to every socket client, as a daemon broadcasts progress")
 	fs.Parse(args)
 	var tasks atomic.Int64
+	var connMu sync.Mutex
+	conns := map[net.Conn]*sync.Mutex{}
 	play := func(send func([]byte) error, text string) error {
+		emit := send
+		if *broadcast {
+			emit = func(b []byte) error {
+				line := append(append([]byte(nil), b...), '\n')
+				connMu.Lock()
+				defer connMu.Unlock()
+				for c, mu := range conns {
+					mu.Lock()
+					c.Write(line)
+					mu.Unlock()
+				}
+				return nil
+			}
+		}
 		id := fmt.Sprintf("bench-%d", tasks.Add(1))
 		if err := send(fmt.Appendf(nil, `{"type":"queued","sessionId":%q,"position":0}`, id)); err != nil {
 			return err
@@ -43,7 +61,7 @@ func cmdServe(args []string) error {
 				time.Sleep(d)
 			}
 			buf = fmt.Appendf(buf[:0], `{"type":"tool_calling","agent":"bench","tool":"read_file","argsSummary":"e%d","ts":%d}`, i, time.Now().UnixNano())
-			if err := send(buf); err != nil {
+			if err := emit(buf); err != nil {
 				return err
 			}
 		}
@@ -76,7 +94,21 @@ func cmdServe(args []string) error {
 			}
 			go func() {
 				defer c.Close()
-				send := func(b []byte) error { _, err := c.Write(append(b, '\n')); return err }
+				mu := &sync.Mutex{}
+				connMu.Lock()
+				conns[c] = mu
+				connMu.Unlock()
+				defer func() {
+					connMu.Lock()
+					delete(conns, c)
+					connMu.Unlock()
+				}()
+				send := func(b []byte) error {
+					mu.Lock()
+					defer mu.Unlock()
+					_, err := c.Write(append(b, '\n'))
+					return err
+				}
 				if send(hello) != nil {
 					return
 				}

@@ -125,7 +125,7 @@ func (d *Daemon) reconnect(ctx context.Context, c *Conn, lost error) (link, erro
 			return nil, &GaveUpError{Target: d.String(), Attempts: attempt, After: d.GiveUpAfter, Lost: lost}
 		}
 		attempt++
-		wait := backoff(attempt, maxWait, rand.Int64N)
+		wait := Backoff(attempt, maxWait, rand.Int64N)
 		if d.GiveUpAfter > 0 && wait > left {
 			wait = left // one last attempt when the time is up
 		}
@@ -162,10 +162,10 @@ func (d *Daemon) reconnect(ctx context.Context, c *Conn, lost error) (link, erro
 	}
 }
 
-// backoff is the wait before reconnect attempt n (1-based): exponential backoff with full
+// Backoff is the wait before reconnect attempt n (1-based): exponential backoff with full
 // jitter, a random duration between 0 and min(max, 100ms·2^(n-1)). randN returns a number in
 // [0, n) (rand.Int64N).
-func backoff(n int, max time.Duration, randN func(int64) int64) time.Duration {
+func Backoff(n int, max time.Duration, randN func(int64) int64) time.Duration {
 	ceiling := 100 * time.Millisecond << min(n-1, 30)
 	if ceiling > max || ceiling <= 0 {
 		ceiling = max

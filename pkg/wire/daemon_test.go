@@ -27,10 +27,10 @@ func TestBackoff(t *testing.T) {
 		{3, 250 * time.Millisecond, 250 * time.Millisecond},
 	}
 	for _, tc := range cases {
-		if got := backoff(tc.n, tc.cap, max); got != tc.want {
-			t.Errorf("backoff(%d, %v) at most = %v, want %v", tc.n, tc.cap, got, tc.want)
+		if got := Backoff(tc.n, tc.cap, max); got != tc.want {
+			t.Errorf("Backoff(%d, %v) at most = %v, want %v", tc.n, tc.cap, got, tc.want)
 		}
-		if got := backoff(tc.n, tc.cap, zero); got != 0 {
+		if got := Backoff(tc.n, tc.cap, zero); got != 0 {
 			t.Errorf("full jitter starts at 0, got %v", got)
 		}
 	}

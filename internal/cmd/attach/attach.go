@@ -178,7 +178,18 @@ func App(s cmdutil.Streams) *cli.App {
 		&cli.IntFlag{Name: "output-buffer", Value: defaultOutBuffer, Hidden: true},
 	}
 	app.Flags = append(app.Flags, limitFlags()...)
+	app.Flags = append(app.Flags, fleetFlags()...)
+	app.Description += "\n\n" + fleetHelp
 	app.Action = func(c *cli.Context) error {
+		if cn, ok, err := fleetAsked(c, s); err != nil {
+			return err
+		} else if ok {
+			f, err := fleetOptionsFrom(c, cn)
+			if err != nil {
+				return err
+			}
+			return followFleet(c.Context, s, f)
+		}
 		o, err := optionsFrom(c, s)
 		if err != nil {
 			return err

@@ -90,6 +90,7 @@ type options struct {
 	poll           time.Duration
 	maxPoll        time.Duration
 	terminal       bool
+	fleet          *fleetOptions // with --nats: the fleet instead of one daemon
 }
 
 // Run is fr-dispatch's whole command line.
@@ -104,26 +105,27 @@ func Run(ctx context.Context, s cmdutil.Streams, args []string) int {
 func App(s cmdutil.Streams) *cli.App {
 	app := cmdutil.NewApp(s, prog, "fire-and-forget tasks over a fuseraft serve daemon's MCP tools")
 	app.UsageText = "fr-dispatch [--url URL] [--token-file FILE] task|status|result|wait|run [FLAGS] [ARGS...]"
-	app.Description = description + "\n\n" + environment + "\n\n" + example
+	app.Description = description + "\n\n" + fleetHelp + "\n\n" + environment + "\n\n" + example
 	app.Flags = []cli.Flag{
 		&cli.StringFlag{Name: "url", Usage: "the daemon's MCP endpoint `URL` (http://HOST:PORT/mcp; $FUSERAFT_MCP_URL)"},
 		&cli.StringFlag{Name: "token-file", Usage: "read the bearer token from `FILE` (else $FUSERAFT_SERVE_TOKEN)"},
 		&cli.StringFlag{Name: "ca-cert", Usage: "trust the PEM certificates in `FILE` for https:// instead of the system roots"},
 		&cli.DurationFlag{Name: "request-timeout", Value: defaultRequestTimeout, Usage: "give up on a request the daemon does not answer within `DUR` (exit 10)"},
 	}
+	app.Flags = append(app.Flags, fleetFlags()...)
 	timeout := &cli.DurationFlag{Name: "timeout", Usage: "give up waiting after `DUR` (0: never)"}
 	poll := &cli.DurationFlag{Name: "poll", Value: 250 * time.Millisecond, Usage: "poll a task first after `DUR`, then ever less often"}
 	maxPoll := &cli.DurationFlag{Name: "max-poll", Value: 5 * time.Second, Usage: "poll a task at least every `DUR`"}
 	objective := &cli.StringFlag{Name: "objective", Usage: "dispatch the tasks for objective `ID` (dispatch_task's objectiveId)"}
 	app.Commands = []*cli.Command{
 		{Name: "task", Usage: "dispatch tasks; print one {sessionId,status,position} line each", ArgsUsage: "[TEXT...]",
-			Flags: []cli.Flag{objective}, Action: action(s, cmdTask)},
+			Flags: []cli.Flag{objective, idFlag}, Action: action(s, cmdTask)},
 		{Name: "status", Usage: "print get_status of each task", ArgsUsage: "ID...", Action: action(s, cmdLookup(toolStatus))},
 		{Name: "result", Usage: "print get_result of each task", ArgsUsage: "ID...", Action: action(s, cmdLookup(toolResult))},
 		{Name: "wait", Usage: "wait for each task to finish and print its result", ArgsUsage: "ID...",
 			Flags: []cli.Flag{timeout, poll, maxPoll}, Action: action(s, cmdWait)},
 		{Name: "run", Usage: "dispatch tasks and wait for them, --parallel N at a time", ArgsUsage: "[TEXT...]",
-			Flags: []cli.Flag{timeout, poll, maxPoll, objective,
+			Flags: []cli.Flag{timeout, poll, maxPoll, objective, idFlag,
 				&cli.IntFlag{Name: "parallel", Aliases: []string{"j"}, Value: 1, Usage: "run `N` tasks at a time"}},
 			Action: action(s, cmdRun)},
 	}
@@ -140,6 +142,9 @@ func action(s cmdutil.Streams, sub command) cli.ActionFunc {
 		o, err := optionsFrom(c, s, sub)
 		if err != nil {
 			return err
+		}
+		if o.fleet != nil {
+			return runFleet(c.Context, s, o)
 		}
 		return run(c.Context, s, o)
 	}
@@ -162,6 +167,12 @@ func optionsFrom(c *cli.Context, s cmdutil.Streams, sub command) (*options, erro
 	}
 	if err := o.check(); err != nil {
 		return nil, err
+	}
+	if cn, ok, err := natsAsked(c, s); err != nil {
+		return nil, err
+	} else if ok {
+		o.fleet, err = fleetOptionsFrom(c, cn)
+		return o, err
 	}
 	raw := c.String("url")
 	if raw == "" {

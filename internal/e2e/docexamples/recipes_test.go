@@ -28,6 +28,7 @@ import (
 	"github.com/fuseraft/fr/internal/cmd/report"
 	"github.com/fuseraft/fr/internal/cmd/sim"
 	"github.com/fuseraft/fr/internal/cmd/stream"
+	"github.com/fuseraft/fr/internal/cmd/worker"
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/internal/testkit"
 )
@@ -41,6 +42,7 @@ var commands = map[string]func(context.Context, cmdutil.Streams, []string) int{
 	"fr-filter":   filter.Run,
 	"fr-sim":      sim.Run,
 	"fr-report":   report.Run,
+	"fr-worker":   worker.Run,
 }
 
 func TestMain(m *testing.M) {
@@ -255,7 +257,7 @@ func TestScripts(t *testing.T) {
 			env.Setenv("PATH", filepath.Join(env.WorkDir, "bin")+string(os.PathListSeparator)+env.Getenv("PATH"))
 			env.Setenv("FR_RECIPES_MARK", filepath.Base(short))
 			for _, k := range []string{"FUSERAFT_BIN", "FUSERAFT_SERVE_TOKEN", "FRSIM_SCENARIO", "FRSIM_FAULTS", "FRSIM_RECORD", "FRSIM_PACE", "NO_COLOR", "TASK", "MAILTO", "CUTOFF",
-				"FR_DEMO_TASK", "FR_DEMO_POLICY", "FR_DEMO_SCENARIO", "FUSERAFT_MCP_URL", "GITHUB_STEP_SUMMARY", "DEPLOY_TOKEN"} {
+				"FR_DEMO_TASK", "FR_DEMO_POLICY", "FR_DEMO_SCENARIO", "FUSERAFT_MCP_URL", "FR_NATS_URL", "CI_RUN_ID", "GITHUB_STEP_SUMMARY", "DEPLOY_TOKEN"} {
 				env.Setenv(k, "")
 			}
 			return nil
