@@ -83,12 +83,6 @@ SECURITY
    ($FR_NATS_URL may carry one). The daemon's token comes from --token-file or
    $FUSERAFT_SERVE_TOKEN.
 
-EXIT STATUS
-   0    drained after SIGTERM or SIGINT
-   2    usage error: bad flag, a bad --pool or --host, unreadable credentials
-   4    NATS refused the credentials
-   10   no NATS server at --nats, or the embedded one could not start
-
 ENVIRONMENT
    FR_NATS_URL            the NATS server, when --nats is not given
    FUSERAFT_SERVE_TOKEN   the daemon's bearer token (--token-file wins)
@@ -149,7 +143,7 @@ func App(s cmdutil.Streams) *cli.App {
 		}
 		return run(c.Context, s, o)
 	}
-	return cmdutil.Finish(app)
+	return cmdutil.Finish(cmdutil.DeclareExitCodes(app, exitCodes))
 }
 
 // Run runs fr-worker with args (args[0] is the program name) and returns its exit code.
