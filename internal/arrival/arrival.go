@@ -65,7 +65,7 @@ func (s *Stamper) Add(raw []byte, t time.Time) []byte {
 	}
 	body := bytes.TrimRight(raw[:end-1], " \t\r\n")
 	b := append(s.buf[:0], body...)
-	if len(body) > 1 { // not {}
+	if len(bytes.TrimSpace(body[start+1:])) > 0 { // not {}
 		b = append(b, ',')
 	}
 	b = append(b, key...)
