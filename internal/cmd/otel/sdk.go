@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-logr/logr"
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	otellog "go.opentelemetry.io/otel/log"
@@ -65,7 +67,21 @@ type pipeline struct {
 	t  *tally
 }
 
+// current is the tally of the pipeline running: the SDK reports export errors to one global
+// handler, which would otherwise print each of them.
+var current atomic.Pointer[tally]
+
+func init() {
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
+		if t := current.Load(); t != nil {
+			t.failed(err)
+		}
+	}))
+	otel.SetLogger(logr.Discard())
+}
+
 func newPipeline(ex exporters, res *resource.Resource, t *tally) *pipeline {
+	current.Store(t)
 	p := &pipeline{t: t}
 	if ex.spans != nil {
 		p.tp = sdktrace.NewTracerProvider(sdktrace.WithResource(res), sdktrace.WithIDGenerator(fixedIDs{}),
