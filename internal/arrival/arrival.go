@@ -12,6 +12,8 @@ import (
 	"bytes"
 	"time"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
@@ -24,10 +26,9 @@ const FlagUsage = `add a "` + Field + `" field (the time the line arrived, RFC 3
 var key = []byte(`"` + Field + `":"`)
 
 // Stamper adds the arrival time to lines. A nil *Stamper leaves every line as it is, so a
-// command holds one whether or not stamping was asked for.
+// command holds one whether or not stamping was asked for. It is safe for concurrent use.
 type Stamper struct {
 	now func() time.Time
-	buf []byte
 }
 
 // New returns a Stamper that reads the time from now (time.Now when nil).
@@ -38,8 +39,8 @@ func New(now func() time.Time) *Stamper {
 	return &Stamper{now: now}
 }
 
-// Line returns raw with the stamp added when raw is a JSON object, else raw itself. The result
-// is valid until the next call (it may be the Stamper's own buffer); a nil Stamper returns raw.
+// Line returns raw with the stamp added (a new slice) when raw is a JSON object, else raw
+// itself; a nil Stamper returns raw.
 func (s *Stamper) Line(raw []byte) []byte {
 	if s == nil {
 		return raw
@@ -64,17 +65,14 @@ func (s *Stamper) Add(raw []byte, t time.Time) []byte {
 		return raw
 	}
 	body := bytes.TrimRight(raw[:end-1], " \t\r\n")
-	b := append(s.buf[:0], body...)
+	b := make([]byte, 0, len(body)+len(key)+40)
+	b = append(b, body...)
 	if len(bytes.TrimSpace(body[start+1:])) > 0 { // not {}
 		b = append(b, ',')
 	}
 	b = append(b, key...)
 	b = t.UTC().AppendFormat(b, time.RFC3339Nano)
-	b = append(b, '"', '}')
-	if cap(b) <= 1<<20 {
-		s.buf = b
-	}
-	return b
+	return append(b, '"', '}')
 }
 
 // Read returns the stamp of line, when it has one. It looks at the end of the line first,
@@ -103,4 +101,17 @@ func Read(line []byte) (time.Time, bool) {
 	}
 	t, err := time.Parse(time.RFC3339Nano, v)
 	return t, err == nil
+}
+
+// Flag is the flag that turns stamping on, the same in every command that has it.
+func Flag() cli.Flag {
+	return &cli.BoolFlag{Name: "arrival-time", Usage: FlagUsage}
+}
+
+// FromFlag returns the Stamper the command line asks for: nil unless --arrival-time.
+func FromFlag(c *cli.Context, now func() time.Time) *Stamper {
+	if !c.Bool("arrival-time") {
+		return nil
+	}
+	return New(now)
 }

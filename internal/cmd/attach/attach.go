@@ -18,6 +18,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/fuseraft/fr/internal/arrival"
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/pkg/wire"
 )
@@ -188,6 +189,7 @@ func App(s cmdutil.Streams) *cli.App {
 		cmdutil.Enum("format", []string{"jsonl", "pretty"}, "", "output `FORMAT`: {values} (default: pretty on a terminal, else jsonl)"),
 		cmdutil.ColorFlag("colour in pretty output"),
 		&cli.BoolFlag{Name: "timestamps", Usage: "in pretty output, start lines with the time their event arrived"},
+		arrival.Flag(),
 		&cli.BoolFlag{Name: "any-version", Usage: "go on (with a warning) when hello has a protocolVersion this build does not support"},
 		&cli.DurationFlag{Name: "ping-interval", Value: 10 * time.Second, Hidden: true},
 		&cli.IntFlag{Name: "max-input-line", Hidden: true},
@@ -228,6 +230,7 @@ type options struct {
 	outTimeout    time.Duration // how long a full output buffer may wait for stdout
 	pretty        bool
 	timestamps    bool
+	arrival       *arrival.Stamper // --arrival-time
 	color         bool
 	anyVersion    bool
 	randomID      bool
@@ -272,6 +275,7 @@ func parseOptions(c *cli.Context, s cmdutil.Streams) (options, error) {
 		o.pretty = true
 	}
 	o.timestamps = c.Bool("timestamps")
+	o.arrival = arrival.FromFlag(c, s.Time)
 	o.color = cmdutil.UseColor(c.String("color"), s.Env, outTTY)
 	l, err := parseLimits(c, s)
 	o.limits = l

@@ -18,6 +18,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/fuseraft/fr/internal/arrival"
 	"github.com/fuseraft/fr/internal/budget"
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/internal/passthrough"
@@ -41,6 +42,7 @@ type sessionOptions struct {
 	maxLine      int // the longest input line; 0: wire.DefaultMaxLine
 	pretty       bool
 	timestamps   bool
+	arrival      *arrival.Stamper // --arrival-time
 	color        string
 	budget       *budget.Budget // nil: no limits
 	record       *inputRecord   // --record-input, or nil
@@ -639,7 +641,7 @@ func (ss *session) readEvents(r io.ReadCloser, st *stdoutState, protoBad, outBro
 		} else if ss.render != nil {
 			err = ss.render.Event(ev)
 		} else {
-			err = ss.out.WriteLine(ev.Raw)
+			err = ss.out.WriteLine(ss.o.arrival.Line(ev.Raw))
 		}
 		if err != nil && st.outErr == nil {
 			st.outErr = err
@@ -653,7 +655,7 @@ func (ss *session) readEvents(r io.ReadCloser, st *stdoutState, protoBad, outBro
 func (ss *session) passthru(r io.Reader) *passthrough.Lines {
 	in, ok := r.(*os.File)
 	out, ok2 := ss.s.Out.(*os.File)
-	if !ok || !ok2 || ss.term != nil || ss.render != nil {
+	if !ok || !ok2 || ss.term != nil || ss.render != nil || ss.o.arrival != nil {
 		return nil
 	}
 	return passthrough.New(in, out, wire.DefaultMaxLine)
