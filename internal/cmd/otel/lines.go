@@ -40,7 +40,8 @@ func (lr *lineReader) next() (line []byte, tooLong bool, err error) {
 		}
 		switch {
 		case errors.Is(rerr, bufio.ErrBufferFull):
-			if !long && len(lr.buf)+len(chunk) <= lr.max {
+			// room for the line end, which is not counted
+			if !long && len(lr.buf)+len(chunk) <= lr.max+2 {
 				lr.buf = append(lr.buf, chunk...)
 			} else {
 				long, lr.buf = true, lr.buf[:0]
@@ -50,7 +51,7 @@ func (lr *lineReader) next() (line []byte, tooLong bool, err error) {
 			lr.flush()
 			return nil, false, rerr
 		}
-		if long || len(lr.buf)+len(chunk) > lr.max+2 {
+		if long {
 			return nil, true, nil
 		}
 		line = chunk
@@ -60,9 +61,10 @@ func (lr *lineReader) next() (line []byte, tooLong bool, err error) {
 		}
 		line = bytes.TrimSuffix(line, []byte("\n"))
 		line = bytes.TrimSuffix(line, []byte("\r"))
-		if rerr != nil && !errors.Is(rerr, io.EOF) {
-			return line, false, nil // the error comes again on the next call
+		if len(line) > lr.max {
+			return nil, true, nil
 		}
+		// an error other than the end comes again on the next call
 		return line, false, nil
 	}
 }
