@@ -23,6 +23,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/fuseraft/fr/internal/arrival"
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/internal/testkit"
 )
@@ -564,5 +565,43 @@ func TestUnsupportedVersion(t *testing.T) {
 	out, _, code = runOtel(t, strings.NewReader(in), nil, "--any-version", "--otlp-file", filepath.Join(t.TempDir(), "f"))
 	if out != in || code != 0 {
 		t.Errorf("--any-version: exit %d", code)
+	}
+}
+
+// TestReplayArrivalTimes: a recording made with --arrival-time is exported at its own
+// spacing, whenever it is read, and without the warning about missing times.
+func TestReplayArrivalTimes(t *testing.T) {
+	start := time.Date(2026, 1, 15, 10, 0, 0, 0, time.UTC)
+	st := arrival.New(nil)
+	var rec strings.Builder
+	for i, l := range readSession(t, "run.jsonl") {
+		rec.Write(st.Add([]byte(l), start.Add(time.Duration(i)*time.Second)))
+		rec.WriteByte('\n')
+	}
+	r, url := httpReceiver(t)
+	f := filepath.Join(t.TempDir(), "run.jsonl")
+	os.WriteFile(f, []byte(rec.String()), 0o644)
+	out, stderr, code := runOtel(t, strings.NewReader(""), nil, "--endpoint", url, f)
+	if code != 0 || out != rec.String() {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if strings.Contains(stderr, "without frArrivedAt") {
+		t.Errorf("warned about arrival times the recording has: %s", stderr)
+	}
+	lines := len(readSession(t, "run.jsonl"))
+	for _, s := range r.spans() {
+		switch s.Name {
+		case "invoke_workflow":
+			if got, want := time.Unix(0, int64(s.StartTimeUnixNano)).UTC(), start; !got.Equal(want) {
+				t.Errorf("root starts at %v, want %v", got, want)
+			}
+			if got, want := time.Unix(0, int64(s.EndTimeUnixNano)).UTC(), start.Add(time.Duration(lines-1)*time.Second); !got.Equal(want) {
+				t.Errorf("root ends at %v, want %v", got, want)
+			}
+		case "invoke_agent planner": // agent_starting is line 2, its agent_message line 4
+			if d := time.Duration(s.EndTimeUnixNano - s.StartTimeUnixNano); d != 2*time.Second {
+				t.Errorf("planner's turn lasted %v, want 2s", d)
+			}
+		}
 	}
 }
