@@ -65,16 +65,12 @@ CONTENT
    fr-report redacts (see --redact-env, --redact-pattern) and cut at 64 KiB each.
 
 WHERE IT GOES
-   The standard variables configure it, as any OpenTelemetry SDK: OTEL_EXPORTER_OTLP_ENDPOINT
-   (default http://localhost:4318, or localhost:4317 for grpc) and its per-signal forms,
-   OTEL_EXPORTER_OTLP_PROTOCOL (http/protobuf, the default, or grpc), OTEL_EXPORTER_OTLP_HEADERS,
-   _TIMEOUT, _COMPRESSION, _CERTIFICATE, OTEL_SERVICE_NAME (default fuseraft),
-   OTEL_RESOURCE_ATTRIBUTES, OTEL_TRACES_EXPORTER / OTEL_METRICS_EXPORTER / OTEL_LOGS_EXPORTER
-   (none turns a signal off), OTEL_BSP_MAX_QUEUE_SIZE and OTEL_BLRP_MAX_QUEUE_SIZE. The flags of
-   the same meaning win over them. Headers that hold secrets come from the environment or from
-   --headers-file (one name=value a line), never from the command line.
-   --otlp-file FILE writes OTLP JSON instead (one export request a line, as the OpenTelemetry
-   Collector's file exporter writes it), for CI artifacts and offline use.
+   By OTLP over HTTP (http/protobuf, the default) or gRPC, to the collector the standard
+   OTEL_* variables name (see ENVIRONMENT), as any OpenTelemetry SDK would; the flags of the
+   same meaning win over them. Headers that hold secrets come from the environment or from
+   --headers-file (one name=value a line), never from the command line. --otlp-file FILE
+   writes OTLP JSON instead (one export request a line, as the OpenTelemetry Collector's file
+   exporter writes it), for CI artifacts and offline use.
 
 A COLLECTOR THAT IS DOWN
    never blocks or slows the pipe: lines are passed on before they are looked at, exports are
@@ -91,6 +87,25 @@ const exitStatus = `EXIT STATUS
         an invalid --resource-attributes
    3    a ready or hello event of an unsupported protocolVersion (see --any-version); the
         input is still passed on whole`
+
+const environment = `ENVIRONMENT
+   TRACEPARENT, TRACESTATE            the caller's trace (W3C trace context): every session
+                                      becomes a child of its span
+   OTEL_EXPORTER_OTLP_ENDPOINT        collector base URL (default http://localhost:4318, or
+                                      http://localhost:4317 for grpc); per signal:
+                                      OTEL_EXPORTER_OTLP_{TRACES,METRICS,LOGS}_ENDPOINT
+   OTEL_EXPORTER_OTLP_PROTOCOL        http/protobuf or grpc (and the per-signal forms)
+   OTEL_EXPORTER_OTLP_HEADERS         headers to send, name=value,... (and per signal)
+   OTEL_EXPORTER_OTLP_TIMEOUT, _COMPRESSION, _CERTIFICATE, _INSECURE   read by the exporters
+   OTEL_SERVICE_NAME                  service.name (default fuseraft)
+   OTEL_RESOURCE_ATTRIBUTES           more resource attributes, key=value,...
+   OTEL_TRACES_EXPORTER, OTEL_METRICS_EXPORTER, OTEL_LOGS_EXPORTER   none turns one off
+   OTEL_BSP_MAX_QUEUE_SIZE, OTEL_BLRP_MAX_QUEUE_SIZE   spans and log records held while
+                                      the collector is slow (default 2048 each); past it they
+                                      are dropped and counted
+   OTEL_METRIC_EXPORT_INTERVAL        how often metrics are sent (default 60000 ms; always
+                                      once at the end)
+   FUSERAFT_SERVE_TOKEN               with --capture-content: its value is redacted`
 
 const example = `EXAMPLES
    # a CI run's session in the job's trace, its JSONL kept as an artifact
@@ -116,7 +131,7 @@ func App(s cmdutil.Streams) *cli.App {
 	app := cmdutil.NewApp(s, prog, "pass a session's JSONL on and export it as OpenTelemetry traces, metrics and logs")
 	app.UsageText = "fr-otel [--endpoint URL] [--protocol http/protobuf|grpc] [--otlp-file FILE] [--capture-content] [FILE...]"
 	app.ArgsUsage = "[FILE...]"
-	app.Description = description + "\n\n" + exitStatus + "\n\n" + example
+	app.Description = description + "\n\n" + exitStatus + "\n\n" + environment + "\n\n" + example
 	app.Flags = []cli.Flag{
 		&cli.StringFlag{Name: "endpoint", Usage: "collector base `URL` (OTEL_EXPORTER_OTLP_ENDPOINT); http://HOST:4318 for http/protobuf, http://HOST:4317 for grpc"},
 		cmdutil.Enum("protocol", protocols, "", "`PROTOCOL` of the export: {values} (OTEL_EXPORTER_OTLP_PROTOCOL; default http/protobuf)"),
