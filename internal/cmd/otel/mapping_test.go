@@ -468,8 +468,48 @@ func TestAuditDecisions(t *testing.T) {
 	}
 
 	os.WriteFile(log, []byte("not an audit log\n"), 0o644)
-	if _, err := readAudit(log); err == nil || !strings.Contains(err.Error(), ":1:") {
+	if _, err := readAudit(log); err == nil || !strings.Contains(err.Error(), "not a record") {
 		t.Errorf("a file that is not an audit log: %v", err)
+	}
+}
+
+// TestAuditWrittenWhileRead: fr-approve writes its log while fr-otel reads the session (one
+// pipeline); a prompt's decision is looked up when its span ends, at the next event, which
+// comes after the answer and so after the record.
+func TestAuditWrittenWhileRead(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "audit.jsonl")
+	a, err := readAudit(log) // not there yet
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &recorder{}
+	m := newMapper(mapOptions{audit: a}, r)
+	in := m.input("live")
+	at := time.Date(2026, 1, 15, 10, 0, 0, 0, time.UTC)
+	lines := readSession(t, "run.jsonl")
+	for _, l := range lines {
+		at = at.Add(time.Millisecond)
+		in.line([]byte(l), at)
+		if strings.Contains(l, `"type":"approval_request"`) {
+			kind := "shell_command"
+			if strings.Contains(l, "route_approval") {
+				kind = "route_approval"
+			}
+			f, _ := os.OpenFile(log, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+			// written in two pieces, as a reader may catch a write half done
+			rec := `{"time":"t","session":null,"type":"approval_request","kind":"` + kind + `","summary":"s","decision":"allow","decider":"rule","rule":"r-` + kind + `","policy":"p","latencyMs":1,"prev":null,"hash":"h"}`
+			f.WriteString(rec[:20])
+			a.refresh()
+			f.WriteString(rec[20:] + "\n")
+			f.Close()
+		}
+	}
+	m.finishAll()
+	for _, kind := range []string{"shell_command", "route_approval"} {
+		sp := r.named("approval " + kind)
+		if len(sp) != 1 || attrString(sp[0], "fr.approval.decider") != "rule:r-"+kind {
+			t.Errorf("%s: %v", kind, sp)
+		}
 	}
 }
 

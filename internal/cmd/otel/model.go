@@ -29,6 +29,8 @@ type span struct {
 	status     codes.Code
 	statusMsg  string
 	ended      bool
+	// approvalKind is the kind of an approval_request's span, decided when it ends.
+	approvalKind string
 }
 
 type spanEvent struct {

@@ -305,14 +305,11 @@ func optionsFrom(c *cli.Context, s cmdutil.Streams) (*options, error) {
 		o.mapping.prices = pt
 	}
 	for _, name := range c.StringSlice("audit") {
-		a, err := readAudit(name)
-		if err != nil {
-			return nil, cmdutil.Usagef("--audit: %v", err)
-		}
 		if o.mapping.audit == nil {
-			o.mapping.audit = a
-		} else {
-			o.mapping.audit.add(a)
+			o.mapping.audit = &auditLog{}
+		}
+		if err := o.mapping.audit.add(name); err != nil {
+			return nil, cmdutil.Usagef("--audit: %v", err)
 		}
 	}
 

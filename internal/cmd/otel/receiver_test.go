@@ -518,7 +518,8 @@ func TestUsage(t *testing.T) {
 		{nil, map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"}, "--otlp-file FILE writes OTLP JSON"},
 		{[]string{"--otlp-file", "x", "--endpoint", "http://127.0.0.1:1"}, nil, "choose one"},
 		{[]string{"--headers-file", "/nonexistent/headers"}, nil, "--headers-file"},
-		{[]string{"--audit", "/nonexistent/audit"}, nil, "--audit"},
+		{[]string{"--audit", "testdata/sessions/run.jsonl"}, nil, "not a record of fr-approve's audit log"},
+		{[]string{"--audit", "testdata"}, nil, "is a directory"},
 	}
 	for _, c := range cases {
 		_, stderr, code := runOtel(t, strings.NewReader(""), c.env, c.args...)

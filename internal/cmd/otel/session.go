@@ -209,12 +209,7 @@ func (in *input) line(raw []byte, at time.Time) {
 	in.event(&ev, raw, at)
 }
 
-func (in *input) endApproval(s *session, at time.Time) {
-	if s.approval != nil {
-		s.endSpan(s.approval, at)
-		s.approval = nil
-	}
-}
+func (in *input) endApproval(s *session, at time.Time) { s.endApproval(at) }
 
 // sessionFor finds (or starts) the session an event belongs to.
 func (in *input) sessionFor(ev *event, at time.Time) *session {
@@ -579,18 +574,7 @@ func (s *session) apply(ev *event, at time.Time) *span {
 				sp.set(attribute.String("fr.approval.summary", m.text(sum)))
 			}
 		}
-		decision, decider := "unknown", ""
-		if m.o.audit != nil {
-			decision, decider = m.o.audit.next(ev.Kind, s.id)
-		}
-		sp.set(attribute.String("fr.approval.decision", decision))
-		if decider != "" {
-			sp.set(attribute.String("fr.approval.decider", decider))
-		}
-		if decision == "deny" {
-			sp.fail("denied", "denied")
-		}
-		m.sink.metric(metricApprovals, 1, attribute.String("fr.approval.kind", ev.Kind), attribute.String("fr.approval.decision", decision))
+		sp.approvalKind = ev.Kind
 		s.approval = sp
 		return sp
 	}
@@ -638,11 +622,27 @@ func (s *session) turnOrRoot() *span {
 	return s.root
 }
 
+// endApproval ends the approval_request waiting: the session's next event comes after its
+// answer, so the audit log, when given, has its decision by then.
 func (s *session) endApproval(at time.Time) {
-	if s.approval != nil {
-		s.endSpan(s.approval, at)
-		s.approval = nil
+	sp := s.approval
+	if sp == nil {
+		return
 	}
+	s.approval = nil
+	decision, decider := "unknown", ""
+	if s.m.o.audit != nil {
+		decision, decider = s.m.o.audit.next(sp.approvalKind, s.id)
+	}
+	sp.set(attribute.String("fr.approval.decision", decision))
+	if decider != "" {
+		sp.set(attribute.String("fr.approval.decider", decider))
+	}
+	if decision == "deny" {
+		sp.fail("denied", "denied")
+	}
+	s.m.sink.metric(metricApprovals, 1, attribute.String("fr.approval.kind", sp.approvalKind), attribute.String("fr.approval.decision", decision))
+	s.endSpan(sp, at)
 }
 
 // openTurn starts a turn span: a chat's turn ("chat MODEL") or an agent's ("invoke_agent NAME").
