@@ -1,6 +1,12 @@
 package otel
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strings"
+	"sync"
+
+	"github.com/fuseraft/fr/internal/jsonscan"
+)
 
 // event holds the fields of any event the mapping reads (the protocol page's "Live sessions"),
 // decoded at once; fields an event does not have stay zero. Big fields (a tool's args and
@@ -104,4 +110,43 @@ func str(p *string) string {
 		return ""
 	}
 	return *p
+}
+
+// bulky are the fields that can be whole files or outputs (megabytes): decoded only when
+// content is captured, the only use the mapping has for them.
+var bulky = map[string]bool{`"output"`: true, `"args"`: true, `"oldContent"`: true, `"newContent"`: true,
+	`"changes"`: true, `"turns"`: true, `"steps"`: true, `"text"`: true}
+
+var scratch = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+// decodeEvent decodes raw, a JSON object already known to be valid, into ev: without its bulky
+// fields unless capture, so that a tool's megabytes of output cost a scan, not a decode.
+func decodeEvent(raw []byte, capture bool, ev *event) error {
+	if capture {
+		return json.Unmarshal(raw, ev)
+	}
+	bp := scratch.Get().(*[]byte)
+	defer scratch.Put(bp)
+	b := append((*bp)[:0], '{')
+	jsonscan.Members(raw, func(key, val []byte) bool {
+		k := string(key)
+		if strings.IndexByte(k, '\\') >= 0 {
+			if u, ok := jsonscan.Unquote(key); ok {
+				k = `"` + u + `"`
+			}
+		}
+		if bulky[k] {
+			return true
+		}
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+		b = append(b, key...)
+		b = append(b, ':')
+		b = append(b, val...)
+		return true
+	})
+	b = append(b, '}')
+	*bp = b
+	return json.Unmarshal(b, ev)
 }

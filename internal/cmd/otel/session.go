@@ -202,7 +202,7 @@ func (in *input) line(raw []byte, at time.Time) {
 		return
 	}
 	var ev event
-	if json.Unmarshal(raw, &ev) != nil {
+	if decodeEvent(raw, in.m.o.capture, &ev) != nil {
 		return
 	}
 	ev.Type = l.Type
