@@ -3,12 +3,15 @@ package otel
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"io"
 	"os"
 	"testing"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/fuseraft/fr/internal/cmdutil"
 )
 
 type nopSink struct{}
@@ -42,5 +45,25 @@ func BenchmarkCorpus(b *testing.B) {
 			in.line(line, at)
 		}
 		m.finishAll()
+	}
+}
+
+// BenchmarkCorpusExport is BenchmarkCorpus through the SDK to a collector where nothing
+// listens: what fr-otel costs in a pipe.
+func BenchmarkCorpusExport(b *testing.B) {
+	name := os.Getenv("FR_OTEL_CORPUS")
+	if name == "" {
+		b.Skip("FR_OTEL_CORPUS not set")
+	}
+	st, err := os.Stat(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(st.Size())
+	for b.Loop() {
+		f, _ := os.Open(name)
+		s := cmdutil.Streams{In: f, Out: io.Discard, Err: io.Discard, Getenv: func(string) string { return "" }}
+		Run(context.Background(), s, []string{"fr-otel", "--endpoint", "http://127.0.0.1:9", "--shutdown-timeout", "100ms"})
+		f.Close()
 	}
 }
