@@ -51,6 +51,11 @@ func (lr *lineReader) next() (line []byte, tooLong bool, err error) {
 			lr.flush()
 			return nil, false, rerr
 		}
+		// The line is whole: out it goes, before the caller looks at it, when nothing more
+		// is ready to read.
+		if lr.br.Buffered() == 0 {
+			lr.flush()
+		}
 		if long {
 			return nil, true, nil
 		}
