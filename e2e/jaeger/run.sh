@@ -27,16 +27,23 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# four free loopback ports
+# four free loopback ports, below Linux's range of ephemeral ports (32768 and up), where a
+# client's connection could hold one that nothing listens on
+TAKEN=" "
 free_port() {
 	local p
 	for _ in $(seq 200); do
-		p=$((20000 + RANDOM % 20000))
-		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return; fi
+		p=$((20000 + RANDOM % 12000))
+		[[ $TAKEN == *" $p "* ]] && continue
+		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then TAKEN="$TAKEN$p "; echo "$p"; return; fi
 	done
 	say "no free port"; exit 1
 }
-export E2E_OTLP_HTTP=$(free_port) E2E_OTLP_GRPC=$(free_port) E2E_QUERY_HTTP=$(free_port) E2E_QUERY_GRPC=$(free_port)
+E2E_OTLP_HTTP=$(free_port); TAKEN="$TAKEN$E2E_OTLP_HTTP "
+E2E_OTLP_GRPC=$(free_port); TAKEN="$TAKEN$E2E_OTLP_GRPC "
+E2E_QUERY_HTTP=$(free_port); TAKEN="$TAKEN$E2E_QUERY_HTTP "
+E2E_QUERY_GRPC=$(free_port)
+export E2E_OTLP_HTTP E2E_OTLP_GRPC E2E_QUERY_HTTP E2E_QUERY_GRPC
 "$BIN/jaeger" --config "file:$ROOT/e2e/jaeger/config.yaml" >"$TMP/jaeger.log" 2>&1 &
 JPID=$!
 QUERY=http://127.0.0.1:$E2E_QUERY_HTTP

@@ -37,7 +37,7 @@ OpenTelemetry traces, metrics and logs, named after the GenAI semantic conventio
    traces    one trace per session: a root span (invoke_agent for a chat, invoke_workflow for
              a run or a daemon's task; error status when it failed), a span per turn (chat
              MODEL) or agent turn (invoke_agent AGENT) with its gen_ai.usage.* tokens, a span
-             per tool call (execute_tool TOOL, linked to the turn that made it, status from
+             per tool call (execute_tool TOOL, under the turn that made it, status from
              the tool's result where the protocol reports it), a span per approval prompt
              (approval KIND, linked to the tool call it gates) and span events for the rest
    metrics   gen_ai.client.token.usage (by gen_ai.token.type), gen_ai.client.operation.duration,

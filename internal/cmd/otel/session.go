@@ -424,9 +424,6 @@ func (s *session) apply(ev *event, at time.Time) *span {
 		if ev.Agent != "" {
 			sp.set(attribute.String("gen_ai.agent.name", ev.Agent))
 		}
-		if parent != nil {
-			sp.links = append(sp.links, parent.id) // the model call that made it
-		}
 		if m.o.capture {
 			if ev.Summary != "" {
 				sp.set(attribute.String("fr.tool.summary", m.text(ev.Summary)))
@@ -514,9 +511,6 @@ func (s *session) apply(ev *event, at time.Time) *span {
 		if ev.Agent != "" {
 			sp.set(attribute.String("gen_ai.agent.name", ev.Agent))
 		}
-		if s.turn != nil {
-			sp.links = append(sp.links, s.turn.id)
-		}
 		if m.o.capture && ev.ArgsSummary != "" {
 			sp.set(attribute.String("fr.tool.summary", m.text(ev.ArgsSummary)))
 		}
@@ -567,7 +561,9 @@ func (s *session) apply(ev *event, at time.Time) *span {
 		sp := s.child(s.turnOrRoot(), "approval", "approval "+ev.Kind, at)
 		sp.set(attribute.String("fr.approval.kind", ev.Kind))
 		if s.lastTool != nil {
-			sp.links = append(sp.links, s.lastTool.id) // the tool call it gates
+			// the tool call it gates (a sibling: a link that repeated the parent would show
+			// as a second parent in some backends, so the turn is the parent, the tool a link)
+			sp.links = append(sp.links, s.lastTool.id)
 		}
 		if m.o.capture {
 			if sum := promptSummary(ev); sum != "" {
