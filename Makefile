@@ -13,10 +13,10 @@ VERSION  := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 REVISION := $(shell git rev-parse HEAD 2>/dev/null)
 LDFLAGS  := -X github.com/fuseraft/fr/internal/cmdutil.Version=$(VERSION) -X github.com/fuseraft/fr/internal/cmdutil.Revision=$(REVISION)
 
-.PHONY: help build test test-under-load chaos demo demo-fleet bench bench-quick fuzz man install clean
+.PHONY: help build test test-under-load chaos demo demo-fleet bench bench-quick fuzz man install clean e2e-otel
 
 help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
 
 build: ## build every command into ./bin, stamped with the version and revision of the clone
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
@@ -44,6 +44,9 @@ bench: ## measure every command against jq, gojq, cat and raw clients (see bench
 
 bench-quick: ## a one-minute smoke run of the benchmarks
 	bench/run.sh --quick
+
+e2e-otel: ## fr-otel against a real Jaeger v2 built from the module proxy (e2e/jaeger; a long first build)
+	GO=$(GO) bash e2e/jaeger/run.sh
 
 fuzz: ## run each fuzz target for FUZZTIME (default 30s)
 	@for pkg in $$($(GO) list ./...); do \

@@ -5,7 +5,7 @@
 #   bench/run.sh --quick    smoke run on small corpora (under a minute)
 #   bench/run.sh --only filter,approve   run some sections only
 #
-# Sections: startup filter filterperf dotnet ls approve report roundtrip attach stream latency fleet
+# Sections: startup filter filterperf dotnet ls approve report roundtrip attach stream otel latency fleet
 # Corpora are generated (deterministic, seeded) into bench/corpus/, tools are built into
 # bench/results/bin/, and each run writes bench/results/RUN/results.md (Markdown tables)
 # and results.jsonl (every figure as JSON). Nothing is installed: when jq or gojq is
@@ -72,7 +72,7 @@ note "writing $OUT"
 # ---- build: the harness, the stand-in child, and every tool that builds today
 go build -o "$BIN/" ./bench/harness ./bench/fakeraft ./bench/gen || { note "cannot build bench/"; exit 1; }
 declare -A AVAIL
-for t in fr-filter fr-ls fr-approve fr-stream fr-attach fr-sim fr-report fr-worker fr-dispatch; do
+for t in fr-filter fr-ls fr-approve fr-stream fr-attach fr-sim fr-report fr-worker fr-dispatch fr-otel; do
 	if go build -o "$BIN/" "./cmd/$t" 2>"$TMP/build-$t.err"; then
 		AVAIL[$t]=1
 	else
@@ -95,7 +95,8 @@ probe() { # TOOL INPUT WANT ARGS...
 probe fr-filter '{"type":"approval_request","kind":"x"}' '{"type":"approval_request","kind":"x"}' --type approval_request
 probe fr-ls '{"protocolVersion":1,"items":[{"a":1},{"b":"é"}]}' "$(printf '{"a":1}\n{"b":"é"}')" -
 probe fr-approve '{"type":"approval_request","kind":"shell_command","command":"rm -rf /"}' '{"type":"approval_response","approved":false}' --policy "$ROOT/examples/ci-go.yaml" --tty /dev/null
-for t in fr-stream fr-attach fr-sim fr-report; do [ "${AVAIL[$t]}" = 1 ] && { timeout 10 "$t" --version >/dev/null 2>&1 || AVAIL[$t]=0; }; done
+probe fr-otel '{"type":"token","text":"x"}' '{"type":"token","text":"x"}' --otlp-file /dev/null
+for t in fr-stream fr-attach fr-sim fr-report fr-otel; do [ "${AVAIL[$t]}" = 1 ] && { timeout 10 "$t" --version >/dev/null 2>&1 || AVAIL[$t]=0; }; done
 have() { [ "${AVAIL[$1]:-0}" = 1 ]; }
 skip() { say ""; say "_$1 not available in this build: rows skipped._"; say ""; }
 
@@ -227,6 +228,26 @@ if want report; then
 		table run -runs 2 -warmup 0 -in "$SESSION" -title "fr-report over a $REPORT_SIZE session (max RSS: bounded memory), beside jq and gojq only reading it" "${rows[@]}"
 	else
 		skip fr-report
+	fi
+fi
+
+# ---- fr-otel: a whole session passed on and exported, beside cat and fr-filter --type
+if want otel; then
+	SESSION=$(corpus "stream-s$SEED-$REPORT_SIZE.jsonl" -size "$REPORT_SIZE")
+	if have fr-otel && have fr-filter; then
+		# a collector that is there (OTLP JSON to a file) and one that is not (nothing listens)
+		DEAD=http://127.0.0.1:9
+		rows=("cat=cat" "fr-filter-type=fr-filter --type approval_request"
+			"fr-otel-file=fr-otel --otlp-file $TMP/otel.jsonl"
+			"fr-otel-dead=fr-otel --endpoint $DEAD --shutdown-timeout 1s")
+		table run -runs 2 -warmup 0 -in "$SESSION" -base cat -title "fr-otel over a $REPORT_SIZE session (CPU beside fr-filter --type; max RSS: bounded memory)" "${rows[@]}"
+		say "fr-otel-file writes every span, metric and log record as OTLP JSON to a file; fr-otel-dead sends to a port where nothing listens (everything dropped and counted, the pipe unchanged). Each fr-otel row ends with its export's shutdown (at most 1 s for the dead collector)."
+		say ""
+		rows=("direct=-" "cat=cat" "fr-filter-type=fr-filter --type token"
+			"fr-otel=fr-otel --otlp-file $TMP/otel-lat.jsonl" "fr-otel-dead=fr-otel --endpoint $DEAD --shutdown-timeout 1s")
+		table lat -rate 1000 -n "$STREAM_LAT_N" -runs 2 -warmup 20 -title "fr-otel added latency per line: token events at 1,000/s through a pipe" "${rows[@]}"
+	else
+		skip "fr-otel or fr-filter"
 	fi
 fi
 

@@ -14,6 +14,7 @@ complete -c fr-attach -l max-reconnects -r -d 'give up after N failed reconnect 
 complete -c fr-attach -l format -x -a 'jsonl pretty' -d 'output FORMAT: jsonl or pretty (default: pretty on a terminal, else jsonl)'
 complete -c fr-attach -l color -x -a 'auto always never' -d 'colour in pretty output: WHEN is auto, always or never'
 complete -c fr-attach -l timestamps -d 'in pretty output, start lines with the time their event arrived'
+complete -c fr-attach -l arrival-time -d 'add a "frArrivedAt" field (the time the line arrived, RFC 3339 UTC) to each JSON line written'
 complete -c fr-attach -l any-version -d 'go on (with a warning) when hello has a protocolVersion this build does not support'
 complete -c fr-attach -l output-timeout -r -d 'exit 1 once events fill the output buffer and stdout takes none of them for DUR'
 complete -c fr-attach -l max-turns -r -d 'stop after N turns: the next turn is not started, or is interrupted (exit 6)'

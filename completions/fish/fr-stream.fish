@@ -11,6 +11,7 @@ complete -c fr-stream -n '__fish_seen_subcommand_from repl run' -l input-eof -d 
 complete -c fr-stream -n '__fish_seen_subcommand_from repl run' -l format -s f -x -a 'jsonl pretty' -d 'output FORMAT: jsonl or pretty for a person (default: pretty on a terminal, else jsonl)'
 complete -c fr-stream -n '__fish_seen_subcommand_from repl run' -l color -x -a 'auto always never' -d 'colour in pretty output: WHEN is auto, always or never'
 complete -c fr-stream -n '__fish_seen_subcommand_from repl run' -l timestamps -d 'in pretty output, start lines with the time their event arrived'
+complete -c fr-stream -n '__fish_seen_subcommand_from repl run' -l arrival-time -d 'add a "frArrivedAt" field (the time the line arrived, RFC 3339 UTC) to each JSON line written'
 complete -c fr-stream -n '__fish_seen_subcommand_from repl run' -l grace -r -d 'how long (a DURATION, e.g. 90s) to wait for fuseraft to finish after input ends or SIGTERM, before stopping it'
 complete -c fr-stream -n '__fish_seen_subcommand_from repl run' -l drain -r -d 'once fuseraft has exited, its output is read to the end; when something it started holds that open, stop reading after it has stayed empty for DURATION'
 complete -c fr-stream -n '__fish_seen_subcommand_from repl run' -l any-version -d 'go on, with a warning, when fuseraft speaks an unsupported protocolVersion'

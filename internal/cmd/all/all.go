@@ -13,6 +13,7 @@ import (
 	"github.com/fuseraft/fr/internal/cmd/dispatch"
 	"github.com/fuseraft/fr/internal/cmd/filter"
 	"github.com/fuseraft/fr/internal/cmd/ls"
+	"github.com/fuseraft/fr/internal/cmd/otel"
 	"github.com/fuseraft/fr/internal/cmd/report"
 	"github.com/fuseraft/fr/internal/cmd/sim"
 	"github.com/fuseraft/fr/internal/cmd/stream"
@@ -24,5 +25,5 @@ import (
 func Apps() []*cli.App {
 	s := cmdutil.Streams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard,
 		Getenv: func(string) string { return "" }}
-	return []*cli.App{approve.App(s), attach.App(s), dispatch.App(s), filter.App(s), ls.App(s), report.App(s), sim.App(s), stream.App(s), worker.App(s)}
+	return []*cli.App{approve.App(s), attach.App(s), dispatch.App(s), filter.App(s), ls.App(s), otel.App(s), report.App(s), sim.App(s), stream.App(s), worker.App(s)}
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/fuseraft/fr/internal/arrival"
 	"github.com/fuseraft/fr/internal/budget"
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/pkg/wire"
@@ -171,6 +172,7 @@ func App(s cmdutil.Streams) *cli.App {
 		cmdutil.Enum("format", []string{"jsonl", "pretty"}, "", "output `FORMAT`: {values} (default: pretty on a terminal, else jsonl)"),
 		cmdutil.ColorFlag("colour in pretty output"),
 		&cli.BoolFlag{Name: "timestamps", Usage: "in pretty output, start lines with the time their event arrived"},
+		arrival.Flag(),
 		&cli.BoolFlag{Name: "any-version", Usage: "go on (with a warning) when hello has a protocolVersion this build does not support"},
 		&cli.DurationFlag{Name: "ping-interval", Value: 10 * time.Second, Hidden: true},
 		&cli.IntFlag{Name: "max-input-line", Hidden: true},
@@ -219,6 +221,7 @@ type options struct {
 	outTimeout    time.Duration // how long a full output buffer may wait for stdout
 	pretty        bool
 	timestamps    bool
+	arrival       *arrival.Stamper // --arrival-time
 	color         bool
 	anyVersion    bool
 	randomID      bool
@@ -266,6 +269,7 @@ func optionsFrom(c *cli.Context, s cmdutil.Streams) (*options, error) {
 	if err := tf.target(s, o); err != nil {
 		return nil, err
 	}
+	o.arrival = arrival.FromFlag(c, s.Time)
 	b, err := budget.FromFlags(c, s.Time)
 	if err != nil {
 		return nil, err

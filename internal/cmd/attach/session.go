@@ -357,7 +357,7 @@ func (a *attacher) writeOut(ln *wire.Line) error {
 	if a.outClosed {
 		return nil
 	}
-	return a.outFailed(a.out.WriteLine(ln.Raw))
+	return a.outFailed(a.out.WriteLine(a.o.arrival.Line(ln.Raw)))
 }
 
 // ended is how the attach ends when the connection has: interrupted, or why it ended.
@@ -472,7 +472,7 @@ func (a *attacher) emit(ln wire.Line) error {
 		}
 		return nil
 	}
-	return a.out.WriteLine(ln.Raw)
+	return a.out.WriteLine(a.o.arrival.Line(ln.Raw))
 }
 
 // checkHello reconciles our tasks with what the daemon still knows of them (the connection

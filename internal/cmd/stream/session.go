@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fuseraft/fr/internal/arrival"
 	"github.com/fuseraft/fr/internal/budget"
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/internal/passthrough"
@@ -41,9 +42,10 @@ type options struct {
 	pretty       bool
 	timestamps   bool
 	color        bool
-	budget       *budget.Budget // nil: no limits
-	recordPath   string         // --record-input
-	record       *inputRecord   // its file once open (run), or nil
+	arrival      *arrival.Stamper // --arrival-time
+	budget       *budget.Budget   // nil: no limits
+	recordPath   string           // --record-input
+	record       *inputRecord     // its file once open (run), or nil
 }
 
 // Timings that are not flags.
@@ -741,7 +743,7 @@ func (ss *session) readEvents(r io.ReadCloser, st *stdoutState, protoBad, outBro
 		} else if ss.render != nil {
 			err = ss.render.Event(ev)
 		} else {
-			err = ss.out.WriteLine(ev.Raw)
+			err = ss.out.WriteLine(ss.o.arrival.Line(ev.Raw))
 		}
 		if err != nil && st.outErr == nil {
 			st.outErr = err
@@ -755,7 +757,7 @@ func (ss *session) readEvents(r io.ReadCloser, st *stdoutState, protoBad, outBro
 func (ss *session) passthru(r io.Reader) *passthrough.Lines {
 	in, ok := r.(*os.File)
 	out, ok2 := ss.s.Out.(*os.File)
-	if !ok || !ok2 || ss.term != nil || ss.render != nil {
+	if !ok || !ok2 || ss.term != nil || ss.render != nil || ss.o.arrival != nil {
 		return nil
 	}
 	return passthrough.New(in, out, wire.DefaultMaxLine)

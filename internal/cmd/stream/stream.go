@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/fuseraft/fr/internal/arrival"
 	"github.com/fuseraft/fr/internal/budget"
 	"github.com/fuseraft/fr/internal/cmdutil"
 )
@@ -143,6 +144,7 @@ func commonFlags() []cli.Flag {
 		cmdutil.Enum("format", []string{"jsonl", "pretty"}, "", "output `FORMAT`: {values} for a person (default: pretty on a terminal, else jsonl)", "f"),
 		cmdutil.ColorFlag("colour in pretty output"),
 		&cli.BoolFlag{Name: "timestamps", Usage: "in pretty output, start lines with the time their event arrived"},
+		arrival.Flag(),
 		&cli.DurationFlag{Name: "grace", Value: 60 * time.Second, Usage: "how long (a `DURATION`, e.g. 90s) to wait for fuseraft to finish after input ends or SIGTERM, before stopping it"},
 		&cli.DurationFlag{Name: "drain", Value: 10 * time.Second, Usage: "once fuseraft has exited, its output is read to the end; when something it started holds that open, stop reading after it has stayed empty for `DURATION`"},
 		&cli.BoolFlag{Name: "any-version", Usage: "go on, with a warning, when fuseraft speaks an unsupported protocolVersion"},
@@ -242,6 +244,7 @@ func optionsFrom(c *cli.Context, s cmdutil.Streams, mode string, extra []string)
 	if err := o.check(); err != nil {
 		return nil, err
 	}
+	o.arrival = arrival.FromFlag(c, s.Time)
 	lim, err := budget.FromFlags(c, s.Time)
 	if err != nil {
 		return nil, err
