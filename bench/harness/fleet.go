@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/fuseraft/fr/internal/fleet"
 )
@@ -266,79 +267,108 @@ func (b *fleetBench) relay(latN int, rate float64, events int) error {
 	if err != nil {
 		return err
 	}
-	daemon := func(name string, rate float64, n int) (string, error) {
-		sock := filepath.Join(b.tmp, name+".sock")
-		rd := filepath.Join(b.tmp, name+".json")
-		if _, err := b.start(name, nil, b.self, "serve", "-broadcast", "-socket", sock, "-ready-file", rd, "-rate", fmt.Sprint(rate), "-n", strconv.Itoa(n)); err != nil {
-			return "", err
-		}
-		_, err := waitFile(rd, 60*time.Second)
-		return sock, err
+	r := &relayBench{fleetBench: b, ctx: ctx, nc: nc, cl: cl, kv: kv}
+	if err := r.latency(latN, rate); err != nil {
+		return err
 	}
-	// run sends one task to pool and gathers the receive time of each event stamped "ts".
-	run := func(pool string) (lat []float64, first, last time.Time, err error) {
-		sub, err := nc.SubscribeSync(fleet.PoolEvents(pool))
+	return r.flood(events)
+}
+
+// relayBench is what the relay's measures share: a plain NATS subscriber and a fleet client.
+type relayBench struct {
+	*fleetBench
+	ctx context.Context
+	nc  *nats.Conn
+	cl  *fleet.Client
+	kv  jetstream.KeyValue
+}
+
+// daemon starts an fr-sim daemon whose one task broadcasts n events at rate, and returns
+// its socket.
+func (r *relayBench) daemon(name string, rate float64, n int) (string, error) {
+	sock := filepath.Join(r.tmp, name+".sock")
+	rd := filepath.Join(r.tmp, name+".json")
+	if _, err := r.start(name, nil, r.self, "serve", "-broadcast", "-socket", sock, "-ready-file", rd, "-rate", fmt.Sprint(rate), "-n", strconv.Itoa(n)); err != nil {
+		return "", err
+	}
+	_, err := waitFile(rd, 60*time.Second)
+	return sock, err
+}
+
+// subscribe follows pool's events and sends it one task.
+func (r *relayBench) subscribe(pool string) (*nats.Subscription, error) {
+	sub, err := r.nc.SubscribeSync(fleet.PoolEvents(pool))
+	if err != nil {
+		return nil, err
+	}
+	sub.SetPendingLimits(-1, -1)
+	r.nc.Flush()
+	if _, err := r.cl.Publish(r.ctx, r.kv, fleet.Task{TaskID: fleet.NewTaskID(), Task: "relay", Pool: pool}); err != nil {
+		sub.Unsubscribe()
+		return nil, err
+	}
+	return sub, nil
+}
+
+// run sends one task to pool and gathers the receive time of each event stamped "ts".
+func (r *relayBench) run(pool string) (lat []float64, first, last time.Time, err error) {
+	sub, err := r.subscribe(pool)
+	if err != nil {
+		return nil, first, last, err
+	}
+	defer sub.Unsubscribe()
+	for {
+		m, err := sub.NextMsg(2 * time.Minute)
 		if err != nil {
-			return nil, first, last, err
+			return lat, first, last, err
 		}
-		defer sub.Unsubscribe()
-		sub.SetPendingLimits(-1, -1)
-		nc.Flush()
-		if _, err := cl.Publish(ctx, kv, fleet.Task{TaskID: fleet.NewTaskID(), Task: "relay", Pool: pool}); err != nil {
-			return nil, first, last, err
-		}
-		for {
-			m, err := sub.NextMsg(2 * time.Minute)
-			if err != nil {
-				return lat, first, last, err
+		now := time.Now()
+		for _, l := range bytes.Split(m.Data, []byte("\n")) {
+			if bytes.Contains(l, []byte(`"type":"result"`)) {
+				return lat, first, now, nil
 			}
-			now := time.Now()
-			for _, l := range bytes.Split(m.Data, []byte("\n")) {
-				if bytes.Contains(l, []byte(`"type":"result"`)) {
-					return lat, first, now, nil
+			if i := bytes.Index(l, []byte(`"ts":`)); i >= 0 {
+				end := bytes.IndexByte(l[i:], '}')
+				ts, _ := strconv.ParseInt(string(l[i+5:i+end]), 10, 64)
+				if first.IsZero() {
+					first = now
 				}
-				if i := bytes.Index(l, []byte(`"ts":`)); i >= 0 {
-					end := bytes.IndexByte(l[i:], '}')
-					ts, _ := strconv.ParseInt(string(l[i+5:i+end]), 10, 64)
-					if first.IsZero() {
-						first = now
-					}
-					lat = append(lat, float64(now.UnixNano()-ts)/1e3)
-				}
+				lat = append(lat, float64(now.UnixNano()-ts)/1e3)
 			}
 		}
 	}
-	// runTimes is run, keeping each stamped event's receive time by its stamp.
-	runTimes := func(pool string) (map[int64]time.Time, error) {
-		sub, err := nc.SubscribeSync(fleet.PoolEvents(pool))
+}
+
+// runTimes is run, keeping each stamped event's receive time by its stamp.
+func (r *relayBench) runTimes(pool string) (map[int64]time.Time, error) {
+	sub, err := r.subscribe(pool)
+	if err != nil {
+		return nil, err
+	}
+	defer sub.Unsubscribe()
+	got := map[int64]time.Time{}
+	for {
+		m, err := sub.NextMsg(2 * time.Minute)
 		if err != nil {
-			return nil, err
+			return got, err
 		}
-		defer sub.Unsubscribe()
-		sub.SetPendingLimits(-1, -1)
-		nc.Flush()
-		if _, err := cl.Publish(ctx, kv, fleet.Task{TaskID: fleet.NewTaskID(), Task: "relay", Pool: pool}); err != nil {
-			return nil, err
-		}
-		got := map[int64]time.Time{}
-		for {
-			m, err := sub.NextMsg(2 * time.Minute)
-			if err != nil {
-				return got, err
+		now := time.Now()
+		for _, l := range bytes.Split(m.Data, []byte("\n")) {
+			if bytes.Contains(l, []byte(`"type":"result"`)) {
+				return got, nil
 			}
-			now := time.Now()
-			for _, l := range bytes.Split(m.Data, []byte("\n")) {
-				if bytes.Contains(l, []byte(`"type":"result"`)) {
-					return got, nil
-				}
-				if ts, ok := stampOf(l); ok {
-					got[ts] = now
-				}
+			if ts, ok := stampOf(l); ok {
+				got[ts] = now
 			}
 		}
 	}
+}
+
+// latency measures each event through the fleet against the same event read on the
+// daemon's socket, and prints the table.
+func (r *relayBench) latency(latN int, rate float64) error {
 	title := fmt.Sprintf("Fleet relay: %d events at %.0f/s through one fr-worker and NATS, each against the same event read on the daemon's socket", latN, rate)
-	sock, err := daemon("lat", rate, latN)
+	sock, err := r.daemon("lat", rate, latN)
 	if err != nil {
 		return err
 	}
@@ -346,10 +376,10 @@ func (b *fleetBench) relay(latN int, rate float64, events int) error {
 	if err != nil {
 		return err
 	}
-	if _, err := b.worker("wlat", "lat", sock); err != nil {
+	if _, err := r.worker("wlat", "lat", sock); err != nil {
 		return err
 	}
-	got, err := runTimes("lat")
+	got, err := r.runTimes("lat")
 	if err != nil {
 		return err
 	}
@@ -378,23 +408,28 @@ func (b *fleetBench) relay(latN int, rate float64, events int) error {
 	show("daemon → fr-worker → NATS JetStream → subscriber", viaFleet)
 	a50, a99 := show("added by the fleet (the same event, fleet minus direct)", added)
 	fmt.Println()
-	b.record(fleetResult{Title: title, Label: "added p50", Value: a50 / 1e3, Unit: "ms"})
-	b.record(fleetResult{Title: title, Label: "added p99", Value: a99 / 1e3, Unit: "ms"})
+	r.record(fleetResult{Title: title, Label: "added p50", Value: a50 / 1e3, Unit: "ms"})
+	r.record(fleetResult{Title: title, Label: "added p99", Value: a99 / 1e3, Unit: "ms"})
+	return nil
+}
 
-	title = "Fleet relay: a flood of events through one fr-worker, as fast as the daemon sends"
+// flood measures a flood of events through one worker, as fast as the daemon sends, and
+// prints the table.
+func (r *relayBench) flood(events int) error {
+	title := "Fleet relay: a flood of events through one fr-worker, as fast as the daemon sends"
 	fmt.Printf("### %s\n\n| events in the task | events/s | worker CPU per event | worker peak RSS |\n|---|---:|---:|---:|\n", title)
 	for i, n := range []int{events, events * 4} {
 		name := fmt.Sprintf("flood%d", i)
-		sock, err := daemon(name, 1e9, n)
+		sock, err := r.daemon(name, 1e9, n)
 		if err != nil {
 			return err
 		}
-		w, err := b.worker("w"+name, name, sock)
+		w, err := r.worker("w"+name, name, sock)
 		if err != nil {
 			return err
 		}
 		cpu0 := cpuSeconds(w.Process.Pid)
-		lat, first, last, err := run(name)
+		lat, first, last, err := r.run(name)
 		if err != nil {
 			return err
 		}
@@ -402,9 +437,9 @@ func (b *fleetBench) relay(latN int, rate float64, events int) error {
 		rss := peakRSS(w.Process.Pid)
 		perEvent := (cpuSeconds(w.Process.Pid) - cpu0) / float64(len(lat)) * 1e6
 		fmt.Printf("| %d | %.0f | %s | %s |\n", len(lat), eps, fmtMicros(perEvent), fmtBytes(rss))
-		b.record(fleetResult{Title: title, Label: fmt.Sprintf("%d worker CPU per event", n), Value: perEvent, Unit: "µs"})
-		b.record(fleetResult{Title: title, Label: fmt.Sprintf("%d events/s", n), Value: eps, Unit: "events/s"})
-		b.record(fleetResult{Title: title, Label: fmt.Sprintf("%d worker peak RSS", n), Value: rss, Unit: "bytes"})
+		r.record(fleetResult{Title: title, Label: fmt.Sprintf("%d worker CPU per event", n), Value: perEvent, Unit: "µs"})
+		r.record(fleetResult{Title: title, Label: fmt.Sprintf("%d events/s", n), Value: eps, Unit: "events/s"})
+		r.record(fleetResult{Title: title, Label: fmt.Sprintf("%d worker peak RSS", n), Value: rss, Unit: "bytes"})
 	}
 	fmt.Println()
 	return nil

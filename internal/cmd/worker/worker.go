@@ -188,24 +188,11 @@ func optionsFrom(c *cli.Context, s cmdutil.Streams) (*options, error) {
 	if err := fleet.CheckName("--pool", o.pool); err != nil {
 		return nil, cmdutil.Usagef("%v", err)
 	}
-	if o.host == "" {
-		o.host, _ = os.Hostname()
-		if o.host == "" {
-			o.host = "localhost"
-		}
+	if o.host, err = hostName(o.host); err != nil {
+		return nil, err
 	}
-	if strings.ContainsAny(o.host, "\r\n") || len(o.host) > 255 {
-		return nil, cmdutil.Usagef("--host %q is not a host name", o.host)
-	}
-	switch {
-	case o.capacity < 1:
-		return nil, cmdutil.Usagef("--capacity must be at least 1, not %d", o.capacity)
-	case o.ackWait < time.Second:
-		return nil, cmdutil.Usagef("--ack-wait must be at least 1s, not %s", o.ackWait)
-	case o.maxDeliver < 1:
-		return nil, cmdutil.Usagef("--max-deliver must be at least 1, not %d", o.maxDeliver)
-	case o.drainTimeout < 0 || o.handBack <= 0:
-		return nil, cmdutil.Usagef("--drain-timeout must not be negative, and --hand-back-after must be positive")
+	if err := checkLimits(o); err != nil {
+		return nil, err
 	}
 	if c.IsSet("nats-store") && o.embedded == "" {
 		return nil, cmdutil.Usagef("--nats-store is for --embedded-nats")
@@ -217,39 +204,82 @@ func optionsFrom(c *cli.Context, s cmdutil.Streams) (*options, error) {
 		return nil, cmdutil.WithHint(cmdutil.Usagef("no NATS server: pass --nats URL, set %s, or run one here with --embedded-nats", fleet.EnvURL),
 			"see 'fr-worker --help'")
 	}
-	d := &o.daemon
-	d.Socket, d.URL = c.String("socket"), c.String("url")
+	if o.daemon, err = daemonFrom(c.String("socket"), c.String("url"), c.String("ca-cert")); err != nil {
+		return nil, err
+	}
+	if o.daemon.Token, err = tokenFrom(c.String("token-file"), s.Env); err != nil {
+		return nil, err
+	}
+	o.conn.Name = prog + " " + o.host + " " + o.pool
+	return o, nil
+}
+
+// hostName is --host, or else this machine's name.
+func hostName(host string) (string, error) {
+	if host == "" {
+		host, _ = os.Hostname()
+		if host == "" {
+			host = "localhost"
+		}
+	}
+	if strings.ContainsAny(host, "\r\n") || len(host) > 255 {
+		return "", cmdutil.Usagef("--host %q is not a host name", host)
+	}
+	return host, nil
+}
+
+// checkLimits refuses counts and durations out of their range.
+func checkLimits(o *options) error {
+	switch {
+	case o.capacity < 1:
+		return cmdutil.Usagef("--capacity must be at least 1, not %d", o.capacity)
+	case o.ackWait < time.Second:
+		return cmdutil.Usagef("--ack-wait must be at least 1s, not %s", o.ackWait)
+	case o.maxDeliver < 1:
+		return cmdutil.Usagef("--max-deliver must be at least 1, not %d", o.maxDeliver)
+	case o.drainTimeout < 0 || o.handBack <= 0:
+		return cmdutil.Usagef("--drain-timeout must not be negative, and --hand-back-after must be positive")
+	}
+	return nil
+}
+
+// daemonFrom is the daemon of --socket or --url, trusting --ca-cert for wss://.
+func daemonFrom(socket, rawURL, caCert string) (wire.Daemon, error) {
+	d := wire.Daemon{Socket: socket, URL: rawURL}
 	switch {
 	case d.Socket != "" && d.URL != "":
-		return nil, cmdutil.Usagef("--socket and --url cannot be combined")
+		return d, cmdutil.Usagef("--socket and --url cannot be combined")
 	case d.Socket == "" && d.URL == "":
-		return nil, cmdutil.WithHint(cmdutil.Usagef("no daemon: pass --socket PATH or --url ws://HOST:PORT/attach"),
+		return d, cmdutil.WithHint(cmdutil.Usagef("no daemon: pass --socket PATH or --url ws://HOST:PORT/attach"),
 			"fr-worker runs beside one fuseraft serve (or fr-sim serve)")
 	case d.URL != "":
 		u, err := url.Parse(d.URL)
 		if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
-			return nil, cmdutil.Usagef("--url %q is not a ws:// or wss:// URL", d.URL)
+			return d, cmdutil.Usagef("--url %q is not a ws:// or wss:// URL", d.URL)
 		}
 	}
-	if f := c.String("ca-cert"); f != "" {
-		if !strings.HasPrefix(d.URL, "wss:") {
-			return nil, cmdutil.Usagef("--ca-cert is for wss:// URLs")
-		}
-		if d.TLS, err = cmdutil.LoadCA(f); err != nil {
-			return nil, err
-		}
+	if caCert == "" {
+		return d, nil
 	}
-	if f := c.String("token-file"); f != "" {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return nil, cmdutil.Usagef("cannot read --token-file: %v", err)
-		}
-		d.Token = strings.TrimSpace(cmdutil.FirstLine(strings.TrimSpace(string(b))))
-	} else {
-		d.Token = strings.TrimSpace(s.Env("FUSERAFT_SERVE_TOKEN"))
+	if !strings.HasPrefix(d.URL, "wss:") {
+		return d, cmdutil.Usagef("--ca-cert is for wss:// URLs")
 	}
-	o.conn.Name = prog + " " + o.host + " " + o.pool
-	return o, nil
+	var err error
+	d.TLS, err = cmdutil.LoadCA(caCert)
+	return d, err
+}
+
+// tokenFrom is the daemon's token: the first line of --token-file, or else
+// $FUSERAFT_SERVE_TOKEN.
+func tokenFrom(file string, getenv func(string) string) (string, error) {
+	if file == "" {
+		return strings.TrimSpace(getenv("FUSERAFT_SERVE_TOKEN")), nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", cmdutil.Usagef("cannot read --token-file: %v", err)
+	}
+	return strings.TrimSpace(cmdutil.FirstLine(strings.TrimSpace(string(b)))), nil
 }
 
 // defaultStore is the embedded server's store when --nats-store is not given.
