@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fuseraft/fr/internal/auditchain"
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/pkg/wire"
 )
@@ -75,26 +76,15 @@ type auditFile interface {
 // wrapAuditFile lets tests put a failing file (a full disk) under the log.
 var wrapAuditFile = func(f *os.File) auditFile { return f }
 
-func hashLine(b []byte) string {
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
-}
+func hashLine(b []byte) string { return auditchain.Hash(b) }
 
 // sealLine appends the hash field to a marshalled record body ({...}).
-func sealLine(body []byte) (line []byte, hash string) {
-	hash = hashLine(body)
-	line = make([]byte, 0, len(body)+len(hashSuffix)+len(hash)+2)
-	line = append(line, body[:len(body)-1]...)
-	line = append(line, hashSuffix...)
-	line = append(line, hash...)
-	line = append(line, '"', '}')
-	return line, hash
-}
+func sealLine(body []byte) (line []byte, hash string) { return auditchain.Seal(body) }
 
-const hashSuffix = `,"hash":"`
+const hashSuffix = auditchain.HashSuffix
 
 // hashLen is len("sha256:") plus 64 hex digits.
-const hashLen = 7 + 64
+const hashLen = auditchain.HashLen
 
 // checkLine checks one line (without its line end) against its own hash and the hash of the
 // line before it (nil for the first), returning the record, its hash, or what is wrong with it.
