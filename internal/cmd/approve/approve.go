@@ -78,8 +78,8 @@ func App(s cmdutil.Streams) *cli.App {
 		"fr-approve test --policy FILE [POLICY...]\n" +
 		"fr-approve lint --policy FILE [POLICY...]\n" +
 		"fr-approve verify-audit FILE\n" +
-		"fr-approve repair-audit FILE"
-	app.Description = description
+		"fr-approve repair-audit FILE\n" + fleetUsage
+	app.Description = description + fleetDescription
 	app.Flags = []cli.Flag{
 		policyFlag(),
 		&cli.StringFlag{Name: "audit", Usage: "append one hash-chained JSON line per decision to `FILE` (limits are rebuilt from it on start)"},
@@ -95,7 +95,13 @@ func App(s cmdutil.Streams) *cli.App {
 		&cli.BoolFlag{Name: "verbose", Usage: "report each decision on stderr"},
 		anyVersionFlag(),
 	}
+	app.Flags = append(app.Flags, fleetFlags()...)
 	app.Action = func(c *cli.Context) error {
+		if c.IsSet("nats") {
+			return serveFleet(c, s)
+		} else if err := fleetAlone(c); err != nil {
+			return err
+		}
 		if c.NArg() > 0 {
 			if cmdutil.DidYouMean(c.Args().First(), cmdutil.CommandNames(c.App.Commands)) != "" {
 				return cmdutil.UnknownCommand(prog, c.Args().First(), c.App.Commands)
