@@ -14,7 +14,7 @@ import (
 
 	"github.com/fuseraft/fr/internal/cmd/approve/policy"
 	"github.com/fuseraft/fr/internal/cmdutil"
-	"github.com/fuseraft/fr/internal/fleetapproval"
+	"github.com/fuseraft/fr/internal/natsconn"
 	"github.com/fuseraft/fr/internal/termsafe"
 	"github.com/fuseraft/fr/pkg/wire"
 )
@@ -419,7 +419,7 @@ func verifyCommand(s cmdutil.Streams) *cli.Command {
 				return cmdutil.WithHint(cmdutil.Usagef("--head %q is not a hash verify-audit printed", head), "it looks like sha256: and 64 hex digits")
 			}
 			name := c.Args().First()
-			if server, stream, ok, err := fleetapproval.SplitURL(name); ok {
+			if server, stream, ok, err := natsconn.SplitURL(name); ok {
 				if err != nil {
 					return cmdutil.Usagef("%v", err)
 				}

@@ -17,6 +17,7 @@ import (
 	"github.com/fuseraft/fr/internal/cmd/approve/policy"
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/internal/fleetapproval"
+	"github.com/fuseraft/fr/internal/natsconn"
 	"github.com/fuseraft/fr/internal/termsafe"
 	"github.com/fuseraft/fr/pkg/wire"
 )
@@ -141,7 +142,7 @@ func serveFleet(c *cli.Context, s cmdutil.Streams) error {
 			}
 		}
 	}
-	nc, err := fleetapproval.Connect(c.String("nats"), fleetapproval.ConnectOptions{Name: prog + " " + id,
+	nc, err := natsconn.Connect(c.String("nats"), natsconn.Options{Name: prog + " " + id,
 		Creds: c.String("nats-creds"), CA: c.String("nats-ca")})
 	if err != nil {
 		return cmdutil.Errorf(cmdutil.ExitUnavailable, "--nats %s: %v", termsafe.Line(c.String("nats")), err)
@@ -375,7 +376,7 @@ func fleetAlone(c *cli.Context) error {
 // prints one line per chain (its subject: one approver's or worker's), and fails at the first
 // that breaks. With head, some chain must hold that line.
 func verifyStream(c *cli.Context, s cmdutil.Streams, u, server, stream, head string) error {
-	nc, err := fleetapproval.Connect(server, fleetapproval.ConnectOptions{Name: prog + " verify-audit",
+	nc, err := natsconn.Connect(server, natsconn.Options{Name: prog + " verify-audit",
 		Creds: c.String("nats-creds"), CA: c.String("nats-ca")})
 	if err != nil {
 		return cmdutil.Errorf(cmdutil.ExitUsage, "%s: %v", termsafe.Line(u), err)
@@ -427,7 +428,7 @@ func verifyStream(c *cli.Context, s cmdutil.Streams, u, server, stream, head str
 
 // openStreamAudit reads the audit stream at u for fr-report: each chain as a log of its own.
 func ReadStreamAudit(ctx context.Context, server, stream string) ([]fleetapproval.ChainLog, error) {
-	nc, err := fleetapproval.Connect(server, fleetapproval.ConnectOptions{Name: "fr-report"})
+	nc, err := natsconn.Connect(server, natsconn.Options{Name: "fr-report"})
 	if err != nil {
 		return nil, err
 	}

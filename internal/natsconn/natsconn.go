@@ -1,7 +1,10 @@
-package fleetapproval
+// Package natsconn connects the commands of a fleet to its NATS server, and reads the
+// nats://HOST:PORT/NAME form that names a stream or bucket on it.
+package natsconn
 
 import (
 	"fmt"
+	"os"
 	"net/url"
 	"strings"
 	"time"
@@ -9,17 +12,20 @@ import (
 	"github.com/nats-io/nats.go"
 )
 
-// ConnectOptions are how a command reaches the NATS server: credentials come from files,
-// never from the command line.
-type ConnectOptions struct {
+// Options are how a command reaches the NATS server: credentials come from files, never from
+// the command line.
+type Options struct {
 	Name  string // the client's name, shown by the server
-	Creds string // a credentials file (JWT and NKEY seed), --nats-creds
+	Creds string // a credentials file (JWT and NKEY seed), --nats-creds; else $FR_NATS_CREDS
 	CA    string // a CA certificate file for tls://, --nats-ca
 }
 
 // Connect connects to the NATS server at u (nats://HOST:PORT, tls://..., or several joined
 // by commas), reconnecting for ever once connected.
-func Connect(u string, o ConnectOptions) (*nats.Conn, error) {
+func Connect(u string, o Options) (*nats.Conn, error) {
+	if o.Creds == "" {
+		o.Creds = os.Getenv("FR_NATS_CREDS")
+	}
 	opts := []nats.Option{nats.Name(o.Name), nats.MaxReconnects(-1), nats.ReconnectWait(250 * time.Millisecond),
 		nats.Timeout(10 * time.Second)}
 	if o.Creds != "" {
