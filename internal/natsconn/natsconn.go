@@ -4,8 +4,8 @@ package natsconn
 
 import (
 	"fmt"
-	"os"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
