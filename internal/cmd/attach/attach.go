@@ -109,9 +109,9 @@ SECURITY
 
 LIMITS
    --max-turns N, --max-tokens N (input + output), --max-duration D and --max-cost USD (with
-   --prices FILE), and --budget-file FILE with --per day|week, are fr-stream's (see
-   'fr-stream --help'). Over the daemon a turn is an agent_starting while a task of this
-   client is in flight (progress events are broadcast: while our task waits behind another's,
+   --prices FILE), and --budget-file FILE (or --budget-kv BUCKET) with --per day|week, are
+   fr-stream's (see 'fr-stream --help'). Over the daemon a turn is an agent_starting while a
+   task of this client is in flight (progress events are broadcast: while our task waits behind another's,
    that one's turns count too), and no task is sent once a limit is reached. Protocol v1's
    daemon events carry no token counts, so --max-tokens and --max-cost count only what an
    event reports (an agent_message's, a result's inputTokens and outputTokens). Past a limit
@@ -134,7 +134,7 @@ EXIT STATUS
    4    refused: 401 or 403, a read-only token tried to send a task, or the handshake was
         redirected to another origin (not followed, so that the token is not sent there)
    6    stopped by a limit: --max-turns, --max-tokens, --max-duration, --max-cost (or a
-        --budget-file that cannot be read or written)
+        --budget-file or --budget-kv that cannot be read or written)
    10   no daemon: no socket, connection refused, no hello within 30s, reconnects exhausted,
         or no connection for --give-up-after (5m when not on a terminal)
    130  interrupted (Ctrl-C, SIGINT or SIGTERM); the daemon keeps our task, and with --task
