@@ -1,7 +1,6 @@
 package fleetapproval
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -43,6 +42,10 @@ type Decision struct {
 	Ask    bool
 	Rule   string // for Ask: the rule that asks, and why, shown to the person
 	Reason string
+	// Wait, when set, is waited for before the answer is sent (its audit record stored):
+	// meanwhile the approver decides the next prompts. When it fails, the answer is a
+	// refusal, and Failed is told.
+	Wait func(ctx context.Context) error
 }
 
 // Approver is a member of a pool's queue group that decides its prompts, one at a time, with
@@ -64,6 +67,8 @@ type Approver struct {
 	Asked func(p *Prompt, d Decision) Decision
 	// Warn reports prompts that cannot be decided (a part that cannot be fetched).
 	Warn func(format string, args ...any)
+	// Failed is told when a decision's Wait failed (its prompt was refused).
+	Failed func(p *Prompt, err error)
 }
 
 // Decider of a prompt a policy asks about when no interactive approver serves the pool.
@@ -172,11 +177,28 @@ func (a *Approver) handle(ctx context.Context, m *nats.Msg) {
 		return // the worker has answered it itself
 	}
 	d := a.Decide(ctx, p)
-	if !d.Ask || a.Ask {
+	if d.Ask && !a.Ask {
+		go a.askPerson(ctx, p, d)
+		return
+	}
+	if d.Wait == nil {
 		a.Respond(p, d)
 		return
 	}
-	go a.askPerson(ctx, p, d)
+	go a.respondAfter(p, d)
+}
+
+// respondAfter sends d once its Wait is done, or a refusal when it failed.
+func (a *Approver) respondAfter(p *Prompt, d Decision) {
+	ctx, cancel := context.WithDeadline(context.Background(), p.Deadline)
+	defer cancel()
+	if err := d.Wait(ctx); err != nil {
+		if a.Failed != nil {
+			a.Failed(p, err)
+		}
+		d = Decision{Response: refusal(p.Type), Decider: ByAudit}
+	}
+	a.Respond(p, d)
 }
 
 // Respond sends d as the answer to p.
@@ -262,7 +284,9 @@ func (a *Approver) askPerson(ctx context.Context, p *Prompt, asked Decision) {
 	if a.Asked != nil {
 		d = a.Asked(p, d)
 	}
-	if !bytes.Equal(d.Response, nil) {
-		a.Respond(p, d)
+	if d.Wait != nil {
+		a.respondAfter(p, d)
+		return
 	}
+	a.Respond(p, d)
 }

@@ -159,7 +159,10 @@ func serveFleet(c *cli.Context, s cmdutil.Streams) error {
 		return cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitUnavailable, "%v", err), "the server must run JetStream: every decision is written to the audit stream")
 	}
 	a := &fleetapproval.Approver{NC: nc, Pool: pool, ID: id, Policy: f.policy, Ask: interactive, Warn: warn,
-		Decide: f.decide, Asked: f.asked}
+		Decide: f.decide, Asked: f.asked, Failed: func(p *fleetapproval.Prompt, err error) {
+			kind, summary := fleetapproval.Summary(p.Raw)
+			f.fail(err, Record{Kind: kind, Summary: summary})
+		}}
 	if interactive {
 		a.Decide = f.askPerson
 	}
@@ -261,7 +264,8 @@ func (f *fleet) logged(rec Record, answer *string, allow bool, decider string) f
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if err := f.write(rec); err != nil {
+	wait, err := f.write(rec)
+	if err != nil {
 		f.fail(err, rec)
 		refusal := wire.ApprovalResponse(false)
 		if rec.Type == wire.TypeQuestion {
@@ -277,23 +281,23 @@ func (f *fleet) logged(rec Record, answer *string, allow bool, decider string) f
 		fmt.Fprintf(f.s.Err, "%s: %s %s (%s; task %s from %s)\n", prog, rec.Decision, termsafe.Line(rec.Summary),
 			termsafe.Line(by), termsafe.Line(rec.Task), termsafe.Line(rec.Host))
 	}
-	return fleetapproval.Decision{Response: resp, Decider: decider}
+	return fleetapproval.Decision{Response: resp, Decider: decider, Wait: wait}
 }
 
-// write appends rec to the audit file, then to the stream; f.mu is held.
-func (f *fleet) write(rec Record) error {
+// write appends rec to the audit file, and queues it for the stream: the answer waits for
+// the stream to store it, while the next prompts are decided. f.mu is held, so the file and
+// the stream take the records in the same order.
+func (f *fleet) write(rec Record) (wait func(context.Context) error, err error) {
 	if f.srv.audit != nil {
 		if err := f.srv.audit.append(rec); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	return f.chain.Append(ctx, func(prev *string) []byte {
+	return f.chain.Enqueue(func(prev *string) []byte {
 		r := rec
 		r.Prev = prev
 		return marshal(r)
-	})
+	}), nil
 }
 
 func (f *fleet) fail(err error, rec Record) {
