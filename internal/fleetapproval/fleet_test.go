@@ -22,7 +22,9 @@ import (
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
-func connect(t *testing.T, srv *natstest.Server) *nats.Conn {
+func connect(t *testing.T, srv *natstest.Server) *nats.Conn { return connectB(t, srv) }
+
+func connectB(t testing.TB, srv *natstest.Server) *nats.Conn {
 	t.Helper()
 	nc, err := nats.Connect(srv.URL(), nats.MaxReconnects(-1), nats.ReconnectWait(20*time.Millisecond))
 	if err != nil {
