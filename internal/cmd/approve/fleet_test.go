@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creack/pty"
 	"github.com/nats-io/nats.go"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
@@ -154,5 +155,88 @@ func TestFleetStreamTamperFound(t *testing.T) {
 	code, _, stderr := run(t, "", "verify-audit", srv.URL()+"/"+fleetapproval.DefaultAuditStream)
 	if code != 1 || !strings.Contains(stderr, "fr.audit.default.a1:4") {
 		t.Errorf("verify-audit of a tampered stream: exit %d, %s", code, stderr)
+	}
+}
+
+// A prompt the policy asks about reaches the person at an interactive fr-approve's terminal,
+// whose answer the worker gets, decided "person"; both approvers' chains verify.
+func TestFleetPersonAnswersOnTerminal(t *testing.T) {
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	defer tty.Close()
+	defer ptmx.Close()
+	scr := &screen{}
+	go func() {
+		b := make([]byte, 4096)
+		for {
+			n, err := ptmx.Read(b)
+			scr.mu.Lock()
+			scr.buf.Write(b[:n])
+			scr.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	srv := natstest.Start(t)
+	dir := t.TempDir()
+	pol := writeFile(t, dir, "p.yaml", "version: 1\ndefault: ask\n")
+	ctx, cancel := context.WithCancel(context.Background())
+	var errPolicy, errPerson testkit.SyncBuffer
+	done := make(chan int, 2)
+	start := func(errb *testkit.SyncBuffer, args ...string) {
+		go func() {
+			s := cmdutil.Streams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: errb, Getenv: func(string) string { return "" }}
+			done <- Run(ctx, s, append([]string{"fr-approve", "--nats", srv.URL(), "--pool", "ci", "--verbose"}, args...))
+		}()
+	}
+	// urfave/cli sets shared flags while it parses: one command parses at a time
+	start(&errPolicy, "--policy", pol, "--root", dir, "--approver-id", "policy")
+	testkit.WaitUntil(t, 30*time.Second, "the policy approver serving", func() bool { return strings.Contains(errPolicy.String(), "answering") })
+	start(&errPerson, "--interactive", "--tty", tty.Name(), "--approver-id", "alice")
+	defer func() {
+		cancel()
+		for i := 0; i < 2; i++ {
+			select {
+			case <-done:
+			case <-testkit.After(30 * time.Second):
+				t.Fatal("fr-approve did not stop")
+			}
+		}
+	}()
+	testkit.WaitUntil(t, 30*time.Second, "both approvers serving", func() bool {
+		return strings.Contains(errPolicy.String(), "answering") && strings.Contains(errPerson.String(), "answering")
+	})
+	nc, err := nats.Connect(srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	c, _ := fleetapproval.NewClient(nc, "ci", fleetapproval.WithTimeout(testkit.Bound(20*time.Second)), fleetapproval.WithDeadline(testkit.Bound(60*time.Second)))
+	type answer struct{ resp, by string }
+	got := make(chan answer, 1)
+	go func() {
+		resp, by := c.Decide(testkit.Context(t, 90*time.Second), "task-7", "build-3", "", []byte(`{"type":"approval_request","kind":"shell_command","command":"make deploy"}`))
+		got <- answer{string(resp), by}
+	}()
+	testkit.WaitUntil(t, 30*time.Second, "the prompt on the terminal", func() bool {
+		return strings.Contains(scr.String(), "make deploy") && strings.Contains(scr.String(), "allow? [y/N]")
+	})
+	if _, err := ptmx.Write([]byte("y\r")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case a := <-got:
+		if a.resp != string(wire.ApprovalResponse(true)) || a.by != "person" {
+			t.Fatalf("got %s by %s, want an allow by person", a.resp, a.by)
+		}
+	case <-testkit.After(60 * time.Second):
+		t.Fatalf("no answer; the terminal shows:\n%s", scr.String())
+	}
+	code, out, stderr := run(t, "", "verify-audit", srv.URL()+"/"+fleetapproval.DefaultAuditStream)
+	if code != 0 || strings.Count(out, `"ok":true`) != 2 || !strings.Contains(out, "fr.audit.ci.alice") || !strings.Contains(out, "fr.audit.ci.policy") {
+		t.Errorf("verify-audit: exit %d\n%s%s", code, out, stderr)
 	}
 }
