@@ -421,6 +421,9 @@ func (c *Client) incoming(m *nats.Msg) {
 		}
 	}
 	c.mu.Unlock()
+	if m.Header.Get(HeaderStatus) == StatusProgress {
+		return // an approver still at a prompt answered meanwhile: nothing to record
+	}
 	switch {
 	case p != nil:
 		c.report(p, Dropped, m, "too many answers at once for one prompt")
