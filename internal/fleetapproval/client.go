@@ -29,6 +29,7 @@ const (
 	ByTimeout  = "timeout"  // no approver answered before the deadline
 	ByCanceled = "canceled" // the worker stopped waiting (its context ended)
 	ByAudit    = "audit"    // the decision could not be recorded, so it was refused
+	ByLimit    = "limit"    // the fleet is at a budget limit: the worker denies its prompts itself
 )
 
 // What a Client reports of each answer it gets (Event.What).
@@ -40,6 +41,7 @@ const (
 	Invalid  = "invalid"  // an answer that is not a response to the prompt's type
 	TimedOut = "timeout"  // nobody answered by the deadline: denied
 	Canceled = "canceled" // the worker stopped waiting: denied
+	Refused  = "refused"  // the worker denied it without asking (Refuse)
 )
 
 // Event is one thing a Client saw happen to a prompt's answers.
@@ -225,6 +227,22 @@ func (c *Client) Decide(ctx context.Context, taskID, host, pool string, raw []by
 			}
 		}
 	}
+}
+
+// Refuse answers a prompt without asking anyone: a denial (a question skipped), recorded in
+// the audit chain with decider (ByLimit for a fleet at a budget limit) and reason. It is for
+// the prompts a worker must deny itself.
+func (c *Client) Refuse(ctx context.Context, taskID, host, pool string, raw []byte, decider, reason string) []byte {
+	if pool == "" {
+		pool = c.pool
+	}
+	typ, _ := wire.TopLevelString(raw, "type")
+	if typ != wire.TypeQuestion {
+		typ = wire.TypeApproval
+	}
+	p := &pending{ev: Event{Prompt: newID(), Task: taskID, Host: host, Pool: pool, Type: typ}, raw: raw}
+	resp, _ := c.finish(ctx, p, refusal(typ), decider, Refused, c.now(), reason)
+	return resp
 }
 
 // headerRoom is what a prompt's headers may take of the maximum payload.

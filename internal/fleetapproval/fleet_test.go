@@ -448,3 +448,27 @@ func TestAuditChainSurvivesRestart(t *testing.T) {
 	}
 	verifyLines(t, logs[0].Data)
 }
+
+// A prompt the worker denies itself (a fleet at a limit) is recorded, decided limit.
+func TestRefuseRecorded(t *testing.T) {
+	srv := natstest.Start(t)
+	nc := connect(t, srv)
+	js, _ := jetstream.New(nc)
+	ctx := testkit.Context(t, 30*time.Second)
+	chain, err := OpenChain(ctx, js, DefaultAuditStream, AuditSubject("p", "w"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := NewClient(nc, "p", WithAudit(chain))
+	if got := c.Refuse(ctx, "t", "h", "", shell(2), ByLimit, "--max-turns 5"); !bytes.Equal(got, wire.ApprovalResponse(false)) {
+		t.Fatalf("got %s", got)
+	}
+	logs, err := ReadStream(ctx, js, DefaultAuditStream)
+	if err != nil || len(logs) != 1 {
+		t.Fatalf("%v %v", logs, err)
+	}
+	r := verifyLines(t, logs[0].Data)[0]
+	if r.Decider != ByLimit || r.Decision != "deny" || r.Outcome != Refused || r.Summary != "shell: echo 2" || r.Reason != "--max-turns 5" {
+		t.Errorf("recorded %+v", r)
+	}
+}

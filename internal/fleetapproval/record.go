@@ -28,7 +28,7 @@ type Record struct {
 	Answer   *string `json:"answer,omitempty"`
 	Decider  string  `json:"decider"`
 	Reason   string  `json:"reason,omitempty"`
-	Outcome  string  `json:"outcome"` // won, dropped, late, forged, invalid, timeout, canceled
+	Outcome  string  `json:"outcome"` // won, dropped, late, forged, invalid, timeout, canceled, refused
 	Pool     string  `json:"pool,omitempty"`
 	Host     string  `json:"host,omitempty"`
 	Task     string  `json:"task,omitempty"`
@@ -82,7 +82,7 @@ func recordOf(ev Event, raw []byte) func(prev *string) []byte {
 	rec := Record{Time: time.Now().UTC().Format(time.RFC3339Nano), Type: ev.Type, Decider: ev.Decider,
 		Reason: ev.Reason, Outcome: ev.What, Pool: ev.Pool, Host: ev.Host, Task: ev.Task, Prompt: ev.Prompt,
 		Approver: ev.Approver, Tries: ev.Tries, Policy: ev.Policy, Latency: float64(ev.Latency.Microseconds()) / 1000}
-	if ev.What != Won && ev.What != TimedOut && ev.What != Canceled {
+	if ev.What != Won && ev.What != TimedOut && ev.What != Canceled && ev.What != Refused {
 		rec.Type = TypeDropped
 	}
 	if rec.Type == "" {
