@@ -79,7 +79,7 @@ func App(s cmdutil.Streams) *cli.App {
 		"fr-approve lint --policy FILE [POLICY...]\n" +
 		"fr-approve verify-audit FILE\n" +
 		"fr-approve repair-audit FILE\n" + fleetUsage
-	app.Description = description + fleetDescription
+	app.Description = withFleet(description)
 	app.Flags = []cli.Flag{
 		policyFlag(),
 		&cli.StringFlag{Name: "audit", Usage: "append one hash-chained JSON line per decision to `FILE` (limits are rebuilt from it on start)"},

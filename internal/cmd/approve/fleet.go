@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -26,9 +27,7 @@ import (
 const fleetUsage = "fr-approve --nats URL [--pool NAME] (--policy FILE | --interactive) [--approver-id ID] [--audit FILE] [--audit-stream NAME]"
 
 // fleetDescription is the part of fr-approve's help about a fleet.
-const fleetDescription = `
-
-A FLEET'S PROMPTS
+const fleetDescription = `A FLEET'S PROMPTS
   With --nats URL, fr-approve reads no stream: it answers the prompts the workers of a fleet
   send on the pool's NATS subject (fr.approve.POOL), as one member of the pool's queue group.
   Run as many as you like: each prompt goes to one of them, and a worker sends a prompt that
@@ -45,7 +44,23 @@ A FLEET'S PROMPTS
   checks every chain of the stream, and fr-report --audit reads the same form. Credentials
   come from --nats-creds FILE, a private CA from --nats-ca FILE. Limits (limit:) count the
   decisions of this approver only, per task for per: session. SIGINT or SIGTERM stops it;
-  prompts it held are sent again by their workers.`
+  prompts it held are sent again by their workers.
+
+`
+
+// withFleet puts the part about a fleet into fr-approve's help, before its exit status, and
+// the fleet's exit status among the others.
+func withFleet(d string) string {
+	i := strings.Index(d, "EXIT STATUS\n")
+	if i < 0 {
+		return d + "\n" + fleetDescription
+	}
+	d = d[:i] + fleetDescription + d[i:]
+	const at = "  130  interrupted"
+	d = strings.Replace(d, at, "  10   with --nats: the NATS server cannot be reached, or has no JetStream for the audit stream\n"+at, 1)
+	const term = "  TERM       TERM=dumb turns colour off too\n"
+	return strings.Replace(d, term, term+"  FR_NATS_CREDS  with --nats, the NATS credentials file when --nats-creds is not given\n", 1)
+}
 
 func fleetFlags() []cli.Flag {
 	return []cli.Flag{
