@@ -240,3 +240,54 @@ func TestFleetPersonAnswersOnTerminal(t *testing.T) {
 		t.Errorf("verify-audit: exit %d\n%s%s", code, out, stderr)
 	}
 }
+
+// fr-approve --nats goes on across a restart of the server: the prompts sent after it are
+// answered, and the approver's chain in the stream goes on whole.
+func TestFleetApproverSurvivesServerRestart(t *testing.T) {
+	srv := natstest.Start(t)
+	dir := t.TempDir()
+	pol := writeFile(t, dir, "p.yaml", "version: 1\nrules:\n  - {name: ls, decision: allow, shell: {commands: [ls], paths: inside_root}}\n")
+	ctx, cancel := context.WithCancel(context.Background())
+	var errb testkit.SyncBuffer
+	done := make(chan int, 1)
+	go func() {
+		s := cmdutil.Streams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &errb, Getenv: func(string) string { return "" }}
+		done <- Run(ctx, s, []string{"fr-approve", "--nats", srv.URL(), "--policy", pol, "--root", dir, "--approver-id", "a1", "--verbose"})
+	}()
+	defer func() {
+		cancel()
+		select {
+		case <-done:
+		case <-testkit.After(30 * time.Second):
+			t.Error("fr-approve did not stop")
+		}
+	}()
+	testkit.WaitUntil(t, 30*time.Second, "fr-approve serving", func() bool { return strings.Contains(errb.String(), "answering") })
+	nc, err := nats.Connect(srv.URL(), nats.MaxReconnects(-1), nats.ReconnectWait(20*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	// a short try: a prompt sent while the approver reconnects is sent again soon
+	c, _ := fleetapproval.NewClient(nc, "", fleetapproval.WithTimeout(200*time.Millisecond), fleetapproval.WithDeadline(testkit.Bound(60*time.Second)))
+	dctx := testkit.Context(t, 90*time.Second)
+	ask := func(i int) {
+		t.Helper()
+		resp, by := c.Decide(dctx, "t", "h", "", []byte(`{"type":"approval_request","kind":"shell_command","command":"ls"}`))
+		if string(resp) != string(wire.ApprovalResponse(true)) || by != "rule:ls" {
+			t.Fatalf("prompt %d: got %s by %s (stderr: %s)", i, resp, by, errb.String())
+		}
+	}
+	for i := 0; i < 3; i++ {
+		ask(i)
+	}
+	srv.Restart()
+	for i := 3; i < 6; i++ {
+		ask(i)
+	}
+	code, out, stderr := run(t, "", "verify-audit", srv.URL()+"/"+fleetapproval.DefaultAuditStream)
+	var res VerifyResult
+	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || res.Lines < 6 {
+		t.Errorf("verify-audit after the restart: exit %d, %s%s", code, out, stderr)
+	}
+}
