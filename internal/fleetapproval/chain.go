@@ -41,6 +41,10 @@ type queued struct {
 	done chan error
 }
 
+// maxBatch is the most lines published before their acknowledgements are waited for (well
+// under the client's limit of acknowledgements outstanding).
+const maxBatch = 512
+
 // appendWait bounds how long the lines of one batch wait for the stream.
 const appendWait = 30 * time.Second
 
@@ -138,7 +142,11 @@ func (c *Chain) write() {
 	for {
 		c.mu.Lock()
 		batch := c.queue
-		c.queue = nil
+		if len(batch) > maxBatch {
+			batch, c.queue = batch[:maxBatch:maxBatch], batch[maxBatch:]
+		} else {
+			c.queue = nil
+		}
 		if len(batch) == 0 {
 			c.writing = false
 			c.mu.Unlock()
