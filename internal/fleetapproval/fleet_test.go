@@ -472,3 +472,42 @@ func TestRefuseRecorded(t *testing.T) {
 		t.Errorf("recorded %+v", r)
 	}
 }
+
+// Lines appended from many goroutines at once, in batches, make one chain that verifies,
+// with every line once.
+func TestChainManyAtOnce(t *testing.T) {
+	srv := natstest.Start(t)
+	nc := connect(t, srv)
+	js, _ := jetstream.New(nc)
+	ctx := testkit.Context(t, 60*time.Second)
+	ch, err := OpenChain(ctx, js, "AUDIT", AuditSubject("p", "a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 1500
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			if err := ch.Append(ctx, recordOf(Event{What: Won, Type: wire.TypeApproval, Prompt: strconv.Itoa(i), Response: wire.ApprovalResponse(true)}, nil)); err != nil {
+				t.Error(err)
+			}
+		}(i)
+	}
+	wg.Wait()
+	logs, err := ReadStream(ctx, js, "AUDIT")
+	if err != nil || len(logs) != 1 {
+		t.Fatalf("%d chains, %v", len(logs), err)
+	}
+	seen := map[string]bool{}
+	for _, r := range verifyLines(t, logs[0].Data) {
+		if seen[r.Prompt] {
+			t.Fatalf("prompt %s recorded twice", r.Prompt)
+		}
+		seen[r.Prompt] = true
+	}
+	if len(seen) != n {
+		t.Errorf("%d lines, want %d", len(seen), n)
+	}
+}
