@@ -69,6 +69,8 @@ type Approver struct {
 	Warn func(format string, args ...any)
 	// Failed is told when a decision's Wait failed (its prompt was refused).
 	Failed func(p *Prompt, err error)
+	// Ready, when set, is called once the approver is a member of its queue group.
+	Ready func()
 }
 
 // Decider of a prompt a policy asks about when no interactive approver serves the pool.
@@ -96,6 +98,9 @@ func (a *Approver) Serve(ctx context.Context) error {
 	a.NC.SetClosedHandler(func(*nats.Conn) { close(closed) })
 	if a.NC.IsClosed() {
 		return nats.ErrConnectionClosed
+	}
+	if a.Ready != nil {
+		a.Ready()
 	}
 	for {
 		select {

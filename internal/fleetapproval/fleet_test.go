@@ -64,13 +64,15 @@ func policyDecide(_ context.Context, p *Prompt) Decision {
 func startApprover(t *testing.T, nc *nats.Conn, a *Approver) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
+	done, ready := make(chan struct{}), make(chan struct{})
+	a.Ready = func() { close(ready) }
 	go func() { defer close(done); a.Serve(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
-	// the member has joined once the server routes a request to it
-	testkit.WaitUntil(t, 20*time.Second, "approver "+a.ID+" subscribed", func() bool {
-		return nc.NumSubscriptions() > 0
-	})
+	select {
+	case <-ready:
+	case <-testkit.After(20 * time.Second):
+		t.Fatalf("approver %s did not join its queue group", a.ID)
+	}
 }
 
 type events struct {

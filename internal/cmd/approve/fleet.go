@@ -181,17 +181,19 @@ func serveFleet(c *cli.Context, s cmdutil.Streams) error {
 	if interactive {
 		a.Decide = f.askPerson
 	}
+	if srv.verbose {
+		a.Ready = func() {
+			what := "prompts"
+			if interactive {
+				what = "prompts a policy asks about"
+			}
+			cmdutil.Sayf(s.Err, prog, "answering the %s of pool %s as %s", what, pool, id)
+		}
+	}
 	ctx, stop := context.WithCancel(c.Context)
 	defer stop()
 	done := make(chan error, 1)
 	go func() { done <- a.Serve(ctx) }()
-	if srv.verbose {
-		what := "prompts"
-		if interactive {
-			what = "prompts a policy asks about"
-		}
-		cmdutil.Sayf(s.Err, prog, "answering the %s of pool %s as %s", what, pool, id)
-	}
 	select {
 	case err := <-f.failed:
 		stop()
