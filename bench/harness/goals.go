@@ -24,12 +24,18 @@ func cmdGoals(args []string) error {
 	defer f.Close()
 	var runs []runResult
 	var lats []latResult
+	var fleets []fleetResult
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 64<<20)
 	for sc.Scan() {
 		var k struct{ Kind string }
 		json.Unmarshal(sc.Bytes(), &k)
-		if k.Kind == "run" {
+		if k.Kind == "fleet" {
+			var r fleetResult
+			if json.Unmarshal(sc.Bytes(), &r) == nil {
+				fleets = append(fleets, r)
+			}
+		} else if k.Kind == "run" {
 			var r runResult
 			if json.Unmarshal(sc.Bytes(), &r) == nil {
 				runs = append(runs, r)
@@ -115,6 +121,24 @@ func cmdGoals(args []string) error {
 		row("fr-approve p99 decision latency under 1 ms", fmtMicros(l.P99), l.P99 < 1000, true)
 	} else {
 		row("fr-approve p99 decision latency under 1 ms", "", false, false)
+	}
+	if len(fleets) > 0 && fleets[0].Failed == "" {
+		row("decisions through NATS: at least 20k prompts/s with two approvers", human(fleets[0].PerSecond)+"/s", fleets[0].PerSecond >= 20000, true)
+	} else {
+		row("decisions through NATS: at least 20k prompts/s with two approvers", "", false, false)
+	}
+	if pipe, nl := lat("fleet: fr-approve on a pipe", "fr-approve-pipe"), lat("fleet: decisions through NATS", "nats-2-approvers"); pipe != nil && nl != nil {
+		added := nl.P99 - pipe.P99
+		const goal = "... added latency p99 under 2 ms over fr-approve on a pipe"
+		both := fmt.Sprintf("%s (p99 %s through NATS, %s on the pipe)", fmtMicros(added), fmtMicros(nl.P99), fmtMicros(pipe.P99))
+		if added < 0 {
+			// the pipe's run met a slower moment of the machine than the fleet's: not a figure
+			row(goal, "not comparable: p99 "+fmtMicros(nl.P99)+" through NATS, "+fmtMicros(pipe.P99)+" on the pipe", false, true)
+		} else {
+			row(goal, both, added < 2000, true)
+		}
+	} else {
+		row("... added latency p99 under 2 ms over fr-approve on a pipe", "", false, false)
 	}
 	const streamT, attachT = "fr-stream: a child flooding", "fr-attach: a flood"
 	speed("fr-stream on a flood (the 200 MB corpus) within 1.5× of reading the child directly (≥ 0.67×)", streamT, "fr-stream", "direct", 1/1.5)

@@ -13,6 +13,7 @@
 //	harness scan -type approval_request   (the floor: a bytes.Contains line scan)
 //	harness relay [-valid] CMD ARGS   (the floor of a relay: the child's stdout copied, or its valid JSON lines)
 //	harness goals results.jsonl       (the figures against the toolkit's goals)
+//	harness fleet -approver CMD -approvers 2 -n 20000   (decisions through NATS: throughput and latency)
 //	harness serve -socket PATH -rate 1000 -n 2000   (a daemon whose events carry their send time)
 package main
 
@@ -28,7 +29,7 @@ func main() {
 	}
 	cmds := map[string]func([]string) error{
 		"run": cmdRun, "lat": cmdLat, "tap": cmdTap, "sock": cmdSock, "ws": cmdWS,
-		"answer": cmdAnswer, "report": cmdReport, "relay": cmdRelay, "scan": cmdScan, "serve": cmdServe, "goals": cmdGoals,
+		"answer": cmdAnswer, "report": cmdReport, "fleet": cmdFleet, "relay": cmdRelay, "scan": cmdScan, "serve": cmdServe, "goals": cmdGoals,
 	}
 	f, ok := cmds[os.Args[1]]
 	if !ok {
@@ -41,7 +42,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: harness run|lat|tap|sock|ws|answer|report|scan|relay|serve|goals [flags] [LABEL=COMMAND...]")
+	fmt.Fprintln(os.Stderr, "usage: harness run|lat|tap|sock|ws|answer|report|scan|relay|serve|goals|fleet [flags] [LABEL=COMMAND...]")
 	os.Exit(2)
 }
 

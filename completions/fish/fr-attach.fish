@@ -22,5 +22,6 @@ complete -c fr-attach -l max-duration -r -d 'stop after DURATION (e.g. 30m) of w
 complete -c fr-attach -l max-cost -r -d 'stop once the tokens cost more than USD dollars, priced with --prices (exit 6)'
 complete -c fr-attach -l prices -r -d 'the price table FILE for --max-cost (YAML, as fr-report\'s)'
 complete -c fr-attach -l budget-file -r -d 'keep running totals in FILE, shared by every run that names it, and hold the --max-* limits to the totals of the --per period instead of to this run'
-complete -c fr-attach -l per -x -a 'day week' -d 'with --budget-file, the PERIOD the limits are for: day or week (local time)'
+complete -c fr-attach -l budget-kv -r -d 'as --budget-file, in the NATS key-value BUCKET (nats://HOST:PORT/BUCKET, or BUCKET on $FR_NATS_URL), shared by runs on every host'
+complete -c fr-attach -l per -x -a 'day week' -d 'with --budget-file or --budget-kv, the PERIOD the limits are for: day or week (local time)'
 complete -c fr-attach -l grace -r -d 'once a limit is reached, wait at most DUR for this client\'s running task to end (its prompts denied meanwhile) before exiting 6'
