@@ -17,35 +17,9 @@ func cmdGoals(args []string) error {
 	if fs.NArg() != 1 {
 		return fmt.Errorf("want one results.jsonl")
 	}
-	f, err := os.Open(fs.Arg(0))
+	runs, lats, fleets, err := readResults(fs.Arg(0))
 	if err != nil {
 		return err
-	}
-	defer f.Close()
-	var runs []runResult
-	var lats []latResult
-	var fleets []fleetResult
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
-		var k struct{ Kind string }
-		json.Unmarshal(sc.Bytes(), &k)
-		if k.Kind == "fleet" {
-			var r fleetResult
-			if json.Unmarshal(sc.Bytes(), &r) == nil {
-				fleets = append(fleets, r)
-			}
-		} else if k.Kind == "run" {
-			var r runResult
-			if json.Unmarshal(sc.Bytes(), &r) == nil {
-				runs = append(runs, r)
-			}
-		} else {
-			var r latResult
-			if json.Unmarshal(sc.Bytes(), &r) == nil {
-				lats = append(lats, r)
-			}
-		}
 	}
 	run := func(title, label string) *runResult {
 		for i := range runs {
@@ -122,6 +96,54 @@ func cmdGoals(args []string) error {
 	} else {
 		row("fr-approve p99 decision latency under 1 ms", "", false, false)
 	}
+	fleetGoals(row, lat, fleets)
+	const streamT, attachT = "fr-stream: a child flooding", "fr-attach: a flood"
+	speed("fr-stream on a flood (the 200 MB corpus) within 1.5× of reading the child directly (≥ 0.67×)", streamT, "fr-stream", "direct", 1/1.5)
+	speed("... within 1.5× of a relay that only copies (`harness relay`, ≥ 0.67×)", streamT, "fr-stream", "relay-copy", 1/1.5)
+	speed("... within 1.5× of a relay that looks at every line and moves it with splice (`harness relay -peek`, ≥ 0.67×)", streamT, "fr-stream", "relay-peek", 1/1.5)
+	speed("fr-stream on fr-sim's flood of token events within 1.5× of direct (≥ 0.67×)", "fr-sim repl flooding", "fr-stream", "fr-sim-direct", 1/1.5)
+	speed("fr-attach on a flood over the Unix socket within 1.5× of a raw socket client (≥ 0.67×)", attachT, "fr-attach-socket", "raw-socket", 1/1.5)
+	speed("... over the WebSocket within 1.5× of a raw client of the same library (≥ 0.67×)", attachT, "fr-attach-websocket", "raw-websocket", 1/1.5)
+	fmt.Println()
+	fmt.Println("Ratios are median against median from the tables below (throughput of the first named command over the other's).")
+	fmt.Println()
+	return nil
+}
+
+// readResults reads the results of one run (results.jsonl), by kind.
+func readResults(name string) (runs []runResult, lats []latResult, fleets []fleetResult, err error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		var k struct{ Kind string }
+		json.Unmarshal(sc.Bytes(), &k)
+		if k.Kind == "fleet" {
+			var r fleetResult
+			if json.Unmarshal(sc.Bytes(), &r) == nil {
+				fleets = append(fleets, r)
+			}
+		} else if k.Kind == "run" {
+			var r runResult
+			if json.Unmarshal(sc.Bytes(), &r) == nil {
+				runs = append(runs, r)
+			}
+		} else {
+			var r latResult
+			if json.Unmarshal(sc.Bytes(), &r) == nil {
+				lats = append(lats, r)
+			}
+		}
+	}
+	return runs, lats, fleets, sc.Err()
+}
+
+// fleetGoals adds the rows of the fleet's goals: decisions through NATS.
+func fleetGoals(row func(goal, measured string, ok, known bool), lat func(title, label string) *latResult, fleets []fleetResult) {
 	if len(fleets) > 0 && fleets[0].Failed == "" {
 		row("decisions through NATS: at least 20k prompts/s with two approvers", human(fleets[0].PerSecond)+"/s", fleets[0].PerSecond >= 20000, true)
 	} else {
@@ -140,15 +162,4 @@ func cmdGoals(args []string) error {
 	} else {
 		row("... added latency p99 under 2 ms over fr-approve on a pipe", "", false, false)
 	}
-	const streamT, attachT = "fr-stream: a child flooding", "fr-attach: a flood"
-	speed("fr-stream on a flood (the 200 MB corpus) within 1.5× of reading the child directly (≥ 0.67×)", streamT, "fr-stream", "direct", 1/1.5)
-	speed("... within 1.5× of a relay that only copies (`harness relay`, ≥ 0.67×)", streamT, "fr-stream", "relay-copy", 1/1.5)
-	speed("... within 1.5× of a relay that looks at every line and moves it with splice (`harness relay -peek`, ≥ 0.67×)", streamT, "fr-stream", "relay-peek", 1/1.5)
-	speed("fr-stream on fr-sim's flood of token events within 1.5× of direct (≥ 0.67×)", "fr-sim repl flooding", "fr-stream", "fr-sim-direct", 1/1.5)
-	speed("fr-attach on a flood over the Unix socket within 1.5× of a raw socket client (≥ 0.67×)", attachT, "fr-attach-socket", "raw-socket", 1/1.5)
-	speed("... over the WebSocket within 1.5× of a raw client of the same library (≥ 0.67×)", attachT, "fr-attach-websocket", "raw-websocket", 1/1.5)
-	fmt.Println()
-	fmt.Println("Ratios are median against median from the tables below (throughput of the first named command over the other's).")
-	fmt.Println()
-	return nil
 }
