@@ -5,7 +5,7 @@
 #   bench/run.sh --quick    smoke run on small corpora (under a minute)
 #   bench/run.sh --only filter,approve   run some sections only
 #
-# Sections: startup filter filterperf dotnet ls approve report roundtrip attach stream otel latency fleet
+# Sections: startup filter filterperf dotnet ls approve report roundtrip attach stream otel latency fleet approvals
 # Corpora are generated (deterministic, seeded) into bench/corpus/, tools are built into
 # bench/results/bin/, and each run writes bench/results/RUN/results.md (Markdown tables)
 # and results.jsonl (every figure as JSON). Nothing is installed: when jq or gojq is
@@ -31,12 +31,12 @@ SEED=1
 if [ $QUICK = 1 ]; then
 	STREAM_SIZE=10MB ENVELOPE_SIZE=16MiB PROMPTS=2000 RUNS=2 WARM=0 REPORT_SIZE=50MB
 	LAT_N=100 STREAM_LAT_N=300 TASKS=20 FLOOD=20000 RT_ROUNDS=1 STARTUP_RUNS=5
-	FLEET_TASKS=200 FLEET_EVENTS=20000
+	FLEET_TASKS=200 FLEET_EVENTS=20000 FLEET_N=5000
 	tag=quick
 else
 	STREAM_SIZE=200MB ENVELOPE_SIZE=1GiB PROMPTS=50000 RUNS=5 WARM=1 REPORT_SIZE=1GB
 	LAT_N=500 STREAM_LAT_N=2000 TASKS=200 FLOOD=200000 RT_ROUNDS=2 STARTUP_RUNS=20
-	FLEET_TASKS=1000 FLEET_EVENTS=200000
+	FLEET_TASKS=1000 FLEET_EVENTS=20000 FLEET_N=50000
 	tag=full
 fi
 # A run of some sections only is kept apart, so latest-full is always a whole run.
@@ -394,6 +394,21 @@ if want fleet; then
 		say "Measured by \`harness fleet\` (bench/harness/fleet.go) on an embedded NATS server with JetStream (file store): fr-sim daemons playing bench/fleet-scenario.yaml (100ms a task), one fr-worker each; the one-daemon row is \`fr-dispatch --url MCP run --parallel 100 --poll 20ms --max-poll 200ms\` on the same tasks. Relay latency: harness serve stamps each event as it writes it; the direct row reads the daemon's socket, the fleet row a NATS subscriber behind fr-worker."
 	else
 		skip "fr-sim, fr-worker or fr-dispatch"
+	fi
+fi
+
+# ---- a fleet's decisions through NATS (two fr-approve --nats) beside fr-approve on a pipe
+if want approvals; then
+	POLICY=$(corpus "policy-s$SEED-200.yaml" -kind policy -rules 200)
+	PROMPTS_F=$(corpus "prompts-s$SEED-$PROMPTS.jsonl" -kind prompts -n "$PROMPTS")
+	if have fr-approve; then
+		table lat -rate 1000 -n $((LAT_N * 2)) -runs 1 -warmup 20 -event approval \
+			-title "fleet: fr-approve on a pipe, shell_command prompts at 1,000/s, 200-rule policy" "fr-approve-pipe=fr-approve --policy $POLICY --tty /dev/null"
+		table approvals -approver "fr-approve --policy $POLICY --tty /dev/null --root $TMP" -approvers 2 -workers 3 \
+			-n "$FLEET_N" -inflight 128 -lat-n $((LAT_N * 2)) -rate 1000 -in "$PROMPTS_F" \
+			-title "fleet: decisions through NATS, two fr-approve --nats, 200-rule policy"
+	else
+		skip fr-approve
 	fi
 fi
 

@@ -13,6 +13,7 @@
 //	harness scan -type approval_request   (the floor: a bytes.Contains line scan)
 //	harness relay [-valid] CMD ARGS   (the floor of a relay: the child's stdout copied, or its valid JSON lines)
 //	harness goals results.jsonl       (the figures against the toolkit's goals)
+//	harness approvals -approver CMD -approvers 2 -n 20000   (decisions through NATS: throughput and latency)
 //	harness serve -socket PATH -rate 1000 -n 2000   (a daemon whose events carry their send time)
 //	harness fleet -tasks 1000 -daemons 10   (the fleet on an embedded NATS JetStream: tasks and relayed events)
 package main
@@ -29,7 +30,7 @@ func main() {
 	}
 	cmds := map[string]func([]string) error{
 		"run": cmdRun, "lat": cmdLat, "tap": cmdTap, "sock": cmdSock, "ws": cmdWS,
-		"answer": cmdAnswer, "report": cmdReport, "relay": cmdRelay, "scan": cmdScan, "serve": cmdServe, "goals": cmdGoals, "fleet": cmdFleet,
+		"answer": cmdAnswer, "report": cmdReport, "relay": cmdRelay, "scan": cmdScan, "serve": cmdServe, "goals": cmdGoals, "fleet": cmdFleet, "approvals": cmdApprovals,
 	}
 	f, ok := cmds[os.Args[1]]
 	if !ok {

@@ -23,6 +23,7 @@ complete -c fr-stream -n '__fish_seen_subcommand_from repl run' -l max-duration 
 complete -c fr-stream -n '__fish_seen_subcommand_from repl run' -l max-cost -r -d 'stop once the tokens cost more than USD dollars, priced with --prices (exit 6)'
 complete -c fr-stream -n '__fish_seen_subcommand_from repl run' -l prices -r -d 'the price table FILE for --max-cost (YAML, as fr-report\'s)'
 complete -c fr-stream -n '__fish_seen_subcommand_from repl run' -l budget-file -r -d 'keep running totals in FILE, shared by every run that names it, and hold the --max-* limits to the totals of the --per period instead of to this run'
-complete -c fr-stream -n '__fish_seen_subcommand_from repl run' -l per -x -a 'day week' -d 'with --budget-file, the PERIOD the limits are for: day or week (local time)'
+complete -c fr-stream -n '__fish_seen_subcommand_from repl run' -l budget-kv -r -d 'as --budget-file, in the NATS key-value BUCKET (nats://HOST:PORT/BUCKET, or BUCKET on $FR_NATS_URL), shared by runs on every host'
+complete -c fr-stream -n '__fish_seen_subcommand_from repl run' -l per -x -a 'day week' -d 'with --budget-file or --budget-kv, the PERIOD the limits are for: day or week (local time)'
 complete -c fr-stream -n '__fish_seen_subcommand_from run' -l config -s c -r -d 'the orchestration config FILE'
 complete -c fr-stream -n '__fish_seen_subcommand_from run' -l resume -s r -r -d 'continue the run with session ID (see \'fr-ls sessions\')'

@@ -21,8 +21,9 @@ func Hash(b []byte) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-// seal appends the hash field to a marshalled record body ({...}).
-func seal(body []byte) (line []byte, hash string) {
+// Seal appends the hash field to a marshalled record body ({...}, its prev already set): the
+// line as the log and a fleet's audit stream hold it.
+func Seal(body []byte) (line []byte, hash string) {
 	hash = Hash(body)
 	line = make([]byte, 0, len(body)+len(hashSuffix)+len(hash)+2)
 	line = append(line, body[:len(body)-1]...)
@@ -30,6 +31,17 @@ func seal(body []byte) (line []byte, hash string) {
 	line = append(line, hash...)
 	line = append(line, '"', '}')
 	return line, hash
+}
+
+// HashOf returns the hash a sealed line ends with, or "" when it does not end with one. It
+// does not check it.
+func HashOf(line []byte) string {
+	tail := len(hashSuffix) + HashLen + 2
+	if len(line) < tail+1 || string(line[len(line)-2:]) != `"}` ||
+		string(line[len(line)-tail:len(line)-tail+len(hashSuffix)]) != hashSuffix {
+		return ""
+	}
+	return string(line[len(line)-HashLen-2 : len(line)-2])
 }
 
 // checkLine checks one line (without its line end) against its own hash and the hash of the

@@ -141,7 +141,7 @@ func (a *Log) Append(rec Record) error {
 		return a.torn
 	}
 	rec.Prev = a.prev
-	line, h := seal(encode(&rec))
+	line, h := Seal(Encode(&rec))
 	line = append(line, '\n')
 	_, err := a.f.Write(line)
 	if err == nil && a.sync {

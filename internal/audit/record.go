@@ -28,10 +28,16 @@ type Record struct {
 	Reason  string   `json:"reason,omitempty"`
 	Charged []string `json:"charged,omitempty"`
 	// Cut is set on the record repair-audit appends (type audit_repair): what it cut.
-	Cut     *Cut    `json:"cut,omitempty"`
-	Policy  string  `json:"policy"`
-	Latency float64 `json:"latencyMs"`
-	Prev    *string `json:"prev"`
+	Cut *Cut `json:"cut,omitempty"`
+	// Where a fleet's prompt came from and who decided it (fr-approve --nats).
+	Pool     string  `json:"pool,omitempty"`
+	Host     string  `json:"host,omitempty"`
+	Task     string  `json:"task,omitempty"`
+	Prompt   string  `json:"prompt,omitempty"`
+	Approver string  `json:"approver,omitempty"`
+	Policy   string  `json:"policy"`
+	Latency  float64 `json:"latencyMs"`
+	Prev     *string `json:"prev"`
 	// Hash is the sha256 of the line as it would be without its hash field. It is written
 	// after marshalling, never by encoding/json.
 	Hash string `json:"-"`
@@ -58,16 +64,18 @@ type Cut struct {
 
 // VerifyResult is what verify-audit prints for an intact chain.
 type VerifyResult struct {
-	File  string `json:"file"`
-	Lines int    `json:"lines"`
-	OK    bool   `json:"ok"`
-	Last  string `json:"last,omitempty"`  // hash of the last line: keep it elsewhere to detect truncation
-	Since *int   `json:"since,omitempty"` // with --head: lines written after that line
-	Cut   *Cut   `json:"cut,omitempty"`   // repair-audit: what it cut
+	File    string `json:"file"`
+	Subject string `json:"subject,omitempty"` // of a chain of an audit stream: its writer's subject
+	Lines   int    `json:"lines"`
+	OK      bool   `json:"ok"`
+	Last    string `json:"last,omitempty"`  // hash of the last line: keep it elsewhere to detect truncation
+	Since   *int   `json:"since,omitempty"` // with --head: lines written after that line
+	Cut     *Cut   `json:"cut,omitempty"`   // repair-audit: what it cut
 }
 
-// encode is a record's line body, {...}, without escaping <, > and & (people read these).
-func encode(rec *Record) []byte {
+// Encode is a record's line body, {...}, without escaping <, > and & (people read these):
+// what Seal takes.
+func Encode(rec *Record) []byte {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

@@ -76,7 +76,7 @@ func (u Usage) Add(v Usage) Usage {
 
 // Breach says which limit was breached and by what figures.
 type Breach struct {
-	Limit string // the flag: --max-turns, --max-tokens, --max-duration, --max-cost, --budget-file
+	Limit string // the flag: --max-turns, --max-tokens, --max-duration, --max-cost, --budget-file, --budget-kv
 	Max   string // the limit as given ("2000", "10m0s", "$5.00")
 	Used  string // what was used ("2150 tokens (1500 input + 650 output)")
 	// Scope is "" for this run alone, else the period of the budget file the figures are of
@@ -102,9 +102,9 @@ func (b *Breach) String() string {
 type Options struct {
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
-	// Store, when set, is the budget file the limits are held to: they apply to the totals of
-	// Per (every run that shares the file), not to this run alone.
-	Store *Store
+	// Store, when set, is the budget file or bucket the limits are held to: they apply to the
+	// totals of Per (every run that shares it), not to this run alone.
+	Store Store
 	// Per is the period of Store's totals: "day" (the default) or "week".
 	Per string
 }
@@ -114,7 +114,7 @@ type Budget struct {
 	mu    sync.Mutex
 	lim   Limits
 	now   func() time.Time
-	store *Store
+	store Store
 	per   string
 
 	start      time.Time
@@ -222,9 +222,12 @@ func (b *Budget) Tick() *Breach {
 func (b *Budget) Close() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.store != nil && (b.breach == nil || b.breach.Limit != "--budget-file") {
+	if b.store != nil && (b.breach == nil || b.breach.Limit != storeFlag(b.store)) {
 		b.endTurn()
 		b.commit()
+	}
+	if c, ok := b.store.(interface{ Close() }); ok {
+		c.Close()
 	}
 }
 
@@ -391,7 +394,7 @@ func (b *Budget) commit() bool {
 	day, week, sh, err := b.store.Commit(now, d, &Turn{Run: b.id, InFlight: b.inTurn, Done: b.doneTurn})
 	if err != nil {
 		if b.breach == nil {
-			b.breach = &Breach{Limit: "--budget-file", Used: "cannot be updated: " + err.Error()}
+			b.breach = &Breach{Limit: storeFlag(b.store), Used: "cannot be updated: " + err.Error()}
 		}
 		return true
 	}
@@ -401,6 +404,14 @@ func (b *Budget) commit() bool {
 		b.shared, b.period = week, "this week ("+WeekKey(now)+")"
 	}
 	return false
+}
+
+// storeFlag is the flag that named the store: a breach by the store itself names it.
+func storeFlag(s Store) string {
+	if _, ok := s.(*KVStore); ok {
+		return "--budget-kv"
+	}
+	return "--budget-file"
 }
 
 // used is the figures held to the limits.

@@ -1,11 +1,17 @@
 package budget
 
 import (
+	"context"
+	"os"
+	"strings"
 	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/natsconn"
 	"github.com/fuseraft/fr/internal/prices"
 )
 
@@ -38,7 +44,8 @@ func SessionFlags() []cli.Flag {
 	return append(LimitFlags(),
 		&cli.StringFlag{Name: "prices", Usage: "the price table `FILE` for --max-cost (YAML, as fr-report's)"},
 		&cli.StringFlag{Name: "budget-file", Usage: "keep running totals in `FILE`, shared by every run that names it, and hold the --max-* limits to the totals of the --per period instead of to this run"},
-		cmdutil.Enum("per", PerValues, "day", "with --budget-file, the `PERIOD` the limits are for: {values} (local time)"),
+		&cli.StringFlag{Name: "budget-kv", Usage: "as --budget-file, in the NATS key-value `BUCKET` (nats://HOST:PORT/BUCKET, or BUCKET on $FR_NATS_URL), shared by runs on every host"},
+		cmdutil.Enum("per", PerValues, "day", "with --budget-file or --budget-kv, the `PERIOD` the limits are for: {values} (local time)"),
 	)
 }
 
@@ -76,14 +83,23 @@ func FromFlags(c *cli.Context, now func() time.Time) (*Budget, error) {
 		return nil, cmdutil.WithHint(cmdutil.Usagef("--max-cost needs --prices FILE"), "the price table is YAML: models: {MODEL: {input: 3, output: 15}}; see 'fr-report --help'")
 	}
 	o := Options{Now: now, Per: c.String("per")}
-	if name := c.String("budget-file"); name != "" {
-		st, err := OpenStore(name)
+	switch file, bucket := c.String("budget-file"), c.String("budget-kv"); {
+	case file != "" && bucket != "":
+		return nil, cmdutil.Usagef("--budget-file and --budget-kv: keep the totals in one place")
+	case file != "":
+		st, err := OpenStore(file)
 		if err != nil {
 			return nil, cmdutil.Usagef("--budget-file: %v", err)
 		}
 		o.Store = st
-	} else if c.IsSet("per") {
-		return nil, cmdutil.Usagef("--per needs --budget-file FILE")
+	case bucket != "":
+		st, err := kvFromFlag(c.Context, bucket)
+		if err != nil {
+			return nil, err
+		}
+		o.Store = st
+	case c.IsSet("per"):
+		return nil, cmdutil.Usagef("--per needs --budget-file FILE or --budget-kv BUCKET")
 	}
 	if !l.Any() && o.Store == nil {
 		return nil, nil
@@ -99,4 +115,44 @@ func (b *Breach) Err(what string) error {
 		msg += ": " + what
 	}
 	return cmdutil.Errorf(cmdutil.ExitLimit, "%s", msg)
+}
+
+// kvFromFlag opens the bucket --budget-kv names: nats://HOST:PORT/BUCKET, or BUCKET on the
+// server of $FR_NATS_URL. A server that cannot be reached is exit 10.
+func kvFromFlag(ctx context.Context, arg string) (*KVStore, error) {
+	server, bucket, ok, err := natsconn.SplitURL(arg)
+	if err != nil {
+		return nil, cmdutil.Usagef("--budget-kv %v", err)
+	}
+	if !ok {
+		server, bucket = os.Getenv("FR_NATS_URL"), arg
+		if server == "" {
+			return nil, cmdutil.WithHint(cmdutil.Usagef("--budget-kv %s: no NATS server named", arg),
+				"give it as nats://HOST:PORT/"+arg+", or set FR_NATS_URL")
+		}
+	}
+	if strings.ContainsAny(bucket, "./*> ") {
+		return nil, cmdutil.Usagef("--budget-kv: %q is not a bucket name (letters, digits, - and _)", bucket)
+	}
+	nc, err := natsconn.Connect(server, natsconn.Options{Name: "fr budget"})
+	if err != nil {
+		return nil, cmdutil.Errorf(cmdutil.ExitUnavailable, "--budget-kv %s: %v", arg, err)
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		nc.Close()
+		return nil, cmdutil.Errorf(cmdutil.ExitUnavailable, "--budget-kv %s: %v", arg, err)
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	octx, cancel := context.WithTimeout(ctx, kvTimeout)
+	defer cancel()
+	st, err := OpenKV(octx, js, bucket, strings.TrimSuffix(server, "/")+"/"+bucket)
+	if err != nil {
+		nc.Close()
+		return nil, cmdutil.Errorf(cmdutil.ExitUnavailable, "--budget-kv: %v", err)
+	}
+	st.OnClose(nc.Close)
+	return st, nil
 }

@@ -12,7 +12,18 @@ import (
 	"time"
 )
 
-// Store is a budget file: the running totals of every run that shares it, per day and per
+// Store keeps the running totals shared by every run that names it, per day and per week: a
+// file ([FileStore], --budget-file) or a NATS key-value bucket ([KVStore], --budget-kv).
+type Store interface {
+	// Name is what the limits' messages call it: the file's name, or the bucket's.
+	Name() string
+	// Commit adds d to the totals of the day and the week now falls in and, when t is not nil,
+	// records the run's turn (see Turn) in the same update; it returns the totals and what
+	// the store says of the other runs. A zero d and an unchanged turn only read.
+	Commit(now time.Time, d Usage, t *Turn) (day, week Usage, sh Shared, err error)
+}
+
+// FileStore is a budget file: the running totals of every run that shares it, per day and per
 // week, in local time. It is JSON a person can read:
 //
 //	{"version":1,
@@ -31,7 +42,7 @@ import (
 // a turn counts every other run's turn in flight as that large, so runs that start turns at
 // the same moment do not each take the last of the budget. A turn in flight whose process has
 // gone, or that is a day old, is forgotten.
-type Store struct {
+type FileStore struct {
 	path string
 }
 
@@ -75,8 +86,8 @@ type Shared struct {
 	Largest int64
 }
 
-// OpenStore returns the Store at path. The file need not exist; its directory must.
-func OpenStore(path string) (*Store, error) {
+// OpenStore returns the FileStore at path. The file need not exist; its directory must.
+func OpenStore(path string) (*FileStore, error) {
 	if path == "" {
 		return nil, errors.New("no budget file given")
 	}
@@ -90,11 +101,11 @@ func OpenStore(path string) (*Store, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return nil, fmt.Errorf("%s is a directory", path)
 	}
-	return &Store{path: path}, nil
+	return &FileStore{path: path}, nil
 }
 
 // Name is the file's name as given.
-func (s *Store) Name() string { return s.path }
+func (s *FileStore) Name() string { return s.path }
 
 // DayKey is the day t falls on, in local time: "2026-12-01".
 func DayKey(t time.Time) string { return t.Local().Format("2006-01-02") }
@@ -106,20 +117,20 @@ func WeekKey(t time.Time) string {
 }
 
 // Read returns the totals of the day and of the week now falls in.
-func (s *Store) Read(now time.Time) (day, week Usage, err error) {
+func (s *FileStore) Read(now time.Time) (day, week Usage, err error) {
 	return s.Add(now, Usage{})
 }
 
 // Add adds d to the totals of the day and of the week now falls in, and returns them. A zero
 // d only reads (nothing is written).
-func (s *Store) Add(now time.Time, d Usage) (day, week Usage, err error) {
+func (s *FileStore) Add(now time.Time, d Usage) (day, week Usage, err error) {
 	day, week, _, err = s.Commit(now, d, nil)
 	return day, week, err
 }
 
 // Commit is Add, and, when t is not nil, records the run's turn (see Turn) in the same update,
 // and returns what the file says of the other runs.
-func (s *Store) Commit(now time.Time, d Usage, t *Turn) (day, week Usage, sh Shared, err error) {
+func (s *FileStore) Commit(now time.Time, d Usage, t *Turn) (day, week Usage, sh Shared, err error) {
 	unlock, err := lockFile(s.path + ".lock")
 	if err != nil {
 		return Usage{}, Usage{}, Shared{}, fmt.Errorf("locking %s.lock: %w", s.path, err)
@@ -191,7 +202,7 @@ func (f *storeFile) turn(now time.Time, t Turn) bool {
 	return changed
 }
 
-func (s *Store) load() (*storeFile, error) {
+func (s *FileStore) load() (*storeFile, error) {
 	f := &storeFile{Version: fileVersion}
 	b, err := os.ReadFile(s.path)
 	switch {
@@ -228,7 +239,7 @@ func (s *Store) load() (*storeFile, error) {
 // save writes f to a temporary file and renames it over the file: readers see the old file or
 // the new one, whole. It returns the new file still open, for the caller to flush to the disk
 // (Sync) once the lock is released, and close.
-func (s *Store) save(f *storeFile) (*os.File, error) {
+func (s *FileStore) save(f *storeFile) (*os.File, error) {
 	b, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
 		return nil, err

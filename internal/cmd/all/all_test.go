@@ -121,7 +121,7 @@ func TestBashCompletesFlagValues(t *testing.T) {
 		{"fr-filter", []string{"fr-filter", "--completion", ""}, []string{"bash", "fish", "zsh"}},
 		{"fr-sim", []string{"fr-sim", "serve", "--unattended-policy", ""}, []string{"allow", "deny"}},
 		// a subcommand is offered only the flags it takes
-		{"fr-approve", []string{"fr-approve", "--au"}, []string{"--audit", "--audit-fsync"}},
+		{"fr-approve", []string{"fr-approve", "--au"}, []string{"--audit", "--audit-fsync", "--audit-stream"}},
 		{"fr-approve", []string{"fr-approve", "check", "--au"}, nil},
 		{"fr-approve", []string{"fr-approve", "check", "--po"}, []string{"--policy"}},
 		{"fr-ls", []string{"fr-ls", "sessions", "--ver"}, nil},

@@ -58,8 +58,8 @@ func App(s cmdutil.Streams) *cli.App {
 		"fr-approve test --policy FILE [POLICY...]\n" +
 		"fr-approve lint --policy FILE [POLICY...]\n" +
 		"fr-approve verify-audit FILE\n" +
-		"fr-approve repair-audit FILE"
-	app.Description = description
+		"fr-approve repair-audit FILE\n" + fleetUsage
+	app.Description = withFleet(description)
 	app.Flags = []cli.Flag{
 		policyFlag(),
 		&cli.StringFlag{Name: "audit", Usage: "append one hash-chained JSON line per decision to `FILE` (limits are rebuilt from it on start)"},
@@ -75,6 +75,7 @@ func App(s cmdutil.Streams) *cli.App {
 		&cli.BoolFlag{Name: "verbose", Usage: "report each decision on stderr"},
 		anyVersionFlag(),
 	}
+	app.Flags = append(app.Flags, fleetFlags()...)
 	app.Action = func(c *cli.Context) error {
 		o, err := optionsFrom(c)
 		if err != nil {
@@ -214,10 +215,15 @@ type options struct {
 	failOnDeny      bool
 	verbose         bool
 	anyVersion      bool
+	fleet           fleetOptions // with fleet.nats set, prompts come from a fleet's pool (fleet.go)
 }
 
 // optionsFrom reads fr-approve's command line.
 func optionsFrom(c *cli.Context) (*options, error) {
+	fo, err := fleetOptionsFrom(c)
+	if err != nil {
+		return nil, err
+	}
 	if c.NArg() > 0 {
 		if cmdutil.DidYouMean(c.Args().First(), cmdutil.CommandNames(c.App.Commands)) != "" {
 			return nil, cmdutil.UnknownCommand(prog, c.Args().First(), c.App.Commands)
@@ -239,6 +245,7 @@ func optionsFrom(c *cli.Context) (*options, error) {
 		failOnDeny:      c.Bool("fail-on-deny"),
 		verbose:         c.Bool("verbose"),
 		anyVersion:      c.Bool("any-version"),
+		fleet:           fo,
 	}
 	if o.decisionTimeout <= 0 {
 		return nil, cmdutil.Usagef("--decision-timeout %s is not a positive duration", o.decisionTimeout)
@@ -248,6 +255,9 @@ func optionsFrom(c *cli.Context) (*options, error) {
 
 // run answers the prompts of the stream on stdin (or --input) until it ends.
 func run(ctx context.Context, s cmdutil.Streams, o *options) error {
+	if o.fleet.nats != "" {
+		return runFleet(ctx, s, o)
+	}
 	p, dec, err := newDecider(s, o.policy, o.root)
 	if err != nil {
 		return err
@@ -298,16 +308,17 @@ func run(ctx context.Context, s cmdutil.Streams, o *options) error {
 	return nil
 }
 
-// openAudit opens the audit log name and counts the allows it holds against the limits.
+// openAudit opens the audit log name and counts the allows it holds against the limits of
+// dec (none when nil: an interactive approver of a fleet). A fleet's records count per task.
 func openAudit(dec *policy.Decider, name string, sync bool) (*audit.Log, error) {
 	a, recs, err := audit.Open(name, audit.Options{Sync: sync, Wrap: wrapAuditFile})
-	if err != nil {
-		return nil, err
+	if err != nil || dec == nil {
+		return a, err
 	}
 	for _, r := range recs {
 		if r.Decision == "allow" && len(r.Charged) > 0 {
 			if t, ok := r.When(); ok {
-				sess := ""
+				sess := r.Task
 				if r.Session != nil {
 					sess = *r.Session
 				}

@@ -16,6 +16,7 @@ import (
 	"github.com/fuseraft/fr/internal/audit"
 	"github.com/fuseraft/fr/internal/cmd/approve/policy"
 	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/natsconn"
 	"github.com/fuseraft/fr/internal/termsafe"
 	"github.com/fuseraft/fr/pkg/wire"
 )
@@ -493,7 +494,7 @@ func verifyCommand(s cmdutil.Streams) *cli.Command {
 	return &cli.Command{
 		Name:      "verify-audit",
 		Usage:     "check the hash chain of an audit log",
-		UsageText: "fr-approve verify-audit [--head HASH] FILE",
+		UsageText: "fr-approve verify-audit [--head HASH] FILE\nfr-approve verify-audit [--head HASH] [--nats-creds FILE] nats://HOST:PORT/STREAM",
 		Description: "Each line of an audit log ends with hash, the sha256 of the line without that field, and\n" +
 			"carries prev, the hash of the line before it (null on the first). verify-audit recomputes\n" +
 			"them and names the first line that breaks the chain: a line changed, removed, inserted or\n" +
@@ -501,10 +502,15 @@ func verifyCommand(s cmdutil.Streams) *cli.Command {
 			"chain, so keep last somewhere the log's writer cannot change (a CI artifact, a signed\n" +
 			"commit) and pass it later as --head: the log must still hold that line, which notices lines\n" +
 			"rewritten or removed from the end; \"since\" counts the lines written after it.\n\n" +
+			"A fleet's audit stream (nats://HOST:PORT/STREAM, what fr-approve --nats writes to) holds a\n" +
+			"chain per writer, each on its own subject: every one is checked, and one line is printed\n" +
+			"per chain, with its subject; --head must be the last line of one of them, then or since.\n\n" +
 			"EXAMPLES\n  fr-approve verify-audit approvals.log && fr-filter 'select(.decider==\"person\")' approvals.log\n" +
 			"  head=$(fr-approve verify-audit approvals.log | fr-filter -r .last)   # keep it elsewhere\n" +
 			"  fr-approve verify-audit --head \"$head\" approvals.log",
-		Flags: []cli.Flag{&cli.StringFlag{Name: "head", Usage: "fail unless the log holds the line with this `HASH` (a last printed earlier)"}},
+		Flags: []cli.Flag{&cli.StringFlag{Name: "head", Usage: "fail unless the log holds the line with this `HASH` (a last printed earlier)"},
+			&cli.StringFlag{Name: "nats-creds", Usage: "for an audit stream, the NATS credentials `FILE`"},
+			&cli.StringFlag{Name: "nats-ca", Usage: "for an audit stream on tls://, trust the CA certificate in `FILE`"}},
 		Action: func(c *cli.Context) error {
 			o, err := verifyOptionsFrom(c)
 			if err != nil {
@@ -519,21 +525,36 @@ func verifyCommand(s cmdutil.Streams) *cli.Command {
 type verifyOptions struct {
 	file string
 	head string // "": any
+	// server and stream are set when file is a fleet's audit stream, nats://HOST:PORT/STREAM
+	server, stream string
+	natsCreds      string
+	natsCA         string
 }
 
 func verifyOptionsFrom(c *cli.Context) (*verifyOptions, error) {
 	if c.NArg() != 1 {
 		return nil, cmdutil.WithHint(cmdutil.Usagef("verify-audit takes one audit log"), "fr-approve verify-audit [--head HASH] FILE")
 	}
-	o := &verifyOptions{file: c.Args().First(), head: c.String("head")}
+	o := &verifyOptions{file: c.Args().First(), head: c.String("head"),
+		natsCreds: c.String("nats-creds"), natsCA: c.String("nats-ca")}
 	if o.head != "" && (len(o.head) != audit.HashLen || !strings.HasPrefix(o.head, "sha256:")) {
 		return nil, cmdutil.WithHint(cmdutil.Usagef("--head %q is not a hash verify-audit printed", o.head), "it looks like sha256: and 64 hex digits")
+	}
+	server, stream, ok, err := natsconn.SplitURL(o.file)
+	if err != nil {
+		return nil, cmdutil.Usagef("%v", err)
+	}
+	if ok {
+		o.server, o.stream = server, stream
 	}
 	return o, nil
 }
 
 // runVerify checks the chain of an audit log and prints how far it goes.
-func runVerify(_ context.Context, s cmdutil.Streams, o *verifyOptions) error {
+func runVerify(ctx context.Context, s cmdutil.Streams, o *verifyOptions) error {
+	if o.stream != "" {
+		return runVerifyStream(ctx, s, o)
+	}
 	f, err := os.Open(o.file)
 	if err != nil {
 		return cmdutil.Errorf(cmdutil.ExitUsage, "%v", err)

@@ -10,6 +10,7 @@ var exitCodes = cmdutil.ExitCodes{
 		{Code: cmdutil.ExitFailed, Meaning: "--fail-on-deny and a prompt was denied; the input could not be read; a line could not be written to the audit log (that prompt was denied, and fr-approve stopped)"},
 		{Code: cmdutil.ExitUsage, Meaning: "usage error, or a policy that is missing or invalid, or an audit log in use, broken or ending in a torn line (see repair-audit)"},
 		{Code: cmdutil.ExitProtocol, Meaning: "fuseraft speaks an unsupported protocolVersion (see --any-version)"},
+		{Code: cmdutil.ExitUnavailable, Meaning: "with --nats: the NATS server cannot be reached, or has no JetStream for the audit stream"},
 		{Code: cmdutil.ExitInterrupted, Meaning: "interrupted"},
 	},
 	"check": {
@@ -31,7 +32,7 @@ var exitCodes = cmdutil.ExitCodes{
 	"verify-audit": {
 		{Code: cmdutil.ExitOK, Meaning: "the chain is intact"},
 		{Code: cmdutil.ExitFailed, Meaning: "it is broken, or --head is not in it"},
-		{Code: cmdutil.ExitUsage, Meaning: "the file cannot be read"},
+		{Code: cmdutil.ExitUsage, Meaning: "the file (or the audit stream) cannot be read"},
 	},
 	"repair-audit": {
 		{Code: cmdutil.ExitOK, Meaning: "the log verifies (repaired, or nothing to cut)"},

@@ -111,9 +111,9 @@ SECURITY
 
 LIMITS
    --max-turns N, --max-tokens N (input + output), --max-duration D and --max-cost USD (with
-   --prices FILE), and --budget-file FILE with --per day|week, are fr-stream's (see
-   'fr-stream --help'). Over the daemon a turn is an agent_starting while a task of this
-   client is in flight (progress events are broadcast: while our task waits behind another's,
+   --prices FILE), and --budget-file FILE (or --budget-kv BUCKET) with --per day|week, are
+   fr-stream's (see 'fr-stream --help'). Over the daemon a turn is an agent_starting while a
+   task of this client is in flight (progress events are broadcast: while our task waits behind another's,
    that one's turns count too), and no task is sent once a limit is reached. Protocol v1's
    daemon events carry no token counts, so --max-tokens and --max-cost count only what an
    event reports (an agent_message's, a result's inputTokens and outputTokens). Past a limit

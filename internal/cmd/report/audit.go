@@ -3,15 +3,18 @@ package report
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/fuseraft/fr/internal/audit"
 	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/natsconn"
 )
 
 // auditChain is one hash chain of fr-approve's audit log: a whole log, or one of several logs
@@ -87,12 +90,40 @@ func genesis(line []byte) bool {
 // readAudit reads one --audit file: each chain in it is checked on its own (a chain that does
 // not verify refuses the whole report) and added to the builder's.
 func (b *builder) readAudit(name string) error {
+	if server, stream, ok, err := natsconn.SplitURL(name); ok {
+		if err != nil {
+			return cmdutil.Usagef("--audit %v", err)
+		}
+		return b.readAuditStream(name, server, stream)
+	}
 	f, err := os.Open(name)
 	if err != nil {
 		return cmdutil.Usagef("audit log: %v", err)
 	}
 	defer f.Close()
-	chains, first, err := splitChains(f)
+	return b.readAuditLog(name, f)
+}
+
+// readAuditStream reads a fleet's audit stream (nats://HOST:PORT/STREAM): each writer's chain
+// is read as a log of its own, named URL#SUBJECT.
+func (b *builder) readAuditStream(name, server, stream string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	logs, err := audit.ReadServerStream(ctx, server, stream, natsconn.Options{Name: prog})
+	if err != nil {
+		return cmdutil.Usagef("audit stream %s: %v", name, err)
+	}
+	for _, l := range logs {
+		if err := b.readAuditLog(name+"#"+l.Subject, bytes.NewReader(l.Data)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readAuditLog reads one audit log from r.
+func (b *builder) readAuditLog(name string, r io.Reader) error {
+	chains, first, err := splitChains(r)
 	if err != nil {
 		return cmdutil.Usagef("audit log %s: %v", name, err)
 	}

@@ -50,7 +50,9 @@ WHY EACH PROMPT WAS DECIDED
    it every decision is reported as unknown, never guessed. Give --audit once per log (one
    fr-approve per session); logs joined in one file (cat a.jsonl b.jsonl) are read as the
    chains they are, each starting at its first line (prev null) and verified on its own. A
-   session keeps to the log its first prompt matched in.
+   session keeps to the log its first prompt matched in. A fleet's audit stream is read as
+   --audit nats://HOST:PORT/STREAM: each approver's chain on it is checked and read as a log of
+   its own.
 
 A CHAT'S OWN MESSAGES
    fuseraft's events do not carry what the person typed in a chat. fr-stream --record-input
@@ -134,7 +136,7 @@ func App(s cmdutil.Streams) *cli.App {
 	app.Description = description + "\n\n" + environment + "\n\n" + example
 	app.Flags = []cli.Flag{
 		cmdutil.Enum("format", formats, "markdown", "`FORMAT` of the report: {values}", "f"),
-		&cli.StringSliceFlag{Name: "audit", Usage: "fr-approve's audit log `FILE`: the decision of each prompt and who made it (repeatable; logs joined in one file are read too)"},
+		&cli.StringSliceFlag{Name: "audit", Usage: "fr-approve's audit log `FILE` (or a fleet's audit stream, nats://HOST:PORT/STREAM): the decision of each prompt and who made it (repeatable; logs joined in one file are read too)"},
 		&cli.StringSliceFlag{Name: "input-log", Usage: "fr-stream --record-input's `FILE`: a chat's own messages (repeatable, in the order of the chats)"},
 		&cli.StringFlag{Name: "prices", Usage: "price table `FILE` (YAML, USD per million tokens per model; see COST)"},
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the report to `FILE` instead of stdout"},

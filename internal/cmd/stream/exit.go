@@ -11,7 +11,7 @@ var exitCodes = cmdutil.ExitCodes{"": {
 	{Code: cmdutil.ExitPassedOn, Meaning: "run: a run that failed before it started (only a result, sessionId null): its exitCode, or 1; its errorMessage on stderr"},
 	{Code: cmdutil.ExitUsage, Meaning: "usage error (an empty TASK, an unset $TASK, too), or an input line over 256 MiB"},
 	{Code: cmdutil.ExitProtocol, Meaning: "fuseraft speaks an unsupported protocolVersion (see --any-version), or sends ready a second time in one session"},
-	{Code: cmdutil.ExitLimit, Meaning: "stopped by a limit: --max-turns, --max-tokens, --max-duration, --max-cost (or a --budget-file that cannot be read or written)"},
-	{Code: cmdutil.ExitUnavailable, Meaning: "fuseraft not found (not on PATH, or the file is missing)"},
+	{Code: cmdutil.ExitLimit, Meaning: "stopped by a limit: --max-turns, --max-tokens, --max-duration, --max-cost (or a --budget-file or --budget-kv that cannot be read or written)"},
+	{Code: cmdutil.ExitUnavailable, Meaning: "fuseraft not found (not on PATH, or the file is missing); the NATS server of --budget-kv cannot be reached"},
 	{Code: cmdutil.ExitInterrupted, Meaning: "the session was ended by the user (a second Ctrl-C)"},
 }}

@@ -113,7 +113,10 @@ With --budget-file FILE the limits hold for the totals of every run that shares 
 --per day (the default) or week, in local time: a run that finds them reached does not start.
 FILE is JSON, updated under a lock (FILE.lock) by writing a temporary file and renaming it, so
 concurrent runs lose nothing; each run goes past a limit by at most the turn it was running.
-Without a --max-* flag it only keeps the totals.
+Without a --max-* flag it only keeps the totals. --budget-kv BUCKET keeps the same totals in a
+NATS JetStream key-value bucket instead (nats://HOST:PORT/BUCKET, or BUCKET on $FR_NATS_URL;
+made if missing), for runs on many hosts: every update is a compare-and-set, so none is lost,
+and a turn in flight is believed for 10 minutes after its run last said so.
 
 ENVIRONMENT
   FUSERAFT_BIN   the fuseraft binary, when --fuseraft is not given (else fuseraft on PATH)
