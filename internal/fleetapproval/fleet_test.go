@@ -414,8 +414,12 @@ func TestAuditChainSurvivesRestart(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	before := nc.Stats().Reconnects
 	srv.Restart()
-	testkit.WaitUntil(t, 20*time.Second, "reconnected", nc.IsConnected)
+	// Connected is not enough: the client may not have noticed the restart yet.
+	testkit.WaitUntil(t, 20*time.Second, "reconnected after the restart", func() bool {
+		return nc.IsConnected() && nc.Stats().Reconnects > before
+	})
 	for n := 3; n < 6; n++ {
 		if err := ch.Append(ctx, rec(n)); err != nil {
 			t.Fatal(err)
