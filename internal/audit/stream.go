@@ -8,7 +8,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/fuseraft/fr/internal/natsconn"
+	"github.com/fuseraft/fr/internal/fleet"
 )
 
 // A fleet's audit stream (fr-approve --nats writes to it) is a JetStream stream that holds a
@@ -83,10 +83,11 @@ func ReadStream(ctx context.Context, js jetstream.JetStream, stream string) ([]C
 	}
 }
 
-// ReadServerStream connects to the NATS server at server (nats://HOST:PORT) and reads its
-// audit stream.
-func ReadServerStream(ctx context.Context, server, stream string, o natsconn.Options) ([]ChainLog, error) {
-	nc, err := natsconn.Connect(server, o)
+// ReadServerStream connects to the NATS server at server (nats://HOST:PORT) as name, with
+// the credentials file creds (else $FR_NATS_CREDS) and the CA file ca, and reads its audit
+// stream.
+func ReadServerStream(ctx context.Context, server, stream, name, creds, ca string) ([]ChainLog, error) {
+	nc, err := fleet.Connect(ctx, server, name, creds, ca)
 	if err != nil {
 		return nil, err
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
-	"github.com/fuseraft/fr/internal/natsconn"
+	"github.com/fuseraft/fr/internal/fleet"
 	"github.com/fuseraft/fr/internal/prices"
 )
 
@@ -120,7 +120,7 @@ func (b *Breach) Err(what string) error {
 // kvFromFlag opens the bucket --budget-kv names: nats://HOST:PORT/BUCKET, or BUCKET on the
 // server of $FR_NATS_URL. A server that cannot be reached is exit 10.
 func kvFromFlag(ctx context.Context, arg string) (*KVStore, error) {
-	server, bucket, ok, err := natsconn.SplitURL(arg)
+	server, bucket, ok, err := fleet.SplitURL(arg)
 	if err != nil {
 		return nil, cmdutil.Usagef("--budget-kv %v", err)
 	}
@@ -134,7 +134,7 @@ func kvFromFlag(ctx context.Context, arg string) (*KVStore, error) {
 	if strings.ContainsAny(bucket, "./*> ") {
 		return nil, cmdutil.Usagef("--budget-kv: %q is not a bucket name (letters, digits, - and _)", bucket)
 	}
-	nc, err := natsconn.Connect(server, natsconn.Options{Name: "fr budget"})
+	nc, err := fleet.Connect(ctx, server, "fr budget", "", "")
 	if err != nil {
 		return nil, cmdutil.Errorf(cmdutil.ExitUnavailable, "--budget-kv %s: %v", arg, err)
 	}

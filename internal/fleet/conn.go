@@ -19,6 +19,10 @@ import (
 // EnvURL is the environment variable that names the NATS server when --nats is not given.
 const EnvURL = "FR_NATS_URL"
 
+// EnvCreds names a credentials file (JWT and NKEY seed) used when no --nats-* option
+// authenticates.
+const EnvCreds = "FR_NATS_CREDS"
+
 // Conn says how to reach the NATS server: its URL and credentials, all from flags that name
 // files (never a secret on the command line) or from the environment.
 type Conn struct {
@@ -150,6 +154,9 @@ func Dial(ctx context.Context, cn Conn, opts ...nats.Option) (*Client, error) {
 		nats.Timeout(5 * time.Second),
 		nats.ReconnectBufSize(64 << 20),
 	}
+	if cn.Creds == "" && cn.NKey == "" && cn.User == "" {
+		cn.Creds = os.Getenv(EnvCreds)
+	}
 	switch {
 	case cn.Creds != "":
 		o = append(o, nats.UserCredentials(cn.Creds))
@@ -185,4 +192,37 @@ func Dial(ctx context.Context, cn Conn, opts ...nats.Option) (*Client, error) {
 		return nil, fmt.Errorf("jetstream: %v", err)
 	}
 	return &Client{NC: nc, JS: js}, nil
+}
+
+// SplitURL splits nats://HOST:PORT/NAME, the form verify-audit and fr-report --audit take for
+// an audit stream (and --budget-kv for a bucket), into the server's URL and NAME. ok is false
+// when s is not such a URL (a file name).
+func SplitURL(s string) (server, name string, ok bool, err error) {
+	scheme, _, found := strings.Cut(s, "://")
+	if !found || (scheme != "nats" && scheme != "tls") {
+		return "", "", false, nil
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return "", "", true, fmt.Errorf("%q: %v", s, err)
+	}
+	if u.User != nil {
+		return "", "", true, fmt.Errorf("%q: credentials do not go in the URL: use --nats-creds FILE", s)
+	}
+	name = strings.Trim(u.Path, "/")
+	if name == "" || strings.ContainsAny(name, "/.*> ") {
+		return "", "", true, fmt.Errorf("%q: name the stream or bucket after the address: %s://%s/NAME", s, scheme, u.Host)
+	}
+	return scheme + "://" + u.Host, name, true, nil
+}
+
+// Connect is Dial for a command that needs the connection only (an audit stream, a budget
+// bucket): the server at url (nats://HOST:PORT/NAME's server part), as name, with the
+// credentials file creds (else $FR_NATS_CREDS) and the CA file ca, if any.
+func Connect(ctx context.Context, url, name, creds, ca string) (*nats.Conn, error) {
+	cl, err := Dial(ctx, Conn{URL: url, Name: name, Creds: creds, CA: ca})
+	if err != nil {
+		return nil, err
+	}
+	return cl.NC, nil
 }

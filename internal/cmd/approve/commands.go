@@ -16,7 +16,7 @@ import (
 	"github.com/fuseraft/fr/internal/audit"
 	"github.com/fuseraft/fr/internal/cmd/approve/policy"
 	"github.com/fuseraft/fr/internal/cmdutil"
-	"github.com/fuseraft/fr/internal/natsconn"
+	"github.com/fuseraft/fr/internal/fleet"
 	"github.com/fuseraft/fr/internal/termsafe"
 	"github.com/fuseraft/fr/pkg/wire"
 )
@@ -540,7 +540,7 @@ func verifyOptionsFrom(c *cli.Context) (*verifyOptions, error) {
 	if o.head != "" && (len(o.head) != audit.HashLen || !strings.HasPrefix(o.head, "sha256:")) {
 		return nil, cmdutil.WithHint(cmdutil.Usagef("--head %q is not a hash verify-audit printed", o.head), "it looks like sha256: and 64 hex digits")
 	}
-	server, stream, ok, err := natsconn.SplitURL(o.file)
+	server, stream, ok, err := fleet.SplitURL(o.file)
 	if err != nil {
 		return nil, cmdutil.Usagef("%v", err)
 	}

@@ -19,8 +19,8 @@ import (
 	"github.com/fuseraft/fr/internal/audit"
 	"github.com/fuseraft/fr/internal/cmd/approve/policy"
 	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/fleet"
 	"github.com/fuseraft/fr/internal/fleetapproval"
-	"github.com/fuseraft/fr/internal/natsconn"
 	"github.com/fuseraft/fr/internal/termsafe"
 	"github.com/fuseraft/fr/pkg/wire"
 )
@@ -127,8 +127,8 @@ func fleetOptionsFrom(c *cli.Context) (fleetOptions, error) {
 	return fo, nil
 }
 
-// fleet answers a pool's prompts.
-type fleet struct {
+// fleetServer answers a pool's prompts.
+type fleetServer struct {
 	s       cmdutil.Streams
 	srv     *server // the policy, the asker, --verbose, the --audit file
 	chain   *fleetapproval.Chain
@@ -145,7 +145,7 @@ func runFleet(ctx context.Context, s cmdutil.Streams, o *options) error {
 	fo := o.fleet
 	warn := func(format string, args ...any) { cmdutil.Warnf(s.Err, prog, format, args...) }
 	srv := &server{s: s, verbose: o.verbose}
-	f := &fleet{s: s, srv: srv, id: fo.approverID, pool: fo.pool, failed: make(chan error, 1)}
+	f := &fleetServer{s: s, srv: srv, id: fo.approverID, pool: fo.pool, failed: make(chan error, 1)}
 	if !fo.interactive {
 		p, dec, err := newDecider(s, o.policy, o.root)
 		if err != nil {
@@ -168,7 +168,7 @@ func runFleet(ctx context.Context, s cmdutil.Streams, o *options) error {
 		defer a.Close()
 		srv.audit = a
 	}
-	nc, err := natsconn.Connect(fo.nats, natsconn.Options{Name: prog + " " + fo.approverID, Creds: fo.natsCreds, CA: fo.natsCA})
+	nc, err := fleet.Connect(ctx, fo.nats, prog+" "+fo.approverID, fo.natsCreds, fo.natsCA)
 	if err != nil {
 		return cmdutil.Errorf(cmdutil.ExitUnavailable, "--nats %s: %v", termsafe.Line(fo.nats), err)
 	}
@@ -188,7 +188,7 @@ func runFleet(ctx context.Context, s cmdutil.Streams, o *options) error {
 
 // serve answers as a member of the pool's queue group until ctx ends or a decision cannot be
 // recorded.
-func (f *fleet) serve(ctx context.Context, nc *nats.Conn, interactive bool, warn func(string, ...any)) error {
+func (f *fleetServer) serve(ctx context.Context, nc *nats.Conn, interactive bool, warn func(string, ...any)) error {
 	a := &fleetapproval.Approver{NC: nc, Pool: f.pool, ID: f.id, Policy: f.policy, Ask: interactive, Warn: warn,
 		Decide: f.decide, Asked: f.asked, Failed: func(p *fleetapproval.Prompt, err error) {
 			kind, summary := fleetapproval.Summary(p.Raw)
@@ -236,7 +236,7 @@ func deciderName(decider, rule string) string {
 }
 
 // decide decides a prompt with the policy, as on a pipe.
-func (f *fleet) decide(ctx context.Context, p *fleetapproval.Prompt) fleetapproval.Decision {
+func (f *fleetServer) decide(ctx context.Context, p *fleetapproval.Prompt) fleetapproval.Decision {
 	srv := f.srv
 	start := time.Now()
 	srv.dec.Session = p.Task // per: session limits count per task
@@ -274,7 +274,7 @@ func (f *fleet) decide(ctx context.Context, p *fleetapproval.Prompt) fleetapprov
 }
 
 // record starts the audit record of a decision about p.
-func (f *fleet) record(p *fleetapproval.Prompt, start time.Time, decider string) audit.Record {
+func (f *fleetServer) record(p *fleetapproval.Prompt, start time.Time, decider string) audit.Record {
 	now := time.Now()
 	return audit.Record{Time: now.UTC().Format(time.RFC3339Nano), Type: wire.TypeApproval, Decider: decider,
 		Pool: p.Pool, Host: p.Host, Task: p.Task, Prompt: p.ID, Approver: f.id, Policy: f.policy, Latency: latencyMs(start, now)}
@@ -282,7 +282,7 @@ func (f *fleet) record(p *fleetapproval.Prompt, start time.Time, decider string)
 
 // logged writes rec (with its decision) to the audit file and the stream, and returns the
 // answer; when either cannot take it, the answer is a refusal and fr-approve stops.
-func (f *fleet) logged(rec audit.Record, answer *string, allow bool, decider string) fleetapproval.Decision {
+func (f *fleetServer) logged(rec audit.Record, answer *string, allow bool, decider string) fleetapproval.Decision {
 	var resp []byte
 	if rec.Type == wire.TypeQuestion {
 		resp, rec.Decision, rec.Answer = wire.QuestionResponse(answer), "skip", answer
@@ -320,7 +320,7 @@ func (f *fleet) logged(rec audit.Record, answer *string, allow bool, decider str
 // write appends rec to the audit file, and queues it for the stream: the answer waits for
 // the stream to store it, while the next prompts are decided. f.mu is held, so the file and
 // the stream take the records in the same order.
-func (f *fleet) write(rec audit.Record) (wait func(context.Context) error, err error) {
+func (f *fleetServer) write(rec audit.Record) (wait func(context.Context) error, err error) {
 	if f.srv.audit != nil {
 		if err := f.srv.audit.Append(rec); err != nil {
 			return nil, err
@@ -333,7 +333,7 @@ func (f *fleet) write(rec audit.Record) (wait func(context.Context) error, err e
 	}), nil
 }
 
-func (f *fleet) fail(err error, rec audit.Record) {
+func (f *fleetServer) fail(err error, rec audit.Record) {
 	f.failOne.Do(func() {
 		f.failed <- cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitFailed, "%v: the prompt was refused, unrecorded (%s); fr-approve stops", err, rec.Summary),
 			"its worker sends the prompts this approver held to the other members of the pool")
@@ -341,7 +341,7 @@ func (f *fleet) fail(err error, rec audit.Record) {
 }
 
 // asked records what a person (or nobody) decided about a prompt the policy asked about.
-func (f *fleet) asked(p *fleetapproval.Prompt, d fleetapproval.Decision) fleetapproval.Decision {
+func (f *fleetServer) asked(p *fleetapproval.Prompt, d fleetapproval.Decision) fleetapproval.Decision {
 	rec := f.record(p, time.Now(), d.Decider)
 	rec.Type, rec.Reason = p.Type, "the policy asks; sent to a person"
 	kind, summary := fleetapproval.Summary(p.Raw)
@@ -356,7 +356,7 @@ func (f *fleet) asked(p *fleetapproval.Prompt, d fleetapproval.Decision) fleetap
 
 // askPerson asks the person at the terminal about a prompt a policy sent to the ask subject,
 // until the worker's deadline.
-func (f *fleet) askPerson(ctx context.Context, p *fleetapproval.Prompt) fleetapproval.Decision {
+func (f *fleetServer) askPerson(ctx context.Context, p *fleetapproval.Prompt) fleetapproval.Decision {
 	ctx, cancel := context.WithDeadline(ctx, p.Deadline)
 	defer cancel()
 	start := time.Now()
@@ -405,8 +405,7 @@ func (f *fleet) askPerson(ctx context.Context, p *fleetapproval.Prompt) fleetapp
 func runVerifyStream(ctx context.Context, s cmdutil.Streams, o *verifyOptions) error {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
-	logs, err := audit.ReadServerStream(ctx, o.server, o.stream,
-		natsconn.Options{Name: prog + " verify-audit", Creds: o.natsCreds, CA: o.natsCA})
+	logs, err := audit.ReadServerStream(ctx, o.server, o.stream, prog+" verify-audit", o.natsCreds, o.natsCA)
 	if err != nil {
 		return cmdutil.Errorf(cmdutil.ExitUsage, "%s: %v", termsafe.Line(o.file), err)
 	}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/fuseraft/fr/internal/audit"
 	"github.com/fuseraft/fr/internal/cmdutil"
-	"github.com/fuseraft/fr/internal/natsconn"
+	"github.com/fuseraft/fr/internal/fleet"
 )
 
 // auditChain is one hash chain of fr-approve's audit log: a whole log, or one of several logs
@@ -90,7 +90,7 @@ func genesis(line []byte) bool {
 // readAudit reads one --audit file: each chain in it is checked on its own (a chain that does
 // not verify refuses the whole report) and added to the builder's.
 func (b *builder) readAudit(name string) error {
-	if server, stream, ok, err := natsconn.SplitURL(name); ok {
+	if server, stream, ok, err := fleet.SplitURL(name); ok {
 		if err != nil {
 			return cmdutil.Usagef("--audit %v", err)
 		}
@@ -109,7 +109,7 @@ func (b *builder) readAudit(name string) error {
 func (b *builder) readAuditStream(name, server, stream string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	logs, err := audit.ReadServerStream(ctx, server, stream, natsconn.Options{Name: prog})
+	logs, err := audit.ReadServerStream(ctx, server, stream, prog, "", "")
 	if err != nil {
 		return cmdutil.Usagef("audit stream %s: %v", name, err)
 	}
