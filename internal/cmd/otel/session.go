@@ -215,23 +215,7 @@ func (in *input) endApproval(s *session, at time.Time) { s.endApproval(at) }
 func (in *input) sessionFor(ev *event, at time.Time) *session {
 	m := in.m
 	if ev.TaskID != "" {
-		s := m.fleet[ev.TaskID]
-		if s == nil || s.ended {
-			key := ev.sessionID()
-			if key == "" {
-				key = "task:" + ev.TaskID
-			}
-			s = m.newSession(key, ev.sessionID(), kindTask, at)
-			s.root.set(attribute.String("fr.task.id", ev.TaskID))
-			if ev.Host != "" {
-				s.root.set(attribute.String("host.name", ev.Host))
-			}
-			if ev.Pool != "" {
-				s.root.set(attribute.String("fr.pool", ev.Pool))
-			}
-			m.fleet[ev.TaskID] = s
-		}
-		return s
+		return m.fleetTask(ev, at)
 	}
 	switch ev.Type {
 	case wire.TypeReady:
@@ -257,28 +241,7 @@ func (in *input) sessionFor(ev *event, at time.Time) *session {
 		in.tasks = append(in.tasks, s)
 		return s
 	case "result":
-		if in.transport == transportDaemon || (in.transport == transportUnknown && ev.ExitCode == nil) {
-			if s := in.task(ev.sessionID()); s != nil {
-				return s
-			}
-			if ev.sessionID() == "" && len(in.tasks) > 0 {
-				return in.tasks[0]
-			}
-			s := m.newSession(in.keyFor(ev.sessionID()), ev.sessionID(), kindTask, at)
-			in.tasks = append(in.tasks, s)
-			return s
-		}
-		if in.cur == nil || in.cur.ended {
-			// A run that failed before it started sends only its result (sessionId null).
-			key := ev.sessionID()
-			if key == "" {
-				key = "unstarted\x00" + str(ev.Task) + "\x00" + str(ev.Config) + "\x00" + strconv.Itoa(in.unnamed)
-				in.unnamed++
-			}
-			in.transport = transportBridge
-			in.cur = m.newSession(key, ev.sessionID(), kindRun, at)
-		}
-		return in.cur
+		return in.resultSession(ev, at)
 	}
 	if in.transport == transportDaemon {
 		if len(in.tasks) == 0 {
@@ -295,6 +258,54 @@ func (in *input) sessionFor(ev *event, at time.Time) *session {
 			kind = kindRun
 		}
 		in.cur = m.newSession(in.keyFor(""), "", kind, at)
+	}
+	return in.cur
+}
+
+// fleetTask finds (or starts) the session of a fleet's task.
+func (m *mapper) fleetTask(ev *event, at time.Time) *session {
+	s := m.fleet[ev.TaskID]
+	if s != nil && !s.ended {
+		return s
+	}
+	key := ev.sessionID()
+	if key == "" {
+		key = "task:" + ev.TaskID
+	}
+	s = m.newSession(key, ev.sessionID(), kindTask, at)
+	s.root.set(attribute.String("fr.task.id", ev.TaskID))
+	if ev.Host != "" {
+		s.root.set(attribute.String("host.name", ev.Host))
+	}
+	if ev.Pool != "" {
+		s.root.set(attribute.String("fr.pool", ev.Pool))
+	}
+	m.fleet[ev.TaskID] = s
+	return s
+}
+
+// resultSession finds (or starts) the session a result event ends: a daemon's task, or a run.
+func (in *input) resultSession(ev *event, at time.Time) *session {
+	if in.transport == transportDaemon || (in.transport == transportUnknown && ev.ExitCode == nil) {
+		if s := in.task(ev.sessionID()); s != nil {
+			return s
+		}
+		if ev.sessionID() == "" && len(in.tasks) > 0 {
+			return in.tasks[0]
+		}
+		s := in.m.newSession(in.keyFor(ev.sessionID()), ev.sessionID(), kindTask, at)
+		in.tasks = append(in.tasks, s)
+		return s
+	}
+	if in.cur == nil || in.cur.ended {
+		// A run that failed before it started sends only its result (sessionId null).
+		key := ev.sessionID()
+		if key == "" {
+			key = "unstarted\x00" + str(ev.Task) + "\x00" + str(ev.Config) + "\x00" + strconv.Itoa(in.unnamed)
+			in.unnamed++
+		}
+		in.transport = transportBridge
+		in.cur = in.m.newSession(key, ev.sessionID(), kindRun, at)
 	}
 	return in.cur
 }
