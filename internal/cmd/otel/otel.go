@@ -171,15 +171,47 @@ type options struct {
 	anyVersion bool
 }
 
+// optionsFrom reads fr-otel's command line, once; the helpers it calls take plain values.
 func optionsFrom(c *cli.Context, s cmdutil.Streams) (*options, error) {
 	o := &options{files: c.Args().Slice(), shutdown: c.Duration("shutdown-timeout"), strict: c.Bool("strict"),
 		anyVersion: c.Bool("any-version")}
+	warn := func(format string, args ...any) { cmdutil.Warnf(s.Err, prog, format, args...) }
 	o.mapping.capture = c.Bool("capture-content")
-	o.mapping.warn = func(format string, args ...any) { cmdutil.Warnf(s.Err, prog, format, args...) }
+	o.mapping.warn = warn
 
-	// signals: --signals, less those OTEL_*_EXPORTER=none turns off
+	export, err := exportFrom(c.String("signals"), c.String("protocol"), c.String("endpoint"), c.String("otlp-file"),
+		c.String("headers-file"), s.Env, warn)
+	if err != nil {
+		return nil, err
+	}
+	o.export = *export
+	if o.res, err = resourceFrom(c.String("service-name"), c.String("resource-attributes"), s.Env); err != nil {
+		return nil, err
+	}
+	if o.mapping.capture {
+		if o.mapping.red, err = redactorFrom(c.Bool("no-redact"), c.StringSlice("redact-env"), c.StringSlice("redact-pattern"), s.Env, warn); err != nil {
+			return nil, err
+		}
+	}
+	if name := c.String("prices"); name != "" {
+		pt, err := prices.Load(name)
+		if err != nil {
+			return nil, cmdutil.WithHint(cmdutil.Usagef("prices: %v", err), "see 'fr-report --help', section COST")
+		}
+		o.mapping.prices = pt
+	}
+	if o.mapping.audit, err = auditFrom(c.StringSlice("audit")); err != nil {
+		return nil, err
+	}
+	o.mapping.parent = parentFrom(s.Env, warn)
+	return o, nil
+}
+
+// signalsOn are the signals to export: list (--signals), less those OTEL_*_EXPORTER=none
+// turns off.
+func signalsOn(list string, env func(string) string, warn func(string, ...any)) (map[string]bool, error) {
 	on := map[string]bool{}
-	for _, name := range strings.Split(c.String("signals"), ",") {
+	for _, name := range strings.Split(list, ",") {
 		name = strings.TrimSpace(name)
 		if name == "" {
 			continue
@@ -190,79 +222,100 @@ func optionsFrom(c *cli.Context, s cmdutil.Streams) (*options, error) {
 		on[name] = true
 	}
 	for _, name := range signalNames {
-		v := strings.TrimSpace(s.Env("OTEL_" + strings.ToUpper(name) + "_EXPORTER"))
+		v := strings.TrimSpace(env("OTEL_" + strings.ToUpper(name) + "_EXPORTER"))
 		switch v {
 		case "", "otlp":
 		case "none":
 			on[name] = false
 		default:
-			cmdutil.Warnf(s.Err, prog, "OTEL_%s_EXPORTER=%s: fr-otel exports by OTLP only; using otlp", strings.ToUpper(name), v)
+			warn("OTEL_%s_EXPORTER=%s: fr-otel exports by OTLP only; using otlp", strings.ToUpper(name), v)
 		}
 	}
-	proto := func(signal string) (string, error) {
-		p := c.String("protocol")
-		if p == "" {
-			p = strings.TrimSpace(s.Env("OTEL_EXPORTER_OTLP_" + strings.ToUpper(signal) + "_PROTOCOL"))
-		}
-		if p == "" {
-			p = strings.TrimSpace(s.Env("OTEL_EXPORTER_OTLP_PROTOCOL"))
-		}
-		if p == "" {
-			p = protoHTTP
-		}
-		if !slices.Contains(protocols, p) {
-			err := cmdutil.Usagef("protocol %q is not one fr-otel sends (%s)", p, strings.Join(protocols, ", "))
-			if p == "http/json" {
-				return "", cmdutil.WithHint(err, "--otlp-file FILE writes OTLP JSON")
-			}
-			return "", err
-		}
-		return p, nil
+	return on, nil
+}
+
+// protocolFor is the protocol of signal's export: flag (--protocol), else the variables'.
+func protocolFor(flag, signal string, env func(string) string) (string, error) {
+	p := flag
+	if p == "" {
+		p = strings.TrimSpace(env("OTEL_EXPORTER_OTLP_" + strings.ToUpper(signal) + "_PROTOCOL"))
 	}
-	e := &o.export
+	if p == "" {
+		p = strings.TrimSpace(env("OTEL_EXPORTER_OTLP_PROTOCOL"))
+	}
+	if p == "" {
+		p = protoHTTP
+	}
+	if !slices.Contains(protocols, p) {
+		err := cmdutil.Usagef("protocol %q is not one fr-otel sends (%s)", p, strings.Join(protocols, ", "))
+		if p == "http/json" {
+			return "", cmdutil.WithHint(err, "--otlp-file FILE writes OTLP JSON")
+		}
+		return "", err
+	}
+	return p, nil
+}
+
+// exportFrom is where the telemetry goes and how: the flags of the same meaning, then the
+// OTEL_* variables.
+func exportFrom(signals, protocol, endpoint, file, headersFile string, env func(string) string, warn func(string, ...any)) (*exportConfig, error) {
+	on, err := signalsOn(signals, env, warn)
+	if err != nil {
+		return nil, err
+	}
+	e := &exportConfig{endpoint: endpoint, file: file}
 	for _, sig := range []struct {
 		name string
 		cfg  *signalConfig
 	}{{"traces", &e.traces}, {"metrics", &e.metrics}, {"logs", &e.logs}} {
 		sig.cfg.on = on[sig.name]
-		p, err := proto(sig.name)
+		p, err := protocolFor(protocol, sig.name, env)
 		if err != nil {
 			return nil, err
 		}
 		sig.cfg.protocol = p
 	}
-	e.endpoint = c.String("endpoint")
-	e.file = c.String("otlp-file")
-	if e.file != "" && (e.endpoint != "" || c.String("protocol") != "") {
+	if e.file != "" && (e.endpoint != "" || protocol != "") {
 		return nil, cmdutil.Usagef("--otlp-file with --endpoint or --protocol: choose one")
 	}
-	if name := c.String("headers-file"); name != "" {
-		b, err := os.ReadFile(name)
-		if err != nil {
-			return nil, cmdutil.Usagef("--headers-file: %v", err)
-		}
-		e.headers = map[string]string{}
-		// the variables' headers first, as the exporters would have sent them, then the file's
-		for _, v := range []string{"OTEL_EXPORTER_OTLP_HEADERS"} {
-			if err := parseHeaders(s.Env(v), false, e.headers); err != nil {
-				return nil, cmdutil.Usagef("%s: %v", v, err)
-			}
-		}
-		if err := parseHeaders(string(b), true, e.headers); err != nil {
-			return nil, cmdutil.Usagef("--headers-file %s: %v", name, err)
+	if headersFile != "" {
+		if e.headers, err = headersFrom(headersFile, env); err != nil {
+			return nil, err
 		}
 	}
+	return e, nil
+}
 
-	// the resource
-	name := c.String("service-name")
+// headersFrom are the headers to send with --headers-file name: the variables' headers first,
+// as the exporters would have sent them, then the file's.
+func headersFrom(name string, env func(string) string) (map[string]string, error) {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return nil, cmdutil.Usagef("--headers-file: %v", err)
+	}
+	headers := map[string]string{}
+	for _, v := range []string{"OTEL_EXPORTER_OTLP_HEADERS"} {
+		if err := parseHeaders(env(v), false, headers); err != nil {
+			return nil, cmdutil.Usagef("%s: %v", v, err)
+		}
+	}
+	if err := parseHeaders(string(b), true, headers); err != nil {
+		return nil, cmdutil.Usagef("--headers-file %s: %v", name, err)
+	}
+	return headers, nil
+}
+
+// resourceFrom is the resource's attributes: service.name first, then the others by key.
+func resourceFrom(serviceName, resourceAttributes string, env func(string) string) ([]attribute.KeyValue, error) {
+	name := serviceName
 	if name == "" {
-		name = strings.TrimSpace(s.Env("OTEL_SERVICE_NAME"))
+		name = strings.TrimSpace(env("OTEL_SERVICE_NAME"))
 	}
 	attrs := map[string]string{}
-	if err := parseHeaders(s.Env("OTEL_RESOURCE_ATTRIBUTES"), false, attrs); err != nil {
+	if err := parseHeaders(env("OTEL_RESOURCE_ATTRIBUTES"), false, attrs); err != nil {
 		return nil, cmdutil.Usagef("OTEL_RESOURCE_ATTRIBUTES: %v", err)
 	}
-	if err := parseHeaders(c.String("resource-attributes"), false, attrs); err != nil {
+	if err := parseHeaders(resourceAttributes, false, attrs); err != nil {
 		return nil, cmdutil.Usagef("--resource-attributes: %v", err)
 	}
 	if name == "" {
@@ -272,58 +325,60 @@ func optionsFrom(c *cli.Context, s cmdutil.Streams) (*options, error) {
 		name = "fuseraft"
 	}
 	delete(attrs, "service.name")
-	o.res = append(o.res, attribute.String("service.name", name))
+	res := []attribute.KeyValue{attribute.String("service.name", name)}
 	keys := make([]string, 0, len(attrs))
 	for k := range attrs {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		o.res = append(o.res, attribute.String(k, attrs[k]))
+		res = append(res, attribute.String(k, attrs[k]))
 	}
+	return res, nil
+}
 
-	// content
-	if o.mapping.capture {
-		if c.Bool("no-redact") {
-			if len(c.StringSlice("redact-env")) > 0 || len(c.StringSlice("redact-pattern")) > 0 {
-				return nil, cmdutil.Usagef("--no-redact with --redact-env or --redact-pattern: choose one")
-			}
-		} else {
-			red, err := redact.Configure(c.StringSlice("redact-env"), c.StringSlice("redact-pattern"), s.Env,
-				func(format string, args ...any) { cmdutil.Warnf(s.Err, prog, format, args...) })
-			if err != nil {
-				return nil, cmdutil.Usagef("%v", err)
-			}
-			o.mapping.red = red
+// redactorFrom is what redacts captured content: nil with --no-redact.
+func redactorFrom(noRedact bool, envNames, patterns []string, env func(string) string, warn func(string, ...any)) (*redact.Redactor, error) {
+	if noRedact {
+		if len(envNames) > 0 || len(patterns) > 0 {
+			return nil, cmdutil.Usagef("--no-redact with --redact-env or --redact-pattern: choose one")
 		}
+		return nil, nil
 	}
-	if name := c.String("prices"); name != "" {
-		pt, err := prices.Load(name)
-		if err != nil {
-			return nil, cmdutil.WithHint(cmdutil.Usagef("prices: %v", err), "see 'fr-report --help', section COST")
-		}
-		o.mapping.prices = pt
+	red, err := redact.Configure(envNames, patterns, env, warn)
+	if err != nil {
+		return nil, cmdutil.Usagef("%v", err)
 	}
-	for _, name := range c.StringSlice("audit") {
-		if o.mapping.audit == nil {
-			o.mapping.audit = &auditLog{}
-		}
-		if err := o.mapping.audit.add(name); err != nil {
+	return red, nil
+}
+
+// auditFrom reads fr-approve's audit logs: nil without any.
+func auditFrom(names []string) (*auditLog, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	a := &auditLog{}
+	for _, name := range names {
+		if err := a.add(name); err != nil {
 			return nil, cmdutil.Usagef("--audit: %v", err)
 		}
 	}
+	return a, nil
+}
 
-	// the caller's trace
-	if tp := strings.TrimSpace(s.Env("TRACEPARENT")); tp != "" {
-		carrier := propagation.MapCarrier{"traceparent": tp, "tracestate": s.Env("TRACESTATE")}
-		sc := trace.SpanContextFromContext(propagation.TraceContext{}.Extract(context.Background(), carrier))
-		if sc.IsValid() {
-			o.mapping.parent = sc
-		} else {
-			cmdutil.Warnf(s.Err, prog, "TRACEPARENT %q is not a W3C traceparent; each session gets a trace of its own", cut(tp, 80))
-		}
+// parentFrom is the caller's trace ($TRACEPARENT), if valid.
+func parentFrom(env func(string) string, warn func(string, ...any)) trace.SpanContext {
+	tp := strings.TrimSpace(env("TRACEPARENT"))
+	if tp == "" {
+		return trace.SpanContext{}
 	}
-	return o, nil
+	carrier := propagation.MapCarrier{"traceparent": tp, "tracestate": env("TRACESTATE")}
+	sc := trace.SpanContextFromContext(propagation.TraceContext{}.Extract(context.Background(), carrier))
+	if !sc.IsValid() {
+		warn("TRACEPARENT %q is not a W3C traceparent; each session gets a trace of its own", cut(tp, 80))
+		return trace.SpanContext{}
+	}
+	return sc
 }
 
 func run(ctx context.Context, s cmdutil.Streams, o *options) error {
