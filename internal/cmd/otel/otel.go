@@ -382,13 +382,8 @@ func parentFrom(env func(string) string, warn func(string, ...any)) trace.SpanCo
 }
 
 func run(ctx context.Context, s cmdutil.Streams, o *options) error {
-	for _, f := range o.files {
-		if f == "-" {
-			continue
-		}
-		if st, err := os.Stat(f); err == nil && st.IsDir() {
-			return cmdutil.Usagef("%s is a directory", f)
-		}
+	if err := checkInputs(o.files); err != nil {
+		return err
 	}
 	t := &tally{}
 	ex, closer, err := newExporters(ctx, o.export)
@@ -404,67 +399,19 @@ func run(ctx context.Context, s cmdutil.Streams, o *options) error {
 	m := newMapper(o.mapping, k)
 
 	out := bufio.NewWriterSize(s.Out, 64<<10)
-	var readErr error
-	badVersion := false
-	outErr := error(nil)
+	var all inputResult
 	inputs := o.files
 	if len(inputs) == 0 {
 		inputs = []string{"-"}
 	}
 	for _, name := range inputs {
-		var r io.Reader = s.In
-		label := "stdin"
-		var f *os.File
-		if name != "-" {
-			f, err = os.Open(name)
-			if err != nil {
-				cmdutil.Warnf(s.Err, prog, "%v", err)
-				readErr = err
-				continue
-			}
-			r, label = f, name
+		r := passInput(s, m, out, name)
+		if r.readErr != nil {
+			all.readErr = r.readErr
 		}
-		in := m.input(label)
-		recorded := f != nil || isRegular(s.In)
-		missing := false
-		lr := newLineReader(r, out, wire.DefaultMaxLine)
-		for {
-			line, tooLong, err := lr.next()
-			if err != nil {
-				if !errors.Is(err, io.EOF) {
-					cmdutil.Warnf(s.Err, prog, "reading %s: %v", label, err)
-					readErr = err
-				}
-				break
-			}
-			if tooLong {
-				cmdutil.Warnf(s.Err, prog, "%s: a line longer than %d bytes was passed on but not exported", label, wire.DefaultMaxLine)
-				continue
-			}
-			at, ok := arrival.Read(line)
-			if !ok {
-				at = s.Time()
-				if recorded && !missing && len(line) > 0 && line[0] == '{' {
-					missing = true
-				}
-			}
-			in.line(line, at)
-			if lr.outErr != nil {
-				break
-			}
-		}
-		lr.flush()
-		if f != nil {
-			f.Close()
-		}
-		if in.badVer {
-			badVersion = true
-		}
-		if missing {
-			cmdutil.Warnf(s.Err, prog, "%s has lines without %s: they are timed by when fr-otel read them, not when they arrived (record with fr-stream or fr-attach --arrival-time)", label, arrival.Field)
-		}
-		if lr.outErr != nil {
-			outErr = lr.outErr
+		all.badVer = all.badVer || r.badVer
+		if r.outErr != nil {
+			all.outErr = r.outErr
 			break
 		}
 	}
@@ -482,15 +429,94 @@ func run(ctx context.Context, s cmdutil.Streams, o *options) error {
 		}
 	}
 	undelivered := report(s, t, serr)
+	return exitFor(all, undelivered, o)
+}
+
+// checkInputs refuses a directory given as an input, before anything is read.
+func checkInputs(files []string) error {
+	for _, f := range files {
+		if f == "-" {
+			continue
+		}
+		if st, err := os.Stat(f); err == nil && st.IsDir() {
+			return cmdutil.Usagef("%s is a directory", f)
+		}
+	}
+	return nil
+}
+
+// inputResult is what passing one input on came to.
+type inputResult struct {
+	readErr error // the input could not be read, or not to its end
+	badVer  bool  // it holds a session of an unsupported protocolVersion
+	outErr  error // stdout could not be written
+}
+
+// passInput passes the input name ("-": stdin) on to out line by line, and maps each line.
+func passInput(s cmdutil.Streams, m *mapper, out *bufio.Writer, name string) inputResult {
+	var r io.Reader = s.In
+	label := "stdin"
+	recorded := isRegular(s.In)
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			cmdutil.Warnf(s.Err, prog, "%v", err)
+			return inputResult{readErr: err}
+		}
+		defer f.Close()
+		r, label, recorded = f, name, true
+	}
+	in := m.input(label)
+	lr := newLineReader(r, out, wire.DefaultMaxLine)
+	readErr, missing := passLines(s, lr, in, label, recorded)
+	lr.flush()
+	if missing {
+		cmdutil.Warnf(s.Err, prog, "%s has lines without %s: they are timed by when fr-otel read them, not when they arrived (record with fr-stream or fr-attach --arrival-time)", label, arrival.Field)
+	}
+	return inputResult{readErr: readErr, badVer: in.badVer, outErr: lr.outErr}
+}
+
+// passLines passes lr's lines on and maps them, until the input ends or stdout fails; missing
+// tells whether a recording had JSON lines without their arrival time.
+func passLines(s cmdutil.Streams, lr *lineReader, in *input, label string, recorded bool) (readErr error, missing bool) {
+	for {
+		line, tooLong, err := lr.next()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				cmdutil.Warnf(s.Err, prog, "reading %s: %v", label, err)
+				readErr = err
+			}
+			return readErr, missing
+		}
+		if tooLong {
+			cmdutil.Warnf(s.Err, prog, "%s: a line longer than %d bytes was passed on but not exported", label, wire.DefaultMaxLine)
+			continue
+		}
+		at, ok := arrival.Read(line)
+		if !ok {
+			at = s.Time()
+			if recorded && len(line) > 0 && line[0] == '{' {
+				missing = true
+			}
+		}
+		in.line(line, at)
+		if lr.outErr != nil {
+			return readErr, missing
+		}
+	}
+}
+
+// exitFor is fr-otel's exit: the pipe's, not the exporter's, unless --strict.
+func exitFor(r inputResult, undelivered bool, o *options) error {
 	switch {
-	case outErr != nil && !isClosedPipe(outErr):
-		return cmdutil.Errorf(cmdutil.ExitFailed, "writing stdout: %v", outErr)
-	case badVersion && !o.anyVersion:
+	case r.outErr != nil && !isClosedPipe(r.outErr):
+		return cmdutil.Errorf(cmdutil.ExitFailed, "writing stdout: %v", r.outErr)
+	case r.badVer && !o.anyVersion:
 		return cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitProtocol, "the input holds a session of an unsupported protocolVersion (fr-otel reads %d); it was passed on but not trusted", wire.ProtocolVersion),
 			"pass --any-version to export it anyway")
 	case undelivered && o.strict:
 		return cmdutil.Exit(cmdutil.ExitFailed)
-	case readErr != nil:
+	case r.readErr != nil:
 		return cmdutil.Exit(cmdutil.ExitFailed)
 	}
 	return nil
