@@ -79,15 +79,6 @@ A COLLECTOR THAT IS DOWN
    --shutdown-timeout to leave, and what was not delivered is counted on stderr. The exit
    status is the pipe's, not the exporter's, unless --strict.`
 
-const exitStatus = `EXIT STATUS
-   0    the input was passed on (whatever became of the export, unless --strict)
-   1    with --strict: some telemetry was not delivered; also an input file that cannot be read
-        (the others are still passed on)
-   2    usage or configuration error: bad flag, unreadable --headers-file, --prices or --audit,
-        an invalid --resource-attributes
-   3    a ready or hello event of an unsupported protocolVersion (see --any-version); the
-        input is still passed on whole`
-
 const environment = `ENVIRONMENT
    TRACEPARENT, TRACESTATE            the caller's trace (W3C trace context): every session
                                       becomes a child of its span
@@ -131,7 +122,7 @@ func App(s cmdutil.Streams) *cli.App {
 	app := cmdutil.NewApp(s, prog, "pass a session's JSONL on and export it as OpenTelemetry traces, metrics and logs")
 	app.UsageText = "fr-otel [--endpoint URL] [--protocol http/protobuf|grpc] [--otlp-file FILE] [--capture-content] [FILE...]"
 	app.ArgsUsage = "[FILE...]"
-	app.Description = description + "\n\n" + exitStatus + "\n\n" + environment + "\n\n" + example
+	app.Description = description + "\n\n" + environment + "\n\n" + example
 	app.Flags = []cli.Flag{
 		&cli.StringFlag{Name: "endpoint", Usage: "collector base `URL` (OTEL_EXPORTER_OTLP_ENDPOINT); http://HOST:4318 for http/protobuf, http://HOST:4317 for grpc"},
 		cmdutil.Enum("protocol", protocols, "", "`PROTOCOL` of the export: {values} (OTEL_EXPORTER_OTLP_PROTOCOL; default http/protobuf)"),
@@ -157,7 +148,7 @@ func App(s cmdutil.Streams) *cli.App {
 		}
 		return run(c.Context, s, o)
 	}
-	return cmdutil.Finish(app)
+	return cmdutil.Finish(cmdutil.DeclareExitCodes(app, exitCodes))
 }
 
 // options are fr-otel's command line, read once.
