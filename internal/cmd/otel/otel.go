@@ -79,15 +79,6 @@ A COLLECTOR THAT IS DOWN
    --shutdown-timeout to leave, and what was not delivered is counted on stderr. The exit
    status is the pipe's, not the exporter's, unless --strict.`
 
-const exitStatus = `EXIT STATUS
-   0    the input was passed on (whatever became of the export, unless --strict)
-   1    with --strict: some telemetry was not delivered; also an input file that cannot be read
-        (the others are still passed on)
-   2    usage or configuration error: bad flag, unreadable --headers-file, --prices or --audit,
-        an invalid --resource-attributes
-   3    a ready or hello event of an unsupported protocolVersion (see --any-version); the
-        input is still passed on whole`
-
 const environment = `ENVIRONMENT
    TRACEPARENT, TRACESTATE            the caller's trace (W3C trace context): every session
                                       becomes a child of its span
@@ -131,7 +122,7 @@ func App(s cmdutil.Streams) *cli.App {
 	app := cmdutil.NewApp(s, prog, "pass a session's JSONL on and export it as OpenTelemetry traces, metrics and logs")
 	app.UsageText = "fr-otel [--endpoint URL] [--protocol http/protobuf|grpc] [--otlp-file FILE] [--capture-content] [FILE...]"
 	app.ArgsUsage = "[FILE...]"
-	app.Description = description + "\n\n" + exitStatus + "\n\n" + environment + "\n\n" + example
+	app.Description = description + "\n\n" + environment + "\n\n" + example
 	app.Flags = []cli.Flag{
 		&cli.StringFlag{Name: "endpoint", Usage: "collector base `URL` (OTEL_EXPORTER_OTLP_ENDPOINT); http://HOST:4318 for http/protobuf, http://HOST:4317 for grpc"},
 		cmdutil.Enum("protocol", protocols, "", "`PROTOCOL` of the export: {values} (OTEL_EXPORTER_OTLP_PROTOCOL; default http/protobuf)"),
@@ -157,7 +148,7 @@ func App(s cmdutil.Streams) *cli.App {
 		}
 		return run(c.Context, s, o)
 	}
-	return cmdutil.Finish(app)
+	return cmdutil.Finish(cmdutil.DeclareExitCodes(app, exitCodes))
 }
 
 // options are fr-otel's command line, read once.
@@ -171,15 +162,47 @@ type options struct {
 	anyVersion bool
 }
 
+// optionsFrom reads fr-otel's command line, once; the helpers it calls take plain values.
 func optionsFrom(c *cli.Context, s cmdutil.Streams) (*options, error) {
 	o := &options{files: c.Args().Slice(), shutdown: c.Duration("shutdown-timeout"), strict: c.Bool("strict"),
 		anyVersion: c.Bool("any-version")}
+	warn := func(format string, args ...any) { cmdutil.Warnf(s.Err, prog, format, args...) }
 	o.mapping.capture = c.Bool("capture-content")
-	o.mapping.warn = func(format string, args ...any) { cmdutil.Warnf(s.Err, prog, format, args...) }
+	o.mapping.warn = warn
 
-	// signals: --signals, less those OTEL_*_EXPORTER=none turns off
+	export, err := exportFrom(c.String("signals"), c.String("protocol"), c.String("endpoint"), c.String("otlp-file"),
+		c.String("headers-file"), s.Env, warn)
+	if err != nil {
+		return nil, err
+	}
+	o.export = *export
+	if o.res, err = resourceFrom(c.String("service-name"), c.String("resource-attributes"), s.Env); err != nil {
+		return nil, err
+	}
+	if o.mapping.capture {
+		if o.mapping.red, err = redactorFrom(c.Bool("no-redact"), c.StringSlice("redact-env"), c.StringSlice("redact-pattern"), s.Env, warn); err != nil {
+			return nil, err
+		}
+	}
+	if name := c.String("prices"); name != "" {
+		pt, err := prices.Load(name)
+		if err != nil {
+			return nil, cmdutil.WithHint(cmdutil.Usagef("prices: %v", err), "see 'fr-report --help', section COST")
+		}
+		o.mapping.prices = pt
+	}
+	if o.mapping.audit, err = auditFrom(c.StringSlice("audit")); err != nil {
+		return nil, err
+	}
+	o.mapping.parent = parentFrom(s.Env, warn)
+	return o, nil
+}
+
+// signalsOn are the signals to export: list (--signals), less those OTEL_*_EXPORTER=none
+// turns off.
+func signalsOn(list string, env func(string) string, warn func(string, ...any)) (map[string]bool, error) {
 	on := map[string]bool{}
-	for _, name := range strings.Split(c.String("signals"), ",") {
+	for _, name := range strings.Split(list, ",") {
 		name = strings.TrimSpace(name)
 		if name == "" {
 			continue
@@ -190,79 +213,100 @@ func optionsFrom(c *cli.Context, s cmdutil.Streams) (*options, error) {
 		on[name] = true
 	}
 	for _, name := range signalNames {
-		v := strings.TrimSpace(s.Env("OTEL_" + strings.ToUpper(name) + "_EXPORTER"))
+		v := strings.TrimSpace(env("OTEL_" + strings.ToUpper(name) + "_EXPORTER"))
 		switch v {
 		case "", "otlp":
 		case "none":
 			on[name] = false
 		default:
-			cmdutil.Warnf(s.Err, prog, "OTEL_%s_EXPORTER=%s: fr-otel exports by OTLP only; using otlp", strings.ToUpper(name), v)
+			warn("OTEL_%s_EXPORTER=%s: fr-otel exports by OTLP only; using otlp", strings.ToUpper(name), v)
 		}
 	}
-	proto := func(signal string) (string, error) {
-		p := c.String("protocol")
-		if p == "" {
-			p = strings.TrimSpace(s.Env("OTEL_EXPORTER_OTLP_" + strings.ToUpper(signal) + "_PROTOCOL"))
-		}
-		if p == "" {
-			p = strings.TrimSpace(s.Env("OTEL_EXPORTER_OTLP_PROTOCOL"))
-		}
-		if p == "" {
-			p = protoHTTP
-		}
-		if !slices.Contains(protocols, p) {
-			err := cmdutil.Usagef("protocol %q is not one fr-otel sends (%s)", p, strings.Join(protocols, ", "))
-			if p == "http/json" {
-				return "", cmdutil.WithHint(err, "--otlp-file FILE writes OTLP JSON")
-			}
-			return "", err
-		}
-		return p, nil
+	return on, nil
+}
+
+// protocolFor is the protocol of signal's export: flag (--protocol), else the variables'.
+func protocolFor(flag, signal string, env func(string) string) (string, error) {
+	p := flag
+	if p == "" {
+		p = strings.TrimSpace(env("OTEL_EXPORTER_OTLP_" + strings.ToUpper(signal) + "_PROTOCOL"))
 	}
-	e := &o.export
+	if p == "" {
+		p = strings.TrimSpace(env("OTEL_EXPORTER_OTLP_PROTOCOL"))
+	}
+	if p == "" {
+		p = protoHTTP
+	}
+	if !slices.Contains(protocols, p) {
+		err := cmdutil.Usagef("protocol %q is not one fr-otel sends (%s)", p, strings.Join(protocols, ", "))
+		if p == "http/json" {
+			return "", cmdutil.WithHint(err, "--otlp-file FILE writes OTLP JSON")
+		}
+		return "", err
+	}
+	return p, nil
+}
+
+// exportFrom is where the telemetry goes and how: the flags of the same meaning, then the
+// OTEL_* variables.
+func exportFrom(signals, protocol, endpoint, file, headersFile string, env func(string) string, warn func(string, ...any)) (*exportConfig, error) {
+	on, err := signalsOn(signals, env, warn)
+	if err != nil {
+		return nil, err
+	}
+	e := &exportConfig{endpoint: endpoint, file: file}
 	for _, sig := range []struct {
 		name string
 		cfg  *signalConfig
 	}{{"traces", &e.traces}, {"metrics", &e.metrics}, {"logs", &e.logs}} {
 		sig.cfg.on = on[sig.name]
-		p, err := proto(sig.name)
+		p, err := protocolFor(protocol, sig.name, env)
 		if err != nil {
 			return nil, err
 		}
 		sig.cfg.protocol = p
 	}
-	e.endpoint = c.String("endpoint")
-	e.file = c.String("otlp-file")
-	if e.file != "" && (e.endpoint != "" || c.String("protocol") != "") {
+	if e.file != "" && (e.endpoint != "" || protocol != "") {
 		return nil, cmdutil.Usagef("--otlp-file with --endpoint or --protocol: choose one")
 	}
-	if name := c.String("headers-file"); name != "" {
-		b, err := os.ReadFile(name)
-		if err != nil {
-			return nil, cmdutil.Usagef("--headers-file: %v", err)
-		}
-		e.headers = map[string]string{}
-		// the variables' headers first, as the exporters would have sent them, then the file's
-		for _, v := range []string{"OTEL_EXPORTER_OTLP_HEADERS"} {
-			if err := parseHeaders(s.Env(v), false, e.headers); err != nil {
-				return nil, cmdutil.Usagef("%s: %v", v, err)
-			}
-		}
-		if err := parseHeaders(string(b), true, e.headers); err != nil {
-			return nil, cmdutil.Usagef("--headers-file %s: %v", name, err)
+	if headersFile != "" {
+		if e.headers, err = headersFrom(headersFile, env); err != nil {
+			return nil, err
 		}
 	}
+	return e, nil
+}
 
-	// the resource
-	name := c.String("service-name")
+// headersFrom are the headers to send with --headers-file name: the variables' headers first,
+// as the exporters would have sent them, then the file's.
+func headersFrom(name string, env func(string) string) (map[string]string, error) {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return nil, cmdutil.Usagef("--headers-file: %v", err)
+	}
+	headers := map[string]string{}
+	for _, v := range []string{"OTEL_EXPORTER_OTLP_HEADERS"} {
+		if err := parseHeaders(env(v), false, headers); err != nil {
+			return nil, cmdutil.Usagef("%s: %v", v, err)
+		}
+	}
+	if err := parseHeaders(string(b), true, headers); err != nil {
+		return nil, cmdutil.Usagef("--headers-file %s: %v", name, err)
+	}
+	return headers, nil
+}
+
+// resourceFrom is the resource's attributes: service.name first, then the others by key.
+func resourceFrom(serviceName, resourceAttributes string, env func(string) string) ([]attribute.KeyValue, error) {
+	name := serviceName
 	if name == "" {
-		name = strings.TrimSpace(s.Env("OTEL_SERVICE_NAME"))
+		name = strings.TrimSpace(env("OTEL_SERVICE_NAME"))
 	}
 	attrs := map[string]string{}
-	if err := parseHeaders(s.Env("OTEL_RESOURCE_ATTRIBUTES"), false, attrs); err != nil {
+	if err := parseHeaders(env("OTEL_RESOURCE_ATTRIBUTES"), false, attrs); err != nil {
 		return nil, cmdutil.Usagef("OTEL_RESOURCE_ATTRIBUTES: %v", err)
 	}
-	if err := parseHeaders(c.String("resource-attributes"), false, attrs); err != nil {
+	if err := parseHeaders(resourceAttributes, false, attrs); err != nil {
 		return nil, cmdutil.Usagef("--resource-attributes: %v", err)
 	}
 	if name == "" {
@@ -272,68 +316,65 @@ func optionsFrom(c *cli.Context, s cmdutil.Streams) (*options, error) {
 		name = "fuseraft"
 	}
 	delete(attrs, "service.name")
-	o.res = append(o.res, attribute.String("service.name", name))
+	res := []attribute.KeyValue{attribute.String("service.name", name)}
 	keys := make([]string, 0, len(attrs))
 	for k := range attrs {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		o.res = append(o.res, attribute.String(k, attrs[k]))
+		res = append(res, attribute.String(k, attrs[k]))
 	}
+	return res, nil
+}
 
-	// content
-	if o.mapping.capture {
-		if c.Bool("no-redact") {
-			if len(c.StringSlice("redact-env")) > 0 || len(c.StringSlice("redact-pattern")) > 0 {
-				return nil, cmdutil.Usagef("--no-redact with --redact-env or --redact-pattern: choose one")
-			}
-		} else {
-			red, err := redact.Configure(c.StringSlice("redact-env"), c.StringSlice("redact-pattern"), s.Env,
-				func(format string, args ...any) { cmdutil.Warnf(s.Err, prog, format, args...) })
-			if err != nil {
-				return nil, cmdutil.Usagef("%v", err)
-			}
-			o.mapping.red = red
+// redactorFrom is what redacts captured content: nil with --no-redact.
+func redactorFrom(noRedact bool, envNames, patterns []string, env func(string) string, warn func(string, ...any)) (*redact.Redactor, error) {
+	if noRedact {
+		if len(envNames) > 0 || len(patterns) > 0 {
+			return nil, cmdutil.Usagef("--no-redact with --redact-env or --redact-pattern: choose one")
 		}
+		return nil, nil
 	}
-	if name := c.String("prices"); name != "" {
-		pt, err := prices.Load(name)
-		if err != nil {
-			return nil, cmdutil.WithHint(cmdutil.Usagef("prices: %v", err), "see 'fr-report --help', section COST")
-		}
-		o.mapping.prices = pt
+	red, err := redact.Configure(envNames, patterns, env, warn)
+	if err != nil {
+		return nil, cmdutil.Usagef("%v", err)
 	}
-	for _, name := range c.StringSlice("audit") {
-		if o.mapping.audit == nil {
-			o.mapping.audit = &auditLog{}
-		}
-		if err := o.mapping.audit.add(name); err != nil {
+	return red, nil
+}
+
+// auditFrom reads fr-approve's audit logs: nil without any.
+func auditFrom(names []string) (*auditLog, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	a := &auditLog{}
+	for _, name := range names {
+		if err := a.add(name); err != nil {
 			return nil, cmdutil.Usagef("--audit: %v", err)
 		}
 	}
+	return a, nil
+}
 
-	// the caller's trace
-	if tp := strings.TrimSpace(s.Env("TRACEPARENT")); tp != "" {
-		carrier := propagation.MapCarrier{"traceparent": tp, "tracestate": s.Env("TRACESTATE")}
-		sc := trace.SpanContextFromContext(propagation.TraceContext{}.Extract(context.Background(), carrier))
-		if sc.IsValid() {
-			o.mapping.parent = sc
-		} else {
-			cmdutil.Warnf(s.Err, prog, "TRACEPARENT %q is not a W3C traceparent; each session gets a trace of its own", cut(tp, 80))
-		}
+// parentFrom is the caller's trace ($TRACEPARENT), if valid.
+func parentFrom(env func(string) string, warn func(string, ...any)) trace.SpanContext {
+	tp := strings.TrimSpace(env("TRACEPARENT"))
+	if tp == "" {
+		return trace.SpanContext{}
 	}
-	return o, nil
+	carrier := propagation.MapCarrier{"traceparent": tp, "tracestate": env("TRACESTATE")}
+	sc := trace.SpanContextFromContext(propagation.TraceContext{}.Extract(context.Background(), carrier))
+	if !sc.IsValid() {
+		warn("TRACEPARENT %q is not a W3C traceparent; each session gets a trace of its own", cut(tp, 80))
+		return trace.SpanContext{}
+	}
+	return sc
 }
 
 func run(ctx context.Context, s cmdutil.Streams, o *options) error {
-	for _, f := range o.files {
-		if f == "-" {
-			continue
-		}
-		if st, err := os.Stat(f); err == nil && st.IsDir() {
-			return cmdutil.Usagef("%s is a directory", f)
-		}
+	if err := checkInputs(o.files); err != nil {
+		return err
 	}
 	t := &tally{}
 	ex, closer, err := newExporters(ctx, o.export)
@@ -349,67 +390,19 @@ func run(ctx context.Context, s cmdutil.Streams, o *options) error {
 	m := newMapper(o.mapping, k)
 
 	out := bufio.NewWriterSize(s.Out, 64<<10)
-	var readErr error
-	badVersion := false
-	outErr := error(nil)
+	var all inputResult
 	inputs := o.files
 	if len(inputs) == 0 {
 		inputs = []string{"-"}
 	}
 	for _, name := range inputs {
-		var r io.Reader = s.In
-		label := "stdin"
-		var f *os.File
-		if name != "-" {
-			f, err = os.Open(name)
-			if err != nil {
-				cmdutil.Warnf(s.Err, prog, "%v", err)
-				readErr = err
-				continue
-			}
-			r, label = f, name
+		r := passInput(s, m, out, name)
+		if r.readErr != nil {
+			all.readErr = r.readErr
 		}
-		in := m.input(label)
-		recorded := f != nil || isRegular(s.In)
-		missing := false
-		lr := newLineReader(r, out, wire.DefaultMaxLine)
-		for {
-			line, tooLong, err := lr.next()
-			if err != nil {
-				if !errors.Is(err, io.EOF) {
-					cmdutil.Warnf(s.Err, prog, "reading %s: %v", label, err)
-					readErr = err
-				}
-				break
-			}
-			if tooLong {
-				cmdutil.Warnf(s.Err, prog, "%s: a line longer than %d bytes was passed on but not exported", label, wire.DefaultMaxLine)
-				continue
-			}
-			at, ok := arrival.Read(line)
-			if !ok {
-				at = s.Time()
-				if recorded && !missing && len(line) > 0 && line[0] == '{' {
-					missing = true
-				}
-			}
-			in.line(line, at)
-			if lr.outErr != nil {
-				break
-			}
-		}
-		lr.flush()
-		if f != nil {
-			f.Close()
-		}
-		if in.badVer {
-			badVersion = true
-		}
-		if missing {
-			cmdutil.Warnf(s.Err, prog, "%s has lines without %s: they are timed by when fr-otel read them, not when they arrived (record with fr-stream or fr-attach --arrival-time)", label, arrival.Field)
-		}
-		if lr.outErr != nil {
-			outErr = lr.outErr
+		all.badVer = all.badVer || r.badVer
+		if r.outErr != nil {
+			all.outErr = r.outErr
 			break
 		}
 	}
@@ -427,15 +420,94 @@ func run(ctx context.Context, s cmdutil.Streams, o *options) error {
 		}
 	}
 	undelivered := report(s, t, serr)
+	return exitFor(all, undelivered, o)
+}
+
+// checkInputs refuses a directory given as an input, before anything is read.
+func checkInputs(files []string) error {
+	for _, f := range files {
+		if f == "-" {
+			continue
+		}
+		if st, err := os.Stat(f); err == nil && st.IsDir() {
+			return cmdutil.Usagef("%s is a directory", f)
+		}
+	}
+	return nil
+}
+
+// inputResult is what passing one input on came to.
+type inputResult struct {
+	readErr error // the input could not be read, or not to its end
+	badVer  bool  // it holds a session of an unsupported protocolVersion
+	outErr  error // stdout could not be written
+}
+
+// passInput passes the input name ("-": stdin) on to out line by line, and maps each line.
+func passInput(s cmdutil.Streams, m *mapper, out *bufio.Writer, name string) inputResult {
+	var r io.Reader = s.In
+	label := "stdin"
+	recorded := isRegular(s.In)
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			cmdutil.Warnf(s.Err, prog, "%v", err)
+			return inputResult{readErr: err}
+		}
+		defer f.Close()
+		r, label, recorded = f, name, true
+	}
+	in := m.input(label)
+	lr := newLineReader(r, out, wire.DefaultMaxLine)
+	readErr, missing := passLines(s, lr, in, label, recorded)
+	lr.flush()
+	if missing {
+		cmdutil.Warnf(s.Err, prog, "%s has lines without %s: they are timed by when fr-otel read them, not when they arrived (record with fr-stream or fr-attach --arrival-time)", label, arrival.Field)
+	}
+	return inputResult{readErr: readErr, badVer: in.badVer, outErr: lr.outErr}
+}
+
+// passLines passes lr's lines on and maps them, until the input ends or stdout fails; missing
+// tells whether a recording had JSON lines without their arrival time.
+func passLines(s cmdutil.Streams, lr *lineReader, in *input, label string, recorded bool) (readErr error, missing bool) {
+	for {
+		line, tooLong, err := lr.next()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				cmdutil.Warnf(s.Err, prog, "reading %s: %v", label, err)
+				readErr = err
+			}
+			return readErr, missing
+		}
+		if tooLong {
+			cmdutil.Warnf(s.Err, prog, "%s: a line longer than %d bytes was passed on but not exported", label, wire.DefaultMaxLine)
+			continue
+		}
+		at, ok := arrival.Read(line)
+		if !ok {
+			at = s.Time()
+			if recorded && len(line) > 0 && line[0] == '{' {
+				missing = true
+			}
+		}
+		in.line(line, at)
+		if lr.outErr != nil {
+			return readErr, missing
+		}
+	}
+}
+
+// exitFor is fr-otel's exit: the pipe's, not the exporter's, unless --strict.
+func exitFor(r inputResult, undelivered bool, o *options) error {
 	switch {
-	case outErr != nil && !isClosedPipe(outErr):
-		return cmdutil.Errorf(cmdutil.ExitFailed, "writing stdout: %v", outErr)
-	case badVersion && !o.anyVersion:
+	case r.outErr != nil && !isClosedPipe(r.outErr):
+		return cmdutil.Errorf(cmdutil.ExitFailed, "writing stdout: %v", r.outErr)
+	case r.badVer && !o.anyVersion:
 		return cmdutil.WithHint(cmdutil.Errorf(cmdutil.ExitProtocol, "the input holds a session of an unsupported protocolVersion (fr-otel reads %d); it was passed on but not trusted", wire.ProtocolVersion),
 			"pass --any-version to export it anyway")
 	case undelivered && o.strict:
 		return cmdutil.Exit(cmdutil.ExitFailed)
-	case readErr != nil:
+	case r.readErr != nil:
 		return cmdutil.Exit(cmdutil.ExitFailed)
 	}
 	return nil

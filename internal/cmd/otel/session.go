@@ -215,23 +215,7 @@ func (in *input) endApproval(s *session, at time.Time) { s.endApproval(at) }
 func (in *input) sessionFor(ev *event, at time.Time) *session {
 	m := in.m
 	if ev.TaskID != "" {
-		s := m.fleet[ev.TaskID]
-		if s == nil || s.ended {
-			key := ev.sessionID()
-			if key == "" {
-				key = "task:" + ev.TaskID
-			}
-			s = m.newSession(key, ev.sessionID(), kindTask, at)
-			s.root.set(attribute.String("fr.task.id", ev.TaskID))
-			if ev.Host != "" {
-				s.root.set(attribute.String("host.name", ev.Host))
-			}
-			if ev.Pool != "" {
-				s.root.set(attribute.String("fr.pool", ev.Pool))
-			}
-			m.fleet[ev.TaskID] = s
-		}
-		return s
+		return m.fleetTask(ev, at)
 	}
 	switch ev.Type {
 	case wire.TypeReady:
@@ -257,28 +241,7 @@ func (in *input) sessionFor(ev *event, at time.Time) *session {
 		in.tasks = append(in.tasks, s)
 		return s
 	case "result":
-		if in.transport == transportDaemon || (in.transport == transportUnknown && ev.ExitCode == nil) {
-			if s := in.task(ev.sessionID()); s != nil {
-				return s
-			}
-			if ev.sessionID() == "" && len(in.tasks) > 0 {
-				return in.tasks[0]
-			}
-			s := m.newSession(in.keyFor(ev.sessionID()), ev.sessionID(), kindTask, at)
-			in.tasks = append(in.tasks, s)
-			return s
-		}
-		if in.cur == nil || in.cur.ended {
-			// A run that failed before it started sends only its result (sessionId null).
-			key := ev.sessionID()
-			if key == "" {
-				key = "unstarted\x00" + str(ev.Task) + "\x00" + str(ev.Config) + "\x00" + strconv.Itoa(in.unnamed)
-				in.unnamed++
-			}
-			in.transport = transportBridge
-			in.cur = m.newSession(key, ev.sessionID(), kindRun, at)
-		}
-		return in.cur
+		return in.resultSession(ev, at)
 	}
 	if in.transport == transportDaemon {
 		if len(in.tasks) == 0 {
@@ -295,6 +258,54 @@ func (in *input) sessionFor(ev *event, at time.Time) *session {
 			kind = kindRun
 		}
 		in.cur = m.newSession(in.keyFor(""), "", kind, at)
+	}
+	return in.cur
+}
+
+// fleetTask finds (or starts) the session of a fleet's task.
+func (m *mapper) fleetTask(ev *event, at time.Time) *session {
+	s := m.fleet[ev.TaskID]
+	if s != nil && !s.ended {
+		return s
+	}
+	key := ev.sessionID()
+	if key == "" {
+		key = "task:" + ev.TaskID
+	}
+	s = m.newSession(key, ev.sessionID(), kindTask, at)
+	s.root.set(attribute.String("fr.task.id", ev.TaskID))
+	if ev.Host != "" {
+		s.root.set(attribute.String("host.name", ev.Host))
+	}
+	if ev.Pool != "" {
+		s.root.set(attribute.String("fr.pool", ev.Pool))
+	}
+	m.fleet[ev.TaskID] = s
+	return s
+}
+
+// resultSession finds (or starts) the session a result event ends: a daemon's task, or a run.
+func (in *input) resultSession(ev *event, at time.Time) *session {
+	if in.transport == transportDaemon || (in.transport == transportUnknown && ev.ExitCode == nil) {
+		if s := in.task(ev.sessionID()); s != nil {
+			return s
+		}
+		if ev.sessionID() == "" && len(in.tasks) > 0 {
+			return in.tasks[0]
+		}
+		s := in.m.newSession(in.keyFor(ev.sessionID()), ev.sessionID(), kindTask, at)
+		in.tasks = append(in.tasks, s)
+		return s
+	}
+	if in.cur == nil || in.cur.ended {
+		// A run that failed before it started sends only its result (sessionId null).
+		key := ev.sessionID()
+		if key == "" {
+			key = "unstarted\x00" + str(ev.Task) + "\x00" + str(ev.Config) + "\x00" + strconv.Itoa(in.unnamed)
+			in.unnamed++
+		}
+		in.transport = transportBridge
+		in.cur = in.m.newSession(key, ev.sessionID(), kindRun, at)
 	}
 	return in.cur
 }
@@ -383,199 +394,269 @@ func (m *mapper) finishAll() {
 
 // apply maps one decoded event and returns the span it happened in.
 func (s *session) apply(ev *event, at time.Time) *span {
-	m := s.m
-	switch ev.Type {
-	case wire.TypeReady:
-		if ev.Model != "" {
-			s.model = ev.Model
-			s.root.set(attribute.String("gen_ai.request.model", ev.Model))
-		}
-		if ev.Config != nil {
-			s.root.set(attribute.String("fr.config", *ev.Config))
-		}
-		if ev.Task != nil && m.o.capture {
-			s.root.set(attribute.String("fr.task", m.text(*ev.Task)))
-		}
-		if len(ev.Agents) > 0 {
-			s.root.set(attribute.StringSlice("fr.agents", ev.Agents))
-		}
-		return s.root
-	case "queued", "auto_dispatched", "task_resumed":
-		if s.id == "" && ev.sessionID() != "" {
-			s.id = ev.sessionID()
-			s.root.set(attribute.String("gen_ai.conversation.id", s.id))
-		}
-		s.root.event(ev.Type, at)
-		if ev.Task != nil && m.o.capture {
-			s.root.set(attribute.String("fr.task", m.text(*ev.Task)))
-		}
-		return s.root
+	if f := appliers[ev.Type]; f != nil {
+		return f(s, ev, at)
+	}
+	return s.onOther(ev, at)
+}
+
+// appliers map the events that open, end or describe spans, one method per event type;
+// every other event is an event on the innermost span open (onOther).
+var appliers = map[string]func(*session, *event, time.Time) *span{
+	wire.TypeReady:    (*session).onReady,
+	"queued":          (*session).onQueued,
+	"auto_dispatched": (*session).onQueued,
+	"task_resumed":    (*session).onQueued,
 
 	// a chat
-	case "turn_start":
-		s.endTurn(at, "")
-		s.openTurn("chat", "chat", at)
-		return s.turn
-	case "tool_call":
-		parent := s.turn
-		sp := s.child(parent, "tool", "execute_tool "+ev.Name, at)
-		sp.set(attribute.String("gen_ai.operation.name", "execute_tool"), attribute.String("gen_ai.tool.name", ev.Name),
-			attribute.String("gen_ai.tool.call.id", ev.ID))
-		if ev.Agent != "" {
-			sp.set(attribute.String("gen_ai.agent.name", ev.Agent))
-		}
-		if m.o.capture {
-			if ev.Summary != "" {
-				sp.set(attribute.String("fr.tool.summary", m.text(ev.Summary)))
-			}
-			if len(ev.Args) > 0 && string(ev.Args) != "null" {
-				sp.set(attribute.String("gen_ai.tool.call.arguments", m.text(string(ev.Args))))
-			}
-		}
-		if old := s.tools[ev.ID]; old != nil {
-			s.endTool(old, at, nil)
-		}
-		s.tools[ev.ID] = sp
-		s.toolOrder = append(s.toolOrder, sp)
-		if len(s.toolOrder) > maxHeld {
-			s.endTool(s.toolOrder[0], at, nil)
-		}
-		s.lastTool = sp
-		return sp
-	case "tool_result":
-		sp := s.tools[ev.ID]
-		if sp == nil {
-			// a result without its call (read from its middle): a span of no length
-			sp = s.child(s.turn, "tool", "execute_tool "+ev.Name, at)
-			sp.set(attribute.String("gen_ai.operation.name", "execute_tool"), attribute.String("gen_ai.tool.name", ev.Name),
-				attribute.String("gen_ai.tool.call.id", ev.ID))
-		}
-		if m.o.capture && len(ev.Output) > 0 {
-			var out string
-			if json.Unmarshal(ev.Output, &out) == nil {
-				sp.set(attribute.String("gen_ai.tool.call.result", m.text(out)))
-			}
-		}
-		s.endTool(sp, at, ev.OK)
-		return sp
-	case "message_end":
-		if s.turn == nil {
-			s.openTurn("chat", "chat", at)
-		}
-		if ev.TurnIndex != nil {
-			s.turn.set(attribute.Int("fr.turn.index", *ev.TurnIndex))
-		}
-		s.usageOn(s.turn, ev.InputTokens, ev.OutputTokens, ev.CachedInputTokens)
-		s.endTurn(at, "")
-		return s.root
-	case "cancelled":
-		sp := s.turn
-		s.endTurn(at, "cancelled")
-		if sp == nil {
-			s.root.event("cancelled", at)
-		}
-		return s.root
-	case "status":
-		if ev.Model != "" && ev.Model != s.model {
-			s.model = ev.Model
-			if s.turn == nil {
-				s.root.set(attribute.String("gen_ai.request.model", ev.Model))
-			}
-		}
-		return s.inner()
-	case "title":
-		if id := ev.sessionID(); id != "" && s.id != "" && id != s.id {
-			s.root.event("session_switched", at, attribute.String("fr.session.next", id))
-		}
-		return s.root
-	case "session_end":
-		s.close(at, false)
-		return s.root
+	"turn_start":  (*session).onTurnStart,
+	"tool_call":   (*session).onToolCall,
+	"tool_result": (*session).onToolResult,
+	"message_end": (*session).onMessageEnd,
+	"cancelled":   (*session).onCancelled,
+	"status":      (*session).onStatus,
+	"title":       (*session).onTitle,
+	"session_end": (*session).onSessionEnd,
 
 	// a run, a daemon's task
-	case "agent_starting":
-		s.endTurn(at, "")
-		s.agent = ev.Agent
-		s.openTurn("agent", "invoke_agent "+ev.Agent, at)
-		s.turn.set(attribute.String("gen_ai.agent.name", ev.Agent))
-		return s.turn
-	case "tool_calling":
-		s.endCalling(at)
-		if s.turn == nil && ev.Agent != "" {
-			s.agent = ev.Agent
-			s.openTurn("agent", "invoke_agent "+ev.Agent, at)
-			s.turn.set(attribute.String("gen_ai.agent.name", ev.Agent))
-		}
-		sp := s.child(s.turn, "tool", "execute_tool "+ev.Tool, at)
-		sp.set(attribute.String("gen_ai.operation.name", "execute_tool"), attribute.String("gen_ai.tool.name", ev.Tool))
-		if ev.Agent != "" {
-			sp.set(attribute.String("gen_ai.agent.name", ev.Agent))
-		}
-		if m.o.capture && ev.ArgsSummary != "" {
-			sp.set(attribute.String("fr.tool.summary", m.text(ev.ArgsSummary)))
-		}
-		s.calling, s.lastTool = sp, sp
-		return sp
-	case "agent_message":
-		s.endCalling(at)
-		msg := ev.Message
-		if msg == nil {
-			return s.inner()
-		}
-		if msg.Role != "assistant" {
-			// a human's message, or the orchestrator's routing correction
-			s.root.event("agent_message", at, attribute.String("gen_ai.agent.name", msg.AgentName), attribute.String("fr.role", msg.Role))
-			return s.root
-		}
-		if s.turn == nil || s.agent != msg.AgentName {
-			s.endTurn(at, "")
-			s.agent = msg.AgentName
-			start := at
-			if ev.ElapsedMs != nil && *ev.ElapsedMs > 0 {
-				start = at.Add(-time.Duration(*ev.ElapsedMs) * time.Millisecond)
-			}
-			s.openTurn("agent", "invoke_agent "+msg.AgentName, start)
-			s.turn.set(attribute.String("gen_ai.agent.name", msg.AgentName))
-		}
-		if msg.TurnIndex != nil {
-			s.turn.set(attribute.Int("fr.turn.index", *msg.TurnIndex))
-		}
-		if msg.IsCompactionSummary {
-			s.turn.set(attribute.Bool("fr.compaction_summary", true))
-		}
-		if m.o.capture && msg.Content != "" {
-			s.turn.set(attribute.String("fr.reply", m.text(msg.Content)))
-		}
-		s.outcomes(msg)
-		s.usageOn(s.turn, msg.InputTokens, msg.OutputTokens, nil)
-		s.endTurn(at, "")
-		return s.root
-	case "result":
-		s.resultOn(ev)
-		s.close(at, false)
-		return s.root
+	"agent_starting": (*session).onAgentStarting,
+	"tool_calling":   (*session).onToolCalling,
+	"agent_message":  (*session).onAgentMessage,
+	"result":         (*session).onResult,
 
 	// prompts
-	case "approval_request":
-		s.endApproval(at)
-		sp := s.child(s.turnOrRoot(), "approval", "approval "+ev.Kind, at)
-		sp.set(attribute.String("fr.approval.kind", ev.Kind))
-		if s.lastTool != nil {
-			// the tool call it gates (a sibling: a link that repeated the parent would show
-			// as a second parent in some backends, so the turn is the parent, the tool a link)
-			sp.links = append(sp.links, s.lastTool.id)
-		}
-		if m.o.capture {
-			if sum := promptSummary(ev); sum != "" {
-				sp.set(attribute.String("fr.approval.summary", m.text(sum)))
-			}
-		}
-		sp.approvalKind = ev.Kind
-		s.approval = sp
-		return sp
+	"approval_request": (*session).onApprovalRequest,
+}
+
+func (s *session) onReady(ev *event, at time.Time) *span {
+	if ev.Model != "" {
+		s.model = ev.Model
+		s.root.set(attribute.String("gen_ai.request.model", ev.Model))
 	}
-	// everything else: an event on the innermost span open
+	if ev.Config != nil {
+		s.root.set(attribute.String("fr.config", *ev.Config))
+	}
+	if ev.Task != nil && s.m.o.capture {
+		s.root.set(attribute.String("fr.task", s.m.text(*ev.Task)))
+	}
+	if len(ev.Agents) > 0 {
+		s.root.set(attribute.StringSlice("fr.agents", ev.Agents))
+	}
+	return s.root
+}
+
+func (s *session) onQueued(ev *event, at time.Time) *span {
+	if s.id == "" && ev.sessionID() != "" {
+		s.id = ev.sessionID()
+		s.root.set(attribute.String("gen_ai.conversation.id", s.id))
+	}
+	s.root.event(ev.Type, at)
+	if ev.Task != nil && s.m.o.capture {
+		s.root.set(attribute.String("fr.task", s.m.text(*ev.Task)))
+	}
+	return s.root
+}
+
+func (s *session) onTurnStart(_ *event, at time.Time) *span {
+	s.endTurn(at, "")
+	s.openTurn("chat", "chat", at)
+	return s.turn
+}
+
+// toolSpan starts a chat's tool call span under parent.
+func (s *session) toolSpan(parent *span, ev *event, at time.Time) *span {
+	sp := s.child(parent, "tool", "execute_tool "+ev.Name, at)
+	sp.set(attribute.String("gen_ai.operation.name", "execute_tool"), attribute.String("gen_ai.tool.name", ev.Name),
+		attribute.String("gen_ai.tool.call.id", ev.ID))
+	return sp
+}
+
+func (s *session) onToolCall(ev *event, at time.Time) *span {
+	m := s.m
+	sp := s.toolSpan(s.turn, ev, at)
+	if ev.Agent != "" {
+		sp.set(attribute.String("gen_ai.agent.name", ev.Agent))
+	}
+	if m.o.capture {
+		if ev.Summary != "" {
+			sp.set(attribute.String("fr.tool.summary", m.text(ev.Summary)))
+		}
+		if len(ev.Args) > 0 && string(ev.Args) != "null" {
+			sp.set(attribute.String("gen_ai.tool.call.arguments", m.text(string(ev.Args))))
+		}
+	}
+	if old := s.tools[ev.ID]; old != nil {
+		s.endTool(old, at, nil)
+	}
+	s.tools[ev.ID] = sp
+	s.toolOrder = append(s.toolOrder, sp)
+	if len(s.toolOrder) > maxHeld {
+		s.endTool(s.toolOrder[0], at, nil)
+	}
+	s.lastTool = sp
+	return sp
+}
+
+func (s *session) onToolResult(ev *event, at time.Time) *span {
+	sp := s.tools[ev.ID]
+	if sp == nil {
+		// a result without its call (read from its middle): a span of no length
+		sp = s.toolSpan(s.turn, ev, at)
+	}
+	if s.m.o.capture && len(ev.Output) > 0 {
+		var out string
+		if json.Unmarshal(ev.Output, &out) == nil {
+			sp.set(attribute.String("gen_ai.tool.call.result", s.m.text(out)))
+		}
+	}
+	s.endTool(sp, at, ev.OK)
+	return sp
+}
+
+func (s *session) onMessageEnd(ev *event, at time.Time) *span {
+	if s.turn == nil {
+		s.openTurn("chat", "chat", at)
+	}
+	if ev.TurnIndex != nil {
+		s.turn.set(attribute.Int("fr.turn.index", *ev.TurnIndex))
+	}
+	s.usageOn(s.turn, ev.InputTokens, ev.OutputTokens, ev.CachedInputTokens)
+	s.endTurn(at, "")
+	return s.root
+}
+
+func (s *session) onCancelled(_ *event, at time.Time) *span {
+	sp := s.turn
+	s.endTurn(at, "cancelled")
+	if sp == nil {
+		s.root.event("cancelled", at)
+	}
+	return s.root
+}
+
+func (s *session) onStatus(ev *event, _ time.Time) *span {
+	if ev.Model != "" && ev.Model != s.model {
+		s.model = ev.Model
+		if s.turn == nil {
+			s.root.set(attribute.String("gen_ai.request.model", ev.Model))
+		}
+	}
+	return s.inner()
+}
+
+func (s *session) onTitle(ev *event, at time.Time) *span {
+	if id := ev.sessionID(); id != "" && s.id != "" && id != s.id {
+		s.root.event("session_switched", at, attribute.String("fr.session.next", id))
+	}
+	return s.root
+}
+
+func (s *session) onSessionEnd(_ *event, at time.Time) *span {
+	s.close(at, false)
+	return s.root
+}
+
+// openAgentTurn starts an agent's turn span ("invoke_agent NAME") at start.
+func (s *session) openAgentTurn(agent string, start time.Time) {
+	s.agent = agent
+	s.openTurn("agent", "invoke_agent "+agent, start)
+	s.turn.set(attribute.String("gen_ai.agent.name", agent))
+}
+
+func (s *session) onAgentStarting(ev *event, at time.Time) *span {
+	s.endTurn(at, "")
+	s.openAgentTurn(ev.Agent, at)
+	return s.turn
+}
+
+func (s *session) onToolCalling(ev *event, at time.Time) *span {
+	s.endCalling(at)
+	if s.turn == nil && ev.Agent != "" {
+		s.openAgentTurn(ev.Agent, at)
+	}
+	sp := s.child(s.turn, "tool", "execute_tool "+ev.Tool, at)
+	sp.set(attribute.String("gen_ai.operation.name", "execute_tool"), attribute.String("gen_ai.tool.name", ev.Tool))
+	if ev.Agent != "" {
+		sp.set(attribute.String("gen_ai.agent.name", ev.Agent))
+	}
+	if s.m.o.capture && ev.ArgsSummary != "" {
+		sp.set(attribute.String("fr.tool.summary", s.m.text(ev.ArgsSummary)))
+	}
+	s.calling, s.lastTool = sp, sp
+	return sp
+}
+
+func (s *session) onAgentMessage(ev *event, at time.Time) *span {
+	s.endCalling(at)
+	msg := ev.Message
+	if msg == nil {
+		return s.inner()
+	}
+	if msg.Role != "assistant" {
+		// a human's message, or the orchestrator's routing correction
+		s.root.event("agent_message", at, attribute.String("gen_ai.agent.name", msg.AgentName), attribute.String("fr.role", msg.Role))
+		return s.root
+	}
+	if s.turn == nil || s.agent != msg.AgentName {
+		s.endTurn(at, "")
+		start := at
+		if ev.ElapsedMs != nil && *ev.ElapsedMs > 0 {
+			start = at.Add(-time.Duration(*ev.ElapsedMs) * time.Millisecond)
+		}
+		s.openAgentTurn(msg.AgentName, start)
+	}
+	if msg.TurnIndex != nil {
+		s.turn.set(attribute.Int("fr.turn.index", *msg.TurnIndex))
+	}
+	if msg.IsCompactionSummary {
+		s.turn.set(attribute.Bool("fr.compaction_summary", true))
+	}
+	if s.m.o.capture && msg.Content != "" {
+		s.turn.set(attribute.String("fr.reply", s.m.text(msg.Content)))
+	}
+	s.outcomes(msg)
+	s.usageOn(s.turn, msg.InputTokens, msg.OutputTokens, nil)
+	s.endTurn(at, "")
+	return s.root
+}
+
+func (s *session) onResult(ev *event, at time.Time) *span {
+	s.resultOn(ev)
+	s.close(at, false)
+	return s.root
+}
+
+func (s *session) onApprovalRequest(ev *event, at time.Time) *span {
+	s.endApproval(at)
+	sp := s.child(s.turnOrRoot(), "approval", "approval "+ev.Kind, at)
+	sp.set(attribute.String("fr.approval.kind", ev.Kind))
+	if s.lastTool != nil {
+		// the tool call it gates (a sibling: a link that repeated the parent would show
+		// as a second parent in some backends, so the turn is the parent, the tool a link)
+		sp.links = append(sp.links, s.lastTool.id)
+	}
+	if s.m.o.capture {
+		if sum := promptSummary(ev); sum != "" {
+			sp.set(attribute.String("fr.approval.summary", s.m.text(sum)))
+		}
+	}
+	sp.approvalKind = ev.Kind
+	s.approval = sp
+	return sp
+}
+
+// onOther maps every other event: an event on the innermost span open.
+func (s *session) onOther(ev *event, at time.Time) *span {
 	where := s.inner()
+	if ev.Type == "error" && where == s.root {
+		where.event("exception", at, attribute.String("exception.type", "fuseraft.error"))
+	}
+	where.event(ev.Type, at, s.eventAttrs(ev)...)
+	return where
+}
+
+// eventAttrs are the attributes of an event mapped to a span event.
+func (s *session) eventAttrs(ev *event) []attribute.KeyValue {
 	var attrs []attribute.KeyValue
 	switch ev.Type {
 	case "file_changed":
@@ -600,15 +681,11 @@ func (s *session) apply(ev *event, at time.Time) *span {
 	case "interjection":
 		attrs = append(attrs, attribute.String("fr.interjection.status", ev.Status))
 	case "error", "warning", "info", "text":
-		if m.o.capture && ev.Text != "" {
-			attrs = append(attrs, attribute.String("fr.text", m.text(ev.Text)))
-		}
-		if ev.Type == "error" && where == s.root {
-			where.event("exception", at, attribute.String("exception.type", "fuseraft.error"))
+		if s.m.o.capture && ev.Text != "" {
+			attrs = append(attrs, attribute.String("fr.text", s.m.text(ev.Text)))
 		}
 	}
-	where.event(ev.Type, at, attrs...)
-	return where
+	return attrs
 }
 
 func (s *session) turnOrRoot() *span {
