@@ -81,6 +81,14 @@ func run(ctx context.Context, s cmdutil.Streams, o *options) error {
 	}
 	w.pub = fleet.NewPublisher(cl.JS, cl.NC.MaxPayload())
 	defer w.pub.Close()
+	if o.approvers {
+		a, err := natsApprovers(setupCtx, s, cl, o)
+		if err != nil {
+			return err
+		}
+		defer a.Close()
+		o.approver = a
+	}
 
 	// runCtx outlives ctx (the first signal) by --drain-timeout, or until a second signal.
 	runCtx, cancelRun := context.WithCancel(context.Background())

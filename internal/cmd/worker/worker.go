@@ -61,8 +61,12 @@ PROGRESS EVENTS
 
 PROMPTS
    Each approval_request and question of a task is answered by the worker's approver. With
-   none configured, every prompt is denied (a question skipped) and the worker says so once
-   on stderr: the fleet fails closed.
+   --approvers, each goes to the pool's approvers over NATS (fr-approve --nats URL --pool NAME
+   --policy FILE, any number of them in a queue group): a prompt no approver answers within
+   --approval-timeout (10s) is sent again, and one still unanswered after --approval-deadline
+   (60s) is denied, decided by "timeout"; the first answer wins, and the outcome goes to the
+   audit stream FR_AUDIT (docs/fleet-approvals.md). Without --approvers every prompt is denied
+   (a question skipped) and the worker says so once on stderr: the fleet fails closed.
 
 STOPPING
    SIGTERM or SIGINT drains: no new task is taken, the running ones may finish within
@@ -110,6 +114,10 @@ type options struct {
 
 	approver fleet.Approver
 	budget   fleet.Budget
+
+	approvers        bool          // --approvers: prompts go to fr-approve --nats
+	approvalTimeout  time.Duration // per try
+	approvalDeadline time.Duration // in all
 }
 
 // App returns fr-worker's command line.
@@ -125,6 +133,9 @@ func App(s cmdutil.Streams) *cli.App {
 		&cli.StringFlag{Name: "token-file", Usage: "read the daemon's bearer token from `FILE` (else FUSERAFT_SERVE_TOKEN)"},
 		&cli.StringFlag{Name: "ca-cert", Usage: "trust the PEM certificates in `FILE` for the daemon's wss://"},
 		&cli.IntFlag{Name: "capacity", Value: 1, Usage: "take at most `K` tasks at a time"},
+		&cli.BoolFlag{Name: "approvers", Usage: "send each prompt to the pool's approvers over NATS (fr-approve --nats) instead of denying it"},
+		&cli.DurationFlag{Name: "approval-timeout", Value: 10 * time.Second, Usage: "with --approvers: send a prompt again when no approver answered it within `DUR`"},
+		&cli.DurationFlag{Name: "approval-deadline", Value: time.Minute, Usage: "with --approvers: deny a prompt no approver answered within `DUR`"},
 		&cli.DurationFlag{Name: "ack-wait", Value: 30 * time.Second, Usage: "give a task to another worker after `DUR` without a word from this one"},
 		&cli.IntFlag{Name: "max-deliver", Value: 5, Usage: "fail a task delivered `N` times without a result"},
 		&cli.DurationFlag{Name: "drain-timeout", Value: 2 * time.Minute, Usage: "on SIGTERM, let running tasks finish for `DUR`, then hand them back"},
@@ -180,6 +191,13 @@ func optionsFrom(c *cli.Context, s cmdutil.Streams) (*options, error) {
 		embedded:     c.String("embedded-nats"),
 		store:        c.String("nats-store"),
 		readyFile:    c.String("ready-file"),
+
+		approvers:        c.Bool("approvers"),
+		approvalTimeout:  c.Duration("approval-timeout"),
+		approvalDeadline: c.Duration("approval-deadline"),
+	}
+	if err := checkApprovals(o, c.IsSet("approval-timeout") || c.IsSet("approval-deadline")); err != nil {
+		return nil, err
 	}
 	var err error
 	if o.conn, err = fleet.ConnFrom(c, s.Env); err != nil {
