@@ -20,6 +20,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/fuseraft/fr/internal/fleet"
+	"github.com/fuseraft/fr/internal/fleet/embedded"
 )
 
 // fleetResult is one figure of the fleet benchmark, for results.jsonl.
@@ -57,7 +58,7 @@ func cmdFleet(args []string) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	srv, err := fleet.StartEmbedded("127.0.0.1:0", filepath.Join(tmp, "nats"))
+	srv, err := embedded.Start("127.0.0.1:0", filepath.Join(tmp, "nats"))
 	if err != nil {
 		return err
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/internal/fleet"
+	"github.com/fuseraft/fr/internal/fleet/embedded"
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
@@ -48,7 +49,7 @@ func run(ctx context.Context, s cmdutil.Streams, o *options) error {
 		if err := os.MkdirAll(o.store, 0o700); err != nil {
 			return cmdutil.Usagef("--nats-store: %v", err)
 		}
-		srv, err := fleet.StartEmbedded(o.embedded, o.store)
+		srv, err := embedded.Start(o.embedded, o.store)
 		if err != nil {
 			return cmdutil.Errorf(cmdutil.ExitUnavailable, "%v", err)
 		}

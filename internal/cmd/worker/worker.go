@@ -19,6 +19,7 @@ import (
 
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/internal/fleet"
+	"github.com/fuseraft/fr/internal/fleet/embedded"
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
@@ -140,7 +141,7 @@ func App(s cmdutil.Streams) *cli.App {
 		&cli.IntFlag{Name: "max-deliver", Value: 5, Usage: "fail a task delivered `N` times without a result"},
 		&cli.DurationFlag{Name: "drain-timeout", Value: 2 * time.Minute, Usage: "on SIGTERM, let running tasks finish for `DUR`, then hand them back"},
 		&cli.DurationFlag{Name: "hand-back-after", Value: time.Minute, Usage: "hand a task back once the daemon has been unreachable for `DUR`"},
-		&cli.StringFlag{Name: "embedded-nats", Usage: "run a NATS server with JetStream in this process on `ADDR` (default " + fleet.DefaultEmbeddedAddr + ")"},
+		&cli.StringFlag{Name: "embedded-nats", Usage: "run a NATS server with JetStream in this process on `ADDR` (default " + embedded.DefaultAddr + ")"},
 		&cli.StringFlag{Name: "nats-store", Usage: "keep the embedded server's store in `DIR`"},
 		&cli.StringFlag{Name: "ready-file", Usage: "write {\"url\",\"pid\"} to `FILE` once taking tasks"},
 	)
@@ -172,7 +173,7 @@ func embeddedDefault(args []string) []string {
 		out = append(out, a)
 		if a == "--embedded-nats" || a == "-embedded-nats" {
 			if i+1 == len(args) || strings.HasPrefix(args[i+1], "-") {
-				out = append(out, fleet.DefaultEmbeddedAddr)
+				out = append(out, embedded.DefaultAddr)
 			}
 		}
 	}

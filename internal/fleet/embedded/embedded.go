@@ -1,4 +1,6 @@
-package fleet
+// Package embedded runs a NATS server with JetStream inside fr-worker's process (--embedded-nats).
+// It is a package of its own so that only what runs a server links one.
+package embedded
 
 import (
 	"fmt"
@@ -9,18 +11,18 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 )
 
-// DefaultEmbeddedAddr is where --embedded-nats listens when given no address: loopback, on
+// DefaultAddr is where --embedded-nats listens when given no address: loopback, on
 // NATS's usual port.
-const DefaultEmbeddedAddr = "127.0.0.1:4222"
+const DefaultAddr = "127.0.0.1:4222"
 
-// Embedded is a NATS server with JetStream running inside the process.
-type Embedded struct {
+// Server is a NATS server with JetStream running inside the process.
+type Server struct {
 	srv *server.Server
 }
 
-// StartEmbedded runs a JetStream server on addr (HOST:PORT; port 0 picks a free one) with its
+// Start runs a JetStream server on addr (HOST:PORT; port 0 picks a free one) with its
 // file store under dir. It returns once the server takes connections.
-func StartEmbedded(addr, dir string) (*Embedded, error) {
+func Start(addr, dir string) (*Server, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, fmt.Errorf("--embedded-nats %q is not HOST:PORT: %v", addr, err)
@@ -53,14 +55,14 @@ func StartEmbedded(addr, dir string) (*Embedded, error) {
 		srv.Shutdown()
 		return nil, fmt.Errorf("embedded NATS server on %s did not start (is the port taken?)", addr)
 	}
-	return &Embedded{srv: srv}, nil
+	return &Server{srv: srv}, nil
 }
 
 // URL is the server's client URL.
-func (e *Embedded) URL() string { return e.srv.ClientURL() }
+func (e *Server) URL() string { return e.srv.ClientURL() }
 
 // Shutdown stops the server and waits for it.
-func (e *Embedded) Shutdown() {
+func (e *Server) Shutdown() {
 	e.srv.Shutdown()
 	e.srv.WaitForShutdown()
 }
