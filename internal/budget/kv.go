@@ -27,13 +27,13 @@ type KVStore struct {
 }
 
 const (
-	kvShared      = "shared"
 	kvTurnStale   = 10 * time.Minute
 	kvTurnRefresh = time.Minute
 	kvTries       = 1000 // compare-and-set tries of one update before it fails
 )
 
-// kvShared's value.
+// kvSharedValue is what runs share besides the totals: their turns in flight, and the most
+// tokens a turn took.
 type kvSharedValue struct {
 	InFlight map[string]kvTurn `json:"turnsInFlight,omitempty"`
 	Largest  int64             `json:"largestTurnTokens,omitempty"`
@@ -100,13 +100,13 @@ func (s *KVStore) Add(now time.Time, d Usage) (day, week Usage, err error) {
 func (s *KVStore) Commit(now time.Time, d Usage, t *Turn) (day, week Usage, sh Shared, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), kvTimeout)
 	defer cancel()
-	if d != (Usage{}) {
-		if day, err = s.addDay(ctx, now, d); err != nil {
-			return Usage{}, Usage{}, Shared{}, err
-		}
-	} else if day, _, err = s.get(ctx, dayKey(now)); err != nil {
+	// The day's totals and the turns in flight are one value, updated by one compare-and-set,
+	// so that no run sees the one without the other (as under the budget file's lock).
+	v, err := s.commitDay(ctx, now, d, t)
+	if err != nil {
 		return Usage{}, Usage{}, Shared{}, err
 	}
+	day = v.Usage
 	week = day
 	// the other days of the week: Monday to Sunday, local time
 	local := now.Local()
@@ -121,10 +121,6 @@ func (s *KVStore) Commit(now time.Time, d Usage, t *Turn) (day, week Usage, sh S
 		}
 		week = week.Add(u)
 	}
-	v, err := s.turn(ctx, now, t)
-	if err != nil {
-		return Usage{}, Usage{}, Shared{}, err
-	}
 	sh.Largest = v.Largest
 	for id, tr := range v.InFlight {
 		if (t == nil || id != t.Run) && now.Sub(tr.Seen) <= kvTurnStale {
@@ -132,6 +128,61 @@ func (s *KVStore) Commit(now time.Time, d Usage, t *Turn) (day, week Usage, sh S
 		}
 	}
 	return day, week, sh, nil
+}
+
+// kvDayValue is a day key's value: the day's totals, and the turns in flight (which belong
+// to the day they are in flight on).
+type kvDayValue struct {
+	Usage
+	kvSharedValue
+}
+
+// commitDay adds d to the day's totals and records t, in one compare-and-set, and returns
+// the day's value.
+func (s *KVStore) commitDay(ctx context.Context, now time.Time, d Usage, t *Turn) (kvDayValue, error) {
+	key := dayKey(now)
+	for try := 1; try <= kvTries; try++ {
+		var v kvDayValue
+		var rev uint64
+		e, err := s.kv.Get(ctx, key)
+		switch {
+		case errors.Is(err, jetstream.ErrKeyNotFound):
+		case err != nil:
+			return v, fmt.Errorf("bucket %s: %s: %w", s.name, key, err)
+		default:
+			rev = e.Revision()
+			if err := json.Unmarshal(e.Value(), &v); err != nil {
+				return v, fmt.Errorf("bucket %s: %s is not a budget total: %v", s.name, key, err)
+			}
+			if !validUsage(v.Usage) {
+				return v, fmt.Errorf("bucket %s: %s: a total is negative", s.name, key)
+			}
+		}
+		changed := d != (Usage{})
+		v.Usage = v.Usage.Add(d)
+		if t != nil && s.changes(&v.kvSharedValue, now, *t) {
+			changed = true
+		}
+		if !changed {
+			return v, nil
+		}
+		b, _ := json.Marshal(v)
+		conflict, err := s.cas(ctx, key, b, rev)
+		if err != nil {
+			return v, err
+		}
+		if !conflict {
+			return v, nil
+		}
+		if err := backoff(ctx, try); err != nil {
+			return v, fmt.Errorf("bucket %s: %s: %w", s.name, key, err)
+		}
+	}
+	return kvDayValue{}, fmt.Errorf("bucket %s: %s: still updated by other runs after %d tries", s.name, key, kvTries)
+}
+
+func validUsage(u Usage) bool {
+	return u.Runs >= 0 && u.Turns >= 0 && u.Input >= 0 && u.Output >= 0 && u.Cached >= 0 && u.Seconds >= 0 && u.CostUSD >= 0
 }
 
 // get reads a day's totals and their revision (0: no such key).
@@ -147,7 +198,7 @@ func (s *KVStore) get(ctx context.Context, key string) (Usage, uint64, error) {
 	if err := json.Unmarshal(e.Value(), &u); err != nil {
 		return Usage{}, 0, fmt.Errorf("bucket %s: %s is not a budget total: %v", s.name, key, err)
 	}
-	if u.Runs < 0 || u.Turns < 0 || u.Input < 0 || u.Output < 0 || u.Cached < 0 || !(u.Seconds >= 0) || !(u.CostUSD >= 0) {
+	if !validUsage(u) {
 		return Usage{}, 0, fmt.Errorf("bucket %s: %s: a total is negative", s.name, key)
 	}
 	return u, e.Revision(), nil
@@ -180,63 +231,6 @@ func backoff(ctx context.Context, try int) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-}
-
-func (s *KVStore) addDay(ctx context.Context, now time.Time, d Usage) (Usage, error) {
-	key := dayKey(now)
-	for try := 1; try <= kvTries; try++ {
-		u, rev, err := s.get(ctx, key)
-		if err != nil {
-			return Usage{}, err
-		}
-		u = u.Add(d)
-		b, _ := json.Marshal(u)
-		conflict, err := s.cas(ctx, key, b, rev)
-		if err != nil {
-			return Usage{}, err
-		}
-		if !conflict {
-			return u, nil
-		}
-		if err := backoff(ctx, try); err != nil {
-			return Usage{}, fmt.Errorf("bucket %s: %s: %w", s.name, key, err)
-		}
-	}
-	return Usage{}, fmt.Errorf("bucket %s: %s: still updated by other runs after %d tries", s.name, key, kvTries)
-}
-
-// turn records t in the shared key, when it changes anything, and returns the key's value.
-func (s *KVStore) turn(ctx context.Context, now time.Time, t *Turn) (kvSharedValue, error) {
-	for try := 1; try <= kvTries; try++ {
-		var v kvSharedValue
-		var rev uint64
-		e, err := s.kv.Get(ctx, kvShared)
-		switch {
-		case errors.Is(err, jetstream.ErrKeyNotFound):
-		case err != nil:
-			return v, fmt.Errorf("bucket %s: %s: %w", s.name, kvShared, err)
-		default:
-			rev = e.Revision()
-			if err := json.Unmarshal(e.Value(), &v); err != nil {
-				return v, fmt.Errorf("bucket %s: %s: %v", s.name, kvShared, err)
-			}
-		}
-		if t == nil || !s.changes(&v, now, *t) {
-			return v, nil
-		}
-		b, _ := json.Marshal(v)
-		conflict, err := s.cas(ctx, kvShared, b, rev)
-		if err != nil {
-			return v, err
-		}
-		if !conflict {
-			return v, nil
-		}
-		if err := backoff(ctx, try); err != nil {
-			return v, fmt.Errorf("bucket %s: %s: %w", s.name, kvShared, err)
-		}
-	}
-	return kvSharedValue{}, fmt.Errorf("bucket %s: %s: still updated by other runs after %d tries", s.name, kvShared, kvTries)
 }
 
 // changes applies t to v, forgetting stale turns, and reports whether v changed.
