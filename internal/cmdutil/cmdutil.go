@@ -401,3 +401,21 @@ func LoadCA(path string) (*tls.Config, error) {
 	}
 	return cfg, nil
 }
+
+// BearerToken is the daemon's bearer token, as every command reads it: the first line of
+// file (--token-file), which must not be empty, else $FUSERAFT_SERVE_TOKEN. A token never
+// comes from argv, where other users can read it.
+func BearerToken(file string, getenv func(string) string) (string, error) {
+	if file == "" {
+		return strings.TrimSpace(getenv("FUSERAFT_SERVE_TOKEN")), nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", Usagef("cannot read --token-file: %v", err)
+	}
+	t := strings.TrimSpace(FirstLine(strings.TrimSpace(string(b))))
+	if t == "" {
+		return "", Usagef("--token-file %s is empty", file)
+	}
+	return t, nil
+}

@@ -283,3 +283,34 @@ func TestStartFailed(t *testing.T) {
 		}
 	}
 }
+
+// The bearer token: the first line of --token-file, an empty file refused, else the
+// environment.
+func TestBearerToken(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	env := func(string) string { return " from-env \n" }
+	for _, tc := range []struct {
+		file, want, err string
+	}{
+		{"", "from-env", ""},
+		{write("one", "  tok \n"), "tok", ""},
+		{write("two", "\n first\nsecond\n"), "first", ""},
+		{write("empty", " \n\n"), "", "is empty"},
+		{filepath.Join(dir, "missing"), "", "cannot read --token-file"},
+	} {
+		got, err := BearerToken(tc.file, env)
+		if got != tc.want || (err == nil) != (tc.err == "") || (err != nil && !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("BearerToken(%q) = %q, %v; want %q, an error with %q", tc.file, got, err, tc.want, tc.err)
+		}
+		if err != nil && CodeOf(err) != ExitUsage {
+			t.Errorf("BearerToken(%q): exit %d, want %d", tc.file, CodeOf(err), ExitUsage)
+		}
+	}
+}

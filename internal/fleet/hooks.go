@@ -46,8 +46,6 @@ func (d *DenyAll) Decide(_ context.Context, taskID, _, _ string, raw []byte) ([]
 // Deny is the answer that refuses the prompt raw: a denial for an approval_request, a skip
 // for a question (anything else is treated as an approval_request, whose denial is safe).
 func Deny(raw []byte) []byte {
-	if t, _ := wire.TopLevelString(raw, "type"); t == wire.TypeQuestion {
-		return wire.QuestionResponse(nil)
-	}
-	return wire.ApprovalResponse(false)
+	t, _ := wire.TopLevelString(raw, "type")
+	return wire.Refusal(t).Line
 }

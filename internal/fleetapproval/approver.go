@@ -201,7 +201,7 @@ func (a *Approver) respondAfter(p *Prompt, d Decision) {
 		if a.Failed != nil {
 			a.Failed(p, err)
 		}
-		d = Decision{Response: refusal(p.Type), Decider: ByAudit}
+		d = Decision{Response: wire.Refusal(p.Type).Line, Decider: ByAudit}
 	}
 	a.Respond(p, d)
 }
@@ -243,7 +243,7 @@ func (a *Approver) askPerson(ctx context.Context, p *Prompt, asked Decision) {
 	}
 	fwd.Header.Set(HeaderRule, asked.Rule)
 	fwd.Header.Set(HeaderReason, asked.Reason)
-	d := Decision{Response: refusal(p.Type), Decider: ByTimeout}
+	d := Decision{Response: wire.Refusal(p.Type).Line, Decider: ByTimeout}
 	if int64(len(p.Raw))+headerRoom > a.NC.MaxPayload() {
 		d.Decider = ByNoPerson
 		a.warn("prompt %s is too large to send to a person whole; refused", p.ID)

@@ -170,7 +170,7 @@ func (c *Client) Decide(ctx context.Context, taskID, host, pool string, raw []by
 	msg.Header.Set(HeaderTimeout, strconv.FormatInt(c.timeout.Milliseconds(), 10))
 	msg.Data = raw
 	if err := ValidToken("pool", pool); err != nil {
-		return c.finish(ctx, p, refusal(typ), "invalid-pool", Canceled, start, err.Error())
+		return c.finish(ctx, p, wire.Refusal(typ).Line, "invalid-pool", Canceled, start, err.Error())
 	}
 	if room := c.nc.MaxPayload() - headerRoom; int64(len(raw)) > room {
 		p.parts = split(raw, int(room))
@@ -191,7 +191,7 @@ func (c *Client) Decide(ctx context.Context, taskID, host, pool string, raw []by
 	for try := 1; ; {
 		now := c.now()
 		if !now.Before(deadline) {
-			return c.finish(ctx, p, refusal(typ), ByTimeout, TimedOut, start,
+			return c.finish(ctx, p, wire.Refusal(typ).Line, ByTimeout, TimedOut, start,
 				fmt.Sprintf("no approver answered within %s (%d tries)", c.deadline, try-1))
 		}
 		msg.Header.Set(HeaderTry, strconv.Itoa(try))
@@ -203,7 +203,7 @@ func (c *Client) Decide(ctx context.Context, taskID, host, pool string, raw []by
 		for {
 			select {
 			case <-ctx.Done():
-				return c.finish(ctx, p, refusal(typ), ByCanceled, Canceled, start, "the worker stopped waiting: "+context.Cause(ctx).Error())
+				return c.finish(ctx, p, wire.Refusal(typ).Line, ByCanceled, Canceled, start, "the worker stopped waiting: "+context.Cause(ctx).Error())
 			case <-timer.C:
 				try++
 				break wait
@@ -241,7 +241,7 @@ func (c *Client) Refuse(ctx context.Context, taskID, host, pool string, raw []by
 		typ = wire.TypeApproval
 	}
 	p := &pending{ev: Event{Prompt: newID(), Task: taskID, Host: host, Pool: pool, Type: typ}, raw: raw}
-	resp, _ := c.finish(ctx, p, refusal(typ), decider, Refused, c.now(), reason)
+	resp, _ := c.finish(ctx, p, wire.Refusal(typ).Line, decider, Refused, c.now(), reason)
 	return resp
 }
 
@@ -272,14 +272,6 @@ func responseType(typ string) string {
 		return wire.TypeQuestionResponse
 	}
 	return "approval_response"
-}
-
-// refusal is the answer the worker gives itself: a denial, or no answer to a question.
-func refusal(typ string) []byte {
-	if typ == wire.TypeQuestion {
-		return wire.QuestionResponse(nil)
-	}
-	return wire.ApprovalResponse(false)
 }
 
 // valid reads an answer and encodes it afresh: only the response to the prompt's type, with
@@ -355,7 +347,7 @@ func (c *Client) finish(ctx context.Context, p *pending, resp []byte, decider, w
 		cancel()
 		if err != nil && what == Won && !isRefusal(resp) {
 			ev.Reason = "the decision could not be recorded in the audit stream: " + err.Error()
-			ev.What, ev.Decider, ev.Response = Won, ByAudit, refusal(ev.Type)
+			ev.What, ev.Decider, ev.Response = Won, ByAudit, wire.Refusal(ev.Type).Line
 		}
 	}
 	if c.log != nil {

@@ -12,7 +12,6 @@ import (
 	"encoding/hex"
 	"io"
 	"net/url"
-	"os"
 	"strings"
 	"time"
 
@@ -314,17 +313,9 @@ func (f targetFlags) target(s cmdutil.Streams, o *options) error {
 		}
 		t.tls = cfg
 	}
-	if f.tokenFile != "" {
-		b, err := os.ReadFile(f.tokenFile)
-		if err != nil {
-			return cmdutil.Usagef("cannot read --token-file: %v", err)
-		}
-		t.token = strings.TrimSpace(cmdutil.FirstLine(strings.TrimSpace(string(b))))
-		if t.token == "" {
-			return cmdutil.Usagef("--token-file %s is empty", f.tokenFile)
-		}
-	} else {
-		t.token = strings.TrimSpace(s.Env("FUSERAFT_SERVE_TOKEN"))
+	var err error
+	if t.token, err = cmdutil.BearerToken(f.tokenFile, s.Env); err != nil {
+		return err
 	}
 	if id := f.clientID; f.clientIDSet {
 		if !wire.ValidClientID(id) {

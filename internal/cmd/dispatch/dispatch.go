@@ -10,7 +10,6 @@ import (
 	"crypto/tls"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -198,7 +197,7 @@ func optionsFrom(c *cli.Context, s cmdutil.Streams, sub command) (*options, erro
 			return nil, err
 		}
 	}
-	if o.token, err = token(s, c.String("token-file")); err != nil {
+	if o.token, err = cmdutil.BearerToken(c.String("token-file"), s.Env); err != nil {
 		return nil, err
 	}
 	if len(o.args) == 0 && (o.name == "status" || o.name == "result" || o.name == "wait") {
@@ -235,22 +234,6 @@ func run(ctx context.Context, s cmdutil.Streams, o *options) error {
 	}
 	defer cl.close()
 	return o.sub(ctx, s, o, cl, args)
-}
-
-// token reads the bearer token: --token-file, else $FUSERAFT_SERVE_TOKEN.
-func token(s cmdutil.Streams, file string) (string, error) {
-	if file == "" {
-		return strings.TrimSpace(s.Env("FUSERAFT_SERVE_TOKEN")), nil
-	}
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return "", cmdutil.Usagef("--token-file: %v", err)
-	}
-	t := strings.TrimSpace(string(b))
-	if t == "" {
-		return "", cmdutil.Usagef("--token-file %s is empty", file)
-	}
-	return t, nil
 }
 
 // tasks returns the task texts: the arguments, else one per non-blank line of in. An empty

@@ -226,7 +226,7 @@ func optionsFrom(c *cli.Context, s cmdutil.Streams) (*options, error) {
 	if o.daemon, err = daemonFrom(c.String("socket"), c.String("url"), c.String("ca-cert")); err != nil {
 		return nil, err
 	}
-	if o.daemon.Token, err = tokenFrom(c.String("token-file"), s.Env); err != nil {
+	if o.daemon.Token, err = cmdutil.BearerToken(c.String("token-file"), s.Env); err != nil {
 		return nil, err
 	}
 	o.conn.Name = prog + " " + o.host + " " + o.pool
@@ -286,19 +286,6 @@ func daemonFrom(socket, rawURL, caCert string) (wire.Daemon, error) {
 	var err error
 	d.TLS, err = cmdutil.LoadCA(caCert)
 	return d, err
-}
-
-// tokenFrom is the daemon's token: the first line of --token-file, or else
-// $FUSERAFT_SERVE_TOKEN.
-func tokenFrom(file string, getenv func(string) string) (string, error) {
-	if file == "" {
-		return strings.TrimSpace(getenv("FUSERAFT_SERVE_TOKEN")), nil
-	}
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return "", cmdutil.Usagef("cannot read --token-file: %v", err)
-	}
-	return strings.TrimSpace(cmdutil.FirstLine(strings.TrimSpace(string(b)))), nil
 }
 
 // defaultStore is the embedded server's store when --nats-store is not given.
