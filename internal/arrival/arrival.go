@@ -48,8 +48,20 @@ func (s *Stamper) Line(raw []byte) []byte {
 	return s.Add(raw, s.now())
 }
 
+// Event is Line for a line the caller has parsed already and found to be an event (a JSON
+// object, wire.EventLine): it is not parsed again.
+func (s *Stamper) Event(raw []byte) []byte {
+	if s == nil {
+		return raw
+	}
+	return s.stamp(raw, s.now(), true)
+}
+
 // Add is Line with the time given.
-func (s *Stamper) Add(raw []byte, t time.Time) []byte {
+func (s *Stamper) Add(raw []byte, t time.Time) []byte { return s.stamp(raw, t, false) }
+
+// stamp adds t to raw when raw is a JSON object; valid says the caller knows it is JSON.
+func (s *Stamper) stamp(raw []byte, t time.Time, valid bool) []byte {
 	end := len(raw)
 	for end > 0 && (raw[end-1] == ' ' || raw[end-1] == '\t' || raw[end-1] == '\r') {
 		end--
@@ -61,7 +73,7 @@ func (s *Stamper) Add(raw []byte, t time.Time) []byte {
 	if end-start < 2 || raw[start] != '{' || raw[end-1] != '}' {
 		return raw
 	}
-	if wire.ParseLine(raw).Kind == wire.Noise {
+	if !valid && wire.ParseLine(raw).Kind == wire.Noise {
 		return raw
 	}
 	body := bytes.TrimRight(raw[:end-1], " \t\r\n")

@@ -2,6 +2,8 @@ package arrival
 
 import (
 	"encoding/json"
+	"github.com/fuseraft/fr/pkg/wire"
+	"strings"
 	"testing"
 	"time"
 )
@@ -72,6 +74,7 @@ func TestRead(t *testing.T) {
 func FuzzStamp(f *testing.F) {
 	f.Add([]byte(`{"type":"token","text":"a"}`))
 	f.Add([]byte(`{}`))
+	f.Add([]byte(`{"type":"token","text":"` + strings.Repeat("é", 1<<19) + `"} `))
 	f.Add([]byte(`{"a":"\"frArrivedAt\":\"2026-01-02T03:04:05Z\"}"}`))
 	at := time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -80,6 +83,12 @@ func FuzzStamp(f *testing.F) {
 		out := s.Line(b)
 		if string(b) != string(in) {
 			t.Fatalf("Line changed its input")
+		}
+		// Event, which does not parse the line again, stamps an event line as Line does.
+		if wire.ParseLine(in).Kind == wire.EventLine {
+			if ev := s.Event(b); string(ev) != string(out) {
+				t.Fatalf("Event(%q) = %q, Line gives %q", in, ev, out)
+			}
 		}
 		if string(out) == string(in) {
 			return

@@ -357,7 +357,7 @@ func (a *attacher) writeOut(ln *wire.Line) error {
 	if a.outClosed {
 		return nil
 	}
-	return a.outFailed(a.out.WriteLine(a.o.arrival.Line(ln.Raw)))
+	return a.outFailed(a.out.WriteLine(a.o.arrival.Event(ln.Raw)))
 }
 
 // ended is how the attach ends when the connection has: interrupted, or why it ended.
@@ -471,6 +471,9 @@ func (a *attacher) emit(ln wire.Line) error {
 			return a.rend.Event(ev)
 		}
 		return nil
+	}
+	if ln.Kind == wire.EventLine {
+		return a.out.WriteLine(a.o.arrival.Event(ln.Raw))
 	}
 	return a.out.WriteLine(a.o.arrival.Line(ln.Raw))
 }

@@ -743,7 +743,7 @@ func (ss *session) readEvents(r io.ReadCloser, st *stdoutState, protoBad, outBro
 		} else if ss.render != nil {
 			err = ss.render.Event(ev)
 		} else {
-			err = ss.out.WriteLine(ss.o.arrival.Line(ev.Raw))
+			err = ss.out.WriteLine(ss.o.arrival.Event(ev.Raw))
 		}
 		if err != nil && st.outErr == nil {
 			st.outErr = err
