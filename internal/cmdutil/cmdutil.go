@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -418,4 +419,30 @@ func BearerToken(file string, getenv func(string) string) (string, error) {
 		return "", Usagef("--token-file %s is empty", file)
 	}
 	return t, nil
+}
+
+// DaemonFrom checks the flags that name a fuseraft serve daemon, as every command reads them:
+// --socket PATH or --url ws://HOST:PORT/attach (not both; either may be empty), and
+// --ca-cert FILE, trusted for a wss:// URL only.
+func DaemonFrom(socket, rawURL, caCert string) (wire.Daemon, error) {
+	d := wire.Daemon{Socket: socket, URL: rawURL}
+	if d.Socket != "" && d.URL != "" {
+		return d, Usagef("--socket and --url cannot be combined")
+	}
+	if d.URL != "" {
+		u, err := url.Parse(d.URL)
+		if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
+			return d, WithHint(Usagef("--url %q is not a ws:// or wss:// URL", d.URL),
+				"the daemon's WebSocket is ws://HOST:PORT/attach")
+		}
+	}
+	if caCert == "" {
+		return d, nil
+	}
+	if !strings.HasPrefix(d.URL, "wss:") {
+		return d, Usagef("--ca-cert is for wss:// URLs")
+	}
+	var err error
+	d.TLS, err = LoadCA(caCert)
+	return d, err
 }

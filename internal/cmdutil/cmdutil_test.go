@@ -314,3 +314,30 @@ func TestBearerToken(t *testing.T) {
 		}
 	}
 }
+
+// The flags that name a daemon: one of --socket and --url, a ws:// or wss:// URL, --ca-cert
+// for wss:// only.
+func TestDaemonFrom(t *testing.T) {
+	for _, tc := range []struct {
+		socket, url, ca, err string
+	}{
+		{"/run/d.sock", "", "", ""},
+		{"", "ws://127.0.0.1:1/attach", "", ""},
+		{"", "", "", ""},
+		{"/run/d.sock", "ws://h:1/attach", "", "cannot be combined"},
+		{"", "http://h:1/attach", "", "is not a ws:// or wss:// URL"},
+		{"", "ws:///attach", "", "is not a ws:// or wss:// URL"},
+		{"", "ws://h:1/attach", "ca.pem", "--ca-cert is for wss://"},
+		{"/run/d.sock", "", "ca.pem", "--ca-cert is for wss://"},
+		{"", "wss://h:1/attach", filepath.Join(t.TempDir(), "missing.pem"), "missing.pem"},
+	} {
+		d, err := DaemonFrom(tc.socket, tc.url, tc.ca)
+		if (err == nil) != (tc.err == "") || (err != nil && !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("DaemonFrom(%q, %q, %q): %v, want an error with %q", tc.socket, tc.url, tc.ca, err, tc.err)
+			continue
+		}
+		if err == nil && (d.Socket != tc.socket || d.URL != tc.url) {
+			t.Errorf("DaemonFrom(%q, %q): %+v", tc.socket, tc.url, d)
+		}
+	}
+}

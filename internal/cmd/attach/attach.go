@@ -11,8 +11,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"io"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -292,28 +290,11 @@ type targetFlags struct {
 func (f targetFlags) target(s cmdutil.Streams, o *options) error {
 	t := &o.target
 	t.ping = f.ping
-	t.socket, t.url = f.socket, f.url
-	if t.socket != "" && t.url != "" {
-		return cmdutil.Usagef("--socket and --url cannot be combined")
+	d, err := cmdutil.DaemonFrom(f.socket, f.url, f.caCert)
+	if err != nil {
+		return err
 	}
-	if t.url != "" {
-		u, err := url.Parse(t.url)
-		if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
-			return cmdutil.WithHint(cmdutil.Usagef("--url %q is not a ws:// or wss:// URL", t.url),
-				"the daemon's WebSocket is ws://HOST:PORT/attach")
-		}
-	}
-	if f.caCert != "" {
-		if t.url == "" || !strings.HasPrefix(t.url, "wss:") {
-			return cmdutil.Usagef("--ca-cert is for wss:// URLs")
-		}
-		cfg, err := cmdutil.LoadCA(f.caCert)
-		if err != nil {
-			return err
-		}
-		t.tls = cfg
-	}
-	var err error
+	t.socket, t.url, t.tls = d.Socket, d.URL, d.TLS
 	if t.token, err = cmdutil.BearerToken(f.tokenFile, s.Env); err != nil {
 		return err
 	}

@@ -9,7 +9,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -262,30 +261,14 @@ func checkLimits(o *options) error {
 	return nil
 }
 
-// daemonFrom is the daemon of --socket or --url, trusting --ca-cert for wss://.
+// daemonFrom is the daemon of --socket or --url, trusting --ca-cert for wss://: one of the
+// two must be given, fr-worker runs beside one daemon.
 func daemonFrom(socket, rawURL, caCert string) (wire.Daemon, error) {
-	d := wire.Daemon{Socket: socket, URL: rawURL}
-	switch {
-	case d.Socket != "" && d.URL != "":
-		return d, cmdutil.Usagef("--socket and --url cannot be combined")
-	case d.Socket == "" && d.URL == "":
-		return d, cmdutil.WithHint(cmdutil.Usagef("no daemon: pass --socket PATH or --url ws://HOST:PORT/attach"),
+	if socket == "" && rawURL == "" {
+		return wire.Daemon{}, cmdutil.WithHint(cmdutil.Usagef("no daemon: pass --socket PATH or --url ws://HOST:PORT/attach"),
 			"fr-worker runs beside one fuseraft serve (or fr-sim serve)")
-	case d.URL != "":
-		u, err := url.Parse(d.URL)
-		if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
-			return d, cmdutil.Usagef("--url %q is not a ws:// or wss:// URL", d.URL)
-		}
 	}
-	if caCert == "" {
-		return d, nil
-	}
-	if !strings.HasPrefix(d.URL, "wss:") {
-		return d, cmdutil.Usagef("--ca-cert is for wss:// URLs")
-	}
-	var err error
-	d.TLS, err = cmdutil.LoadCA(caCert)
-	return d, err
+	return cmdutil.DaemonFrom(socket, rawURL, caCert)
 }
 
 // defaultStore is the embedded server's store when --nats-store is not given.
