@@ -255,7 +255,7 @@ func optionsFrom(c *cli.Context) (*options, error) {
 
 // run answers the prompts of the stream on stdin (or --input) until it ends.
 func run(ctx context.Context, s cmdutil.Streams, o *options) error {
-	if o.fleet.nats != "" {
+	if o.fleet.conn.URL != "" {
 		return runFleet(ctx, s, o)
 	}
 	p, dec, err := newDecider(s, o.policy, o.root)

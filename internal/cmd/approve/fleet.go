@@ -44,9 +44,10 @@ const fleetDescription = `A FLEET'S PROMPTS
   chain). An answer is sent only once its records are written; when one cannot be, the prompt
   is denied and fr-approve stops (exit 1). 'fr-approve verify-audit nats://HOST:PORT/FR_AUDIT'
   checks every chain of the stream, and fr-report --audit reads the same form. Credentials
-  come from --nats-creds FILE, a private CA from --nats-ca FILE. Limits (limit:) count the
-  decisions of this approver only, per task for per: session. SIGINT or SIGTERM stops it;
-  prompts it held are sent again by their workers.
+  come from files, as for every fleet command (--nats-creds, --nats-nkey, --nats-user with
+  --nats-password-file), a private CA from --nats-ca FILE; a password in --nats is refused.
+  Limits (limit:) count the decisions of this approver only, per task for per: session.
+  SIGINT or SIGTERM stops it; prompts it held are sent again by their workers.
 
 `
 
@@ -62,44 +63,45 @@ func withFleet(d string) string {
 	return strings.Replace(d, term, term+"  FR_NATS_CREDS  with --nats, the NATS credentials file when --nats-creds is not given\n", 1)
 }
 
+// fleetFlags are fr-approve's flags for a fleet: the connection flags every fleet command
+// takes (internal/fleet), and its own.
 func fleetFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "nats", Usage: "answer the prompts of a fleet's pool from the NATS server at `URL` (nats://HOST:PORT) instead of a stream"},
+	return append(fleet.Flags(),
 		&cli.StringFlag{Name: "pool", Value: fleetapproval.DefaultPool, Usage: "with --nats, the `NAME` of the pool whose prompts to answer"},
 		&cli.BoolFlag{Name: "interactive", Usage: "with --nats, answer the prompts a policy asks about, on the terminal (no --policy)"},
 		&cli.StringFlag{Name: "approver-id", Usage: "with --nats, this approver's `ID` in answers and in the audit stream (default: the host name and a random suffix)"},
 		&cli.StringFlag{Name: "audit-stream", Value: fleetapproval.DefaultAuditStream, Usage: "with --nats, the JetStream `STREAM` every decision is also written to"},
-		&cli.StringFlag{Name: "nats-creds", Usage: "with --nats, the NATS credentials `FILE`"},
-		&cli.StringFlag{Name: "nats-ca", Usage: "with --nats, trust the CA certificate in `FILE` for tls://"},
-	}
+	)
 }
 
 // fleetOptions are fr-approve's for a fleet (--nats).
 type fleetOptions struct {
-	nats        string // the server's URL; "": not a fleet
+	conn        fleet.Conn // conn.URL "": not a fleet
 	pool        string
 	interactive bool
 	approverID  string
 	auditStream string
-	natsCreds   string
-	natsCA      string
 }
 
 // fleetOptionsFrom reads the flags of a fleet: without --nats none may be given.
 func fleetOptionsFrom(c *cli.Context) (fleetOptions, error) {
-	fo := fleetOptions{nats: c.String("nats"), pool: c.String("pool"), interactive: c.Bool("interactive"),
-		approverID: c.String("approver-id"), auditStream: c.String("audit-stream"),
-		natsCreds: c.String("nats-creds"), natsCA: c.String("nats-ca")}
+	fo := fleetOptions{pool: c.String("pool"), interactive: c.Bool("interactive"),
+		approverID: c.String("approver-id"), auditStream: c.String("audit-stream")}
 	if !c.IsSet("nats") {
-		for _, f := range []string{"pool", "interactive", "approver-id", "audit-stream", "nats-creds", "nats-ca"} {
+		// $FR_NATS_URL does not turn fr-approve into a fleet's approver: only --nats does.
+		for _, f := range []string{"pool", "interactive", "approver-id", "audit-stream", "nats-creds", "nats-nkey", "nats-user", "nats-password-file", "nats-ca"} {
 			if c.IsSet(f) {
 				return fo, cmdutil.WithHint(cmdutil.Usagef("--%s needs --nats URL", f), "a fleet's prompts come from a NATS server: fr-approve --nats URL --pool NAME --policy FILE")
 			}
 		}
 		return fleetOptions{}, nil
 	}
-	if fo.nats == "" {
+	if c.String("nats") == "" {
 		return fo, cmdutil.Usagef("--nats needs the server's URL (nats://HOST:PORT)")
+	}
+	var err error
+	if fo.conn, err = fleet.ConnFrom(c, nil); err != nil {
+		return fo, err
 	}
 	if err := fleetapproval.ValidToken("--pool", fo.pool); err != nil {
 		return fo, cmdutil.Usagef("%v", err)
@@ -168,11 +170,14 @@ func runFleet(ctx context.Context, s cmdutil.Streams, o *options) error {
 		defer a.Close()
 		srv.audit = a
 	}
-	nc, err := fleet.Connect(ctx, fo.nats, prog+" "+fo.approverID, fo.natsCreds, fo.natsCA)
+	cn := fo.conn
+	cn.Name = prog + " " + fo.approverID
+	cl, err := fleet.Dial(ctx, cn)
 	if err != nil {
-		return cmdutil.Errorf(cmdutil.ExitUnavailable, "--nats %s: %v", termsafe.Line(fo.nats), err)
+		return cmdutil.Errorf(cmdutil.ExitUnavailable, "--nats %s: %v", cn, err)
 	}
-	defer nc.Close()
+	defer cl.Close()
+	nc := cl.NC
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return cmdutil.Errorf(cmdutil.ExitUnavailable, "--nats: %v", err)

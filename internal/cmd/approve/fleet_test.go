@@ -113,6 +113,8 @@ func TestFleetFlagsChecked(t *testing.T) {
 		{[]string{"--nats", "nats://127.0.0.1:1", "--interactive", "--policy", pol}, 2, "--interactive and --policy"},
 		{[]string{"--nats", "nats://127.0.0.1:1", "--policy", pol, "--input", "x"}, 2, "--input and --nats"},
 		{[]string{"--nats", "nats://127.0.0.1:1", "--policy", pol}, 10, "--nats"},
+		{[]string{"--nats", "nats://user:pw@127.0.0.1:1", "--policy", pol}, 2, "--nats must not carry a password"},
+		{[]string{"--policy", pol, "--nats-nkey", "seed"}, 2, "--nats-nkey needs --nats"},
 		{[]string{"verify-audit", "nats://user:pw@127.0.0.1:1/S"}, 2, "credentials do not go in the URL"},
 		{[]string{"verify-audit", "nats://127.0.0.1:1/"}, 2, "name the stream"},
 	} {
