@@ -23,6 +23,7 @@ package fleetapproval
 
 import (
 	"fmt"
+	"github.com/fuseraft/fr/internal/fleet"
 	"strings"
 )
 
@@ -58,7 +59,7 @@ const (
 )
 
 // DefaultPool is the pool of a fleet that names none.
-const DefaultPool = "default"
+const DefaultPool = fleet.DefaultPool
 
 // PromptSubject is the subject a pool's prompts are sent on.
 func PromptSubject(pool string) string { return "fr.approve." + pool }
@@ -78,18 +79,15 @@ const DefaultAuditStream = "FR_AUDIT"
 // ValidToken checks a pool name or writer id: one NATS subject token of letters, digits, '-'
 // and '_' (no dots, spaces or wildcards), at most 64 bytes.
 func ValidToken(what, s string) error {
-	if s == "" {
+	switch {
+	case fleet.ValidName(s):
+		return nil
+	case s == "":
 		return fmt.Errorf("%s is empty", what)
-	}
-	if len(s) > 64 {
+	case len(s) > 64:
 		return fmt.Errorf("%s %q is longer than 64 bytes", what, s)
 	}
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
-			return fmt.Errorf("%s %q: only letters, digits, - and _ are allowed", what, s)
-		}
-	}
-	return nil
+	return fmt.Errorf("%s %q: only letters, digits, - and _ are allowed", what, s)
 }
 
 // Token makes a subject token of s (a host name): every byte ValidToken refuses becomes '_'.
