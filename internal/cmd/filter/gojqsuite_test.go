@@ -16,6 +16,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/testkit"
 )
 
 // gojqCase is one case of gojq's command-line suite (cli/test.yaml in the gojq module), in the
@@ -219,6 +220,7 @@ func runGojqCase(tc gojqCase) string {
 
 // TestGojqSuite runs gojq's command-line suite against fr-filter.
 func TestGojqSuite(t *testing.T) {
+	testkit.WithoutRace(t)
 	dir, cases := gojqSuite(t)
 	t.Chdir(dir) // the cases name files under testdata/
 	orig := time.Local

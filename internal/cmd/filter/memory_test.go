@@ -96,6 +96,7 @@ func peakHeap(t *testing.T, args []string, in []byte) (*countingWriter, uint64) 
 // as its type and lets the rest go by. One passed on by '.' is held once, not copied as it
 // grows.
 func TestLongLineMemory(t *testing.T) {
+	testkit.WithoutRace(t)
 	if testing.Short() {
 		t.Skip("reads 64 MB")
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/testkit"
 )
 
 // sessionGen writes a generated run of about size bytes: turns of streamed tokens, tool calls
@@ -49,6 +50,7 @@ func (g *sessionGen) Read(p []byte) (int, error) {
 // A 200 MB session is reported with the heap bounded: what the report holds does not grow with
 // the session. FR_REPORT_BIG=BYTES sets another size.
 func TestBigSessionBoundedMemory(t *testing.T) {
+	testkit.WithoutRace(t)
 	if testing.Short() {
 		t.Skip("-short")
 	}

@@ -5,6 +5,11 @@
 //
 //	go build -o bin/testsum ./internal/testkit/testsum && bin/testsum -race -count=1 ./...
 //
+// A test that skips itself under the race detector with [testkit.WithoutRace] is run once more
+// without it, after the first pass: `go test -json` with the same flags but -race, its package
+// and -run naming it (its top-level test). The second run counts, not the skip. Flags with a
+// separate value (-timeout 60m) are not carried to the second pass: write -timeout=60m.
+//
 // Without arguments it reads go test -json from stdin instead (exit status 1 if anything
 // failed).
 package main
@@ -18,10 +23,13 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"regexp"
 	"sort"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/fuseraft/fr/internal/testkit"
 )
 
 // slowest is how many of the slowest tests are listed.
@@ -40,11 +48,31 @@ func main() {
 		}
 		return
 	}
-	os.Exit(run(os.Args[1:]))
+	os.Exit(run(os.Stdout, os.Args[1:]))
 }
 
-// run runs go test -json ARGS, summarises its output and returns its exit status.
-func run(args []string) int {
+// run runs go test -json ARGS, then, without -race, the tests that asked for it, summarises
+// their output and returns the worse exit status.
+func run(w io.Writer, args []string) int {
+	// An interrupt reaches go test too (same process group): let it stop and say what it ran.
+	signal.Ignore(syscall.SIGINT, syscall.SIGTERM)
+	s := newSummary(w)
+	code := s.goTest(args)
+	if again := s.againArgs(args); again != nil {
+		fmt.Fprintf(s.w, "\nAgain without the race detector: go test %s\n", strings.Join(again, " "))
+		if c := s.goTest(again); c > code {
+			code = c
+		}
+	}
+	s.finish()
+	if code == 0 && s.failed() {
+		code = 1
+	}
+	return code
+}
+
+// goTest runs go test -json ARGS into the summary and returns its exit status.
+func (s *summary) goTest(args []string) int {
 	goBin := os.Getenv("GO")
 	if goBin == "" {
 		goBin = "go"
@@ -56,19 +84,15 @@ func run(args []string) int {
 		fmt.Fprintln(os.Stderr, "testsum:", err)
 		return 2
 	}
-	// An interrupt reaches go test too (same process group): let it stop and say what it ran.
-	signal.Ignore(syscall.SIGINT, syscall.SIGTERM)
 	if err := cmd.Start(); err != nil {
 		fmt.Fprintln(os.Stderr, "testsum:", err)
 		return 2
 	}
-	s := newSummary(os.Stdout)
 	readErr := s.read(out)
 	if readErr != nil {
 		io.Copy(io.Discard, out)
 	}
 	err = cmd.Wait()
-	s.finish()
 	if readErr != nil {
 		fmt.Fprintln(os.Stderr, "testsum:", readErr)
 	}
@@ -82,10 +106,41 @@ func run(args []string) int {
 	case err != nil:
 		fmt.Fprintln(os.Stderr, "testsum:", err)
 		return 2
-	case readErr != nil || s.failed():
+	case readErr != nil:
 		return 1
 	}
 	return 0
+}
+
+// againArgs is the second pass's arguments: the first pass's flags but -race and -run, -run
+// naming the tests that skipped themselves under the race detector, and their packages. nil
+// when there are none.
+func (s *summary) againArgs(args []string) []string {
+	if len(s.again) == 0 {
+		return nil
+	}
+	tests, pkgs := map[string]bool{}, map[string]bool{}
+	for _, k := range s.again {
+		top, _, _ := strings.Cut(k.test, "/")
+		tests[regexp.QuoteMeta(top)], pkgs[k.pkg] = true, true
+	}
+	s.again = nil
+	var out []string
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") && a != "-race" && !strings.HasPrefix(a, "-run") {
+			out = append(out, a)
+		}
+	}
+	return append(append(out, "-run", "^("+strings.Join(sorted(tests), "|")+")$"), sorted(pkgs)...)
+}
+
+func sorted(set map[string]bool) []string {
+	var l []string
+	for k := range set {
+		l = append(l, k)
+	}
+	sort.Strings(l)
+	return l
 }
 
 // event is one record of go test -json (cmd/test2json).
@@ -112,6 +167,7 @@ type summary struct {
 	failedIn                map[string]bool // packages with a failed test
 	failedList              []key           // failed tests, and packages that failed outside one
 	times                   []result
+	again                   []key // tests that skipped themselves under the race detector
 }
 
 func newSummary(w io.Writer) *summary {
@@ -168,12 +224,28 @@ func (s *summary) take(e event) {
 			s.failedList = append(s.failedList, k)
 			s.printFailed(k)
 		case "skip":
+			if s.skippedForRace(k) {
+				s.again = append(s.again, k)
+				delete(s.out, k)
+				delete(s.running, k)
+				return
+			}
 			s.skips++
 		}
 		s.times = append(s.times, result{k, time.Duration(e.Elapsed * float64(time.Second))})
 		delete(s.out, k)
 		delete(s.running, k)
 	}
+}
+
+// skippedForRace reports whether a skipped test said it runs again without the race detector.
+func (s *summary) skippedForRace(k key) bool {
+	for _, l := range s.out[k] {
+		if strings.Contains(l, testkit.AgainWithoutRace) {
+			return true
+		}
+	}
+	return false
 }
 
 // framing reports whether a line only says a test runs, pauses or goes on: noise in a failure.

@@ -1,8 +1,12 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fuseraft/fr/internal/testkit"
 )
 
 // A run as go test -json reports it: a passed test, a failed subtest, a skipped test, and a
@@ -77,5 +81,53 @@ func TestSummaryBuildFailure(t *testing.T) {
 	s.finish()
 	if got := out.String(); !strings.Contains(got, "undefined: y") || !strings.HasSuffix(got, "\nFailed:\n  (the package)  p\n\n0 passed, 1 failed, 0 skipped\n") {
 		t.Errorf("got:\n%s", got)
+	}
+}
+
+// A test that skips itself under the race detector runs again without it, alone, and its
+// second run is what counts.
+func TestAgainWithoutRace(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "calls")
+	fake := filepath.Join(dir, "go")
+	script := `#!/bin/sh
+echo "$*" >>` + log + `
+case " $* " in
+*" -race "*)
+	printf '%s\n' '{"Action":"run","Package":"p","Test":"TestOK"}'
+	printf '%s\n' '{"Action":"pass","Package":"p","Test":"TestOK","Elapsed":0.1}'
+	printf '%s\n' '{"Action":"run","Package":"q","Test":"TestSlow"}'
+	printf '%s\n' '{"Action":"output","Package":"q","Test":"TestSlow","Output":"    a_test.go:9: one goroutine through much data: ` + testkit.AgainWithoutRace + `\n"}'
+	printf '%s\n' '{"Action":"skip","Package":"q","Test":"TestSlow","Elapsed":0}'
+	printf '%s\n' '{"Action":"run","Package":"q","Test":"TestSkipped"}'
+	printf '%s\n' '{"Action":"output","Package":"q","Test":"TestSkipped","Output":"    a_test.go:19: needs tmux\n"}'
+	printf '%s\n' '{"Action":"skip","Package":"q","Test":"TestSkipped","Elapsed":0}'
+	;;
+*)
+	printf '%s\n' '{"Action":"run","Package":"q","Test":"TestSlow"}'
+	printf '%s\n' '{"Action":"output","Package":"q","Test":"TestSlow","Output":"    a_test.go:12: wanted 1, got 2\n"}'
+	printf '%s\n' '{"Action":"fail","Package":"q","Test":"TestSlow","Elapsed":4}'
+	exit 1
+	;;
+esac
+`
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GO", fake)
+	var out strings.Builder
+	if code := run(&out, []string{"-race", "-count=1", "./..."}); code != 1 {
+		t.Errorf("exit status %d, want the second pass's 1", code)
+	}
+	calls, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "test -json -race -count=1 ./...\ntest -json -count=1 -run ^(TestSlow)$ q\n"; string(calls) != want {
+		t.Errorf("go was run as:\n%s\nwant:\n%s", calls, want)
+	}
+	got := out.String()
+	if !strings.Contains(got, "a_test.go:12: wanted 1, got 2") || !strings.HasSuffix(got, "\nFailed:\n  TestSlow  q\n\n1 passed, 1 failed, 1 skipped\n") {
+		t.Errorf("the summary does not count the second run instead of the skip:\n%s", got)
 	}
 }
