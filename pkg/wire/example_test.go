@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net"
 	"os"
 	"path/filepath"
 	"time"
@@ -82,11 +83,13 @@ func startDaemon() (socket string, stop func()) {
 		defer close(done)
 		serve.Run(ctx, s, []string{"--socket", socket, "--state-dir", filepath.Join(dir, "state")})
 	}()
+	// The socket's file appears before the daemon listens on it: it is ready once it answers.
 	for start := time.Now(); ; time.Sleep(10 * time.Millisecond) {
-		if _, err := os.Stat(socket); err == nil {
+		if c, err := net.Dial("unix", socket); err == nil {
+			c.Close()
 			break
 		}
-		if time.Since(start) > 10*time.Second {
+		if time.Since(start) > time.Minute {
 			log.Fatal("the simulated daemon did not start")
 		}
 	}
