@@ -279,6 +279,7 @@ func TestUnifiedDiffIsMinimal(t *testing.T) {
 // Huge inputs stay fast: a megabyte-scale file rewritten everywhere falls back to a cheaper
 // diff instead of the quadratic search, and the output is cut by MaxLines.
 func TestUnifiedDiffHuge(t *testing.T) {
+	testkit.WithoutRace(t)
 	var old, new strings.Builder
 	for i := range 200_000 {
 		fmt.Fprintf(&old, "old line %d\n", i)

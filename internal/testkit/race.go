@@ -7,13 +7,14 @@ import "testing"
 // race detector, and counts that run instead of the skip.
 const AgainWithoutRace = "runs again without the race detector"
 
-// WithoutRace skips t when the tests were built with -race. It is for a test that drives one
-// goroutine through much data (a conformance suite, a memory bound over hundreds of MB): the
-// race detector finds nothing there that the other tests do not, and makes it ten times
+// WithoutRace skips t when the tests were built with -race. It is for a test that runs the
+// same code over much data or many inputs (a conformance suite, a differential test over
+// random filters, a memory bound over hundreds of MB), whose goroutines other tests already
+// run under the race detector: there it finds nothing more, and makes the test ten times
 // slower. `make test` runs such a test in a second pass without -race, so it still runs.
 func WithoutRace(t testing.TB) {
 	t.Helper()
 	if raceEnabled {
-		t.Skip("one goroutine through much data: " + AgainWithoutRace)
+		t.Skip("the same code over many inputs: " + AgainWithoutRace)
 	}
 }

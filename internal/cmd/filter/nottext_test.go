@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/fuseraft/fr/internal/jsonscan"
+	"github.com/fuseraft/fr/internal/testkit"
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
@@ -71,6 +72,7 @@ const goodLines = "{\"type\":\"ready\",\"protocolVersion\":1}\n{\"type\":\"token
 // Every path treats a line that is not UTF-8 as a line that is not JSON: what it prints is
 // what it prints when the line is replaced by one that is not JSON, and it warns.
 func TestNotUTF8IsNotJSONOnEveryPath(t *testing.T) {
+	testkit.WithoutRace(t)
 	for _, bad := range notTextLines {
 		input := goodLines + bad + "\n" + "{\"type\":\"token\",\"text\":\"é2\"}\n"
 		noise := goodLines + "not json\n" + strings.Repeat("not json\n", strings.Count(bad, "\n")) + "{\"type\":\"token\",\"text\":\"é2\"}\n"

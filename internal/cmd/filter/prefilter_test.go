@@ -237,6 +237,7 @@ func genStream(r *rand.Rand) []byte {
 // events, duplicate and escaped type keys, non-string types, handshakes, noise and values
 // over several lines, give the same output, errors and exit status with it as without it.
 func TestSkipAheadChangesNothing(t *testing.T) {
+	testkit.WithoutRace(t)
 	n := 200 // 400 in make chaos (with seed 17, the first 200 give 52 filters the skip-ahead)
 	if testkit.Long() {
 		n = 400
