@@ -10,3 +10,6 @@ func EditMode(fd int) (restore func() error, err error) {
 }
 
 func WatchTerminal(resized, resumed func()) (stop func()) { return func() {} }
+
+// DiscardTypeahead does nothing here: there is no portable way to drop typed-ahead input.
+func DiscardTypeahead(fd int) {}

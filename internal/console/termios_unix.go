@@ -54,3 +54,7 @@ func WatchTerminal(resized, resumed func()) (stop func()) {
 		close(done)
 	}
 }
+
+// DiscardTypeahead drops what was typed on the terminal fd and not yet read, so a key pressed
+// before a prompt was shown never answers it. Errors (fd is no terminal) are ignored.
+func DiscardTypeahead(fd int) { _ = flushInput(fd) }

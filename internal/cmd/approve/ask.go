@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sys/unix"
 	"golang.org/x/term"
 
 	"github.com/fuseraft/fr/internal/approvalprompt"
@@ -100,7 +99,7 @@ func (a *ttyAsker) open() error {
 
 // discard drops whatever was typed before the prompt, so a key pressed early never answers it.
 func (a *ttyAsker) discard() {
-	_ = unix.IoctlSetInt(int(a.f.Fd()), unix.TCFLSH, unix.TCIFLUSH)
+	console.DiscardTypeahead(int(a.f.Fd()))
 	a.shown = time.Now()
 	for {
 		select {
