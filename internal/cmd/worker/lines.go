@@ -133,7 +133,9 @@ func (s *slot) taskEvent(j *job, raw []byte) {
 		if err := w.o.budget.Event(context.Background(), j.t.TaskID, raw); err != nil {
 			s.mu.Lock()
 			first := !j.stopped
-			j.stopped = true
+			if first {
+				j.stopped, j.limit, j.why = true, limitOf(err), err.Error()
+			}
 			conn := s.conn
 			s.mu.Unlock()
 			if first {
@@ -149,6 +151,14 @@ func (s *slot) taskEvent(j *job, raw []byte) {
 // is replaced by a refusal, so the prompt gets exactly one answer and never a wrong one.
 func (s *slot) decide(conn *wire.Conn, j *job, typ string, prompt []byte) {
 	w := s.w
+	s.mu.Lock()
+	stopped, why := j.stopped, j.why
+	s.mu.Unlock()
+	if stopped {
+		// A task a limit stopped asks no one: its prompts are denied here, decided by "limit".
+		s.refuse(conn, j, typ, prompt, why)
+		return
+	}
 	resp, decider := w.o.approver.Decide(context.Background(), j.t.TaskID, w.o.host, w.o.pool, prompt)
 	want := wire.TypeApprovalResponse
 	if typ == wire.TypeQuestion {
@@ -161,6 +171,22 @@ func (s *slot) decide(conn *wire.Conn, j *job, typ string, prompt []byte) {
 	conn.Answer(wire.Input{Line: resp, Type: want})
 	conn.Flush()
 }
+
+// refuse denies a prompt of a task a limit stopped (a question is skipped): through the
+// approvers' client when it records such denials (the audit stream), else here.
+func (s *slot) refuse(conn *wire.Conn, j *job, typ string, prompt []byte, why string) {
+	w := s.w
+	resp := fleet.Deny(prompt)
+	if r, ok := w.o.approver.(fleet.Refuser); ok {
+		resp = r.Refuse(context.Background(), j.t.TaskID, w.o.host, w.o.pool, prompt, deciderLimit, why)
+	}
+	w.warnf("task %s: a %s denied (decided by %s): %s", j.t.TaskID, typ, deciderLimit, why)
+	conn.Answer(answer(typ, resp))
+	conn.Flush()
+}
+
+// deciderLimit decides the prompts of a task a limit stopped.
+const deciderLimit = "limit"
 
 func answer(typ string, line []byte) wire.Input {
 	if typ == wire.TypeQuestion {

@@ -82,6 +82,16 @@ func run(ctx context.Context, s cmdutil.Streams, o *options) error {
 	}
 	w.pub = fleet.NewPublisher(cl.JS, cl.NC.MaxPayload())
 	defer w.pub.Close()
+	if o.budget == nil {
+		tb, err := openBudget(setupCtx, o, cl.JS)
+		if err != nil {
+			return err
+		}
+		if tb != nil {
+			defer tb.Close()
+			o.budget = tb
+		}
+	}
 	if o.approvers {
 		a, err := natsApprovers(setupCtx, s, cl, o)
 		if err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/fuseraft/fr/internal/budget"
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/internal/fleet"
 	"github.com/fuseraft/fr/internal/fleet/embedded"
@@ -114,6 +115,7 @@ type options struct {
 
 	approver fleet.Approver
 	budget   fleet.Budget
+	plan     *budget.Plan // the limit flags; nil: none
 
 	approvers        bool          // --approvers: prompts go to fr-approve --nats
 	approvalTimeout  time.Duration // per try
@@ -144,6 +146,7 @@ func App(s cmdutil.Streams) *cli.App {
 		&cli.StringFlag{Name: "nats-store", Usage: "keep the embedded server's store in `DIR`"},
 		&cli.StringFlag{Name: "ready-file", Usage: "write {\"url\",\"pid\"} to `FILE` once taking tasks"},
 	)
+	app.Flags = append(app.Flags, limitFlags()...)
 	app.Action = func(c *cli.Context) error {
 		if c.NArg() > 0 {
 			return cmdutil.Usagef("unexpected argument %q", c.Args().First())
@@ -210,6 +213,9 @@ func optionsFrom(c *cli.Context, s cmdutil.Streams) (*options, error) {
 		return nil, err
 	}
 	if err := checkLimits(o); err != nil {
+		return nil, err
+	}
+	if err := checkBudget(c, s, o); err != nil {
 		return nil, err
 	}
 	if c.IsSet("nats-store") && o.embedded == "" {
