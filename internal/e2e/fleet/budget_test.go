@@ -1,0 +1,204 @@
+package fleet_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/fuseraft/fr/internal/cmd/approve"
+	"github.com/fuseraft/fr/internal/cmdutil"
+	"github.com/fuseraft/fr/internal/fleetapproval"
+	"github.com/fuseraft/fr/internal/testkit"
+	"github.com/fuseraft/fr/internal/testkit/natstest"
+)
+
+// Three workers (capacity 1 each) share a budget of 9 turns a day in a bucket, and run more
+// tasks than fit. Each task has five turns, and each turn's step waits for its prompt to be
+// allowed (the pool's fr-approve allows it); the daemon drops interrupts, so what stops a task
+// is the worker alone: it counts a turn as the turn's agent_starting arrives, before it reads
+// the turn's prompt, and once the bucket's total is past the limit it refuses that prompt
+// itself. So however slow the machine, the day's total ends within 9 + 3 (each worker's one
+// task may have started the turn that went past), every task taken once the total is at 9 is
+// failed without reaching a daemon, and fr-dispatch run exits 6.
+func TestFleetBudgetHoldsAcrossWorkers(t *testing.T) {
+	const limit, workers, tasks = 9, 3, 15
+	srv := natstest.Start(t)
+	dir := t.TempDir()
+	pol := filepath.Join(dir, "policy.yaml")
+	if err := os.WriteFile(pol, []byte("version: 1\nrules:\n  - {name: step, decision: allow, shell: {commands: [make step]}}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	startApprover(t, srv.URL(), "bud", pol, dir)
+
+	var ws []*workerT
+	var ds []*daemonT
+	for _, name := range []string{"h1", "h2", "h3"}[:workers] {
+		d := startDaemon(t, "d"+name, "turns.yaml", "0")
+		ds = append(ds, d)
+		ws = append(ws, startWorker(t, name, srv.URL(), d, "--pool", "bud", "--approvers",
+			"--approval-timeout", testkit.Bound(20*time.Second).String(), "--approval-deadline", testkit.Bound(40*time.Second).String(),
+			"--max-turns", "9", "--per", "day", "--budget-kv", "fleetbudget"))
+	}
+	r := frDispatch(t, strings.Repeat("five turns\n", tasks), "--nats", srv.URL(), "--pool", "bud", "run", "--parallel", "15")
+	must(t, r, cmdutil.ExitLimit)
+	for _, w := range ws {
+		w.stop() // every task's run is closed in the bucket
+	}
+
+	notRun, stopped, succeeded := 0, 0, 0
+	scope := "in " + srv.URL() + "/fleetbudget"
+	for _, l := range lines(t, r.stdout) {
+		msg, _ := l["errorMessage"].(string)
+		switch {
+		case l["succeeded"] == true:
+			succeeded++
+			if l["limit"] != nil {
+				t.Errorf("a task that succeeded names a limit: %v", l)
+			}
+		case strings.Contains(msg, "not handed to the daemon"):
+			notRun++
+			if l["limit"] != "--max-turns" || !strings.HasPrefix(msg, "stopped by --max-turns 9: ") || !strings.Contains(msg, scope) {
+				t.Errorf("a task not run for the limit: want limit --max-turns and the breach naming the bucket (%s): %v", scope, l)
+			}
+		case msg == "step denied":
+			stopped++
+			if l["limit"] != "--max-turns" {
+				t.Errorf("a task whose prompt the worker denied for the limit does not name it: %v", l)
+			}
+		default:
+			t.Errorf("a task that failed otherwise: %v", l)
+		}
+	}
+	if notRun+stopped+succeeded != tasks {
+		t.Fatalf("%d results (%d not run, %d stopped, %d succeeded), want %d:\n%s", notRun+stopped+succeeded, notRun, stopped, succeeded, tasks, r.stdout)
+	}
+	if notRun == 0 || stopped == 0 {
+		t.Errorf("%d tasks not run and %d stopped by the limit: want some of each:\n%s", notRun, stopped, r.stdout)
+	}
+	sent := 0
+	for _, d := range ds {
+		sent += d.dispatched(t)
+	}
+	if sent != tasks-notRun {
+		t.Errorf("the daemons were sent %d tasks, want %d (%d of %d were failed by the limit before reaching one)", sent, tasks-notRun, notRun, tasks)
+	}
+
+	turns := bucketTurns(t, srv.URL(), "fleetbudget")
+	if turns < limit || turns > limit+workers {
+		t.Errorf("the bucket's day total is %d turns, want %d to %d (the limit, plus at most one turn of each worker's task)", turns, limit, limit+workers)
+	}
+	// each turn past the limit had its prompt refused by the worker, on the audit stream
+	t.Logf("%d turns in the bucket; %d tasks succeeded, %d stopped, %d not run", turns, succeeded, stopped, notRun)
+	refused := auditLimitRefusals(t, srv.URL())
+	if refused != stopped {
+		t.Errorf("%d refusals decided by limit on the audit stream, want one per task stopped (%d)", refused, stopped)
+	}
+	if !strings.Contains(ws[0].stderr.String()+ws[1].stderr.String()+ws[2].stderr.String(), "decided by limit") {
+		t.Errorf("no worker said it denied a prompt for the limit")
+	}
+}
+
+// startApprover runs fr-approve --nats for pool with the policy, until the test ends.
+func startApprover(t *testing.T, url, pool, policy, root string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var errb testkit.SyncBuffer
+	done := make(chan int, 1)
+	go func() {
+		s := cmdutil.Streams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &errb, Getenv: func(string) string { return "" }}
+		done <- approve.Run(ctx, s, []string{"fr-approve", "--nats", url, "--pool", pool, "--policy", policy, "--root", root,
+			"--audit", filepath.Join(root, "audit-"+pool+".jsonl"), "--approver-id", "a-" + pool, "--verbose"})
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-testkit.After(30 * time.Second):
+			t.Error("fr-approve did not stop")
+		}
+	})
+	if !testkit.Until(30*time.Second, func() bool { return strings.Contains(errb.String(), "answering the prompts of pool "+pool) }) {
+		t.Fatalf("fr-approve is not serving the pool: %s", errb.String())
+	}
+}
+
+// bucketTurns is the turns of every day in a budget bucket.
+func bucketTurns(t *testing.T, url, name string) int64 {
+	t.Helper()
+	ctx := testkit.Context(t, 30*time.Second)
+	_, js := client(t, url)
+	kv, err := js.KeyValue(ctx, name)
+	if err != nil {
+		t.Fatalf("the budget bucket %s: %v", name, err)
+	}
+	keys, err := kv.Keys(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	for _, k := range keys {
+		if !strings.HasPrefix(k, "day.") {
+			continue
+		}
+		e, err := kv.Get(ctx, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v struct {
+			Turns int64 `json:"turns"`
+		}
+		if err := json.Unmarshal(e.Value(), &v); err != nil {
+			t.Fatalf("%s: %v", k, err)
+		}
+		n += v.Turns
+	}
+	return n
+}
+
+// auditLimitRefusals counts the audit stream's records of prompts a worker refused for a limit.
+func auditLimitRefusals(t *testing.T, url string) int {
+	t.Helper()
+	ctx := testkit.Context(t, 30*time.Second)
+	_, js := client(t, url)
+	s, err := js.Stream(ctx, fleetapproval.DefaultAuditStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := s.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cons, err := js.OrderedConsumer(ctx, fleetapproval.DefaultAuditStream, jetstream.OrderedConsumerConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for i := uint64(0); i < info.State.Msgs; i++ {
+		m, err := cons.Next(jetstream.FetchMaxWait(testkit.Bound(10 * time.Second)))
+		if errors.Is(err, jetstream.ErrNoMessages) || errors.Is(err, context.DeadlineExceeded) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rec struct {
+			Decider, Outcome, Decision string
+		}
+		json.Unmarshal(m.Data(), &rec)
+		if rec.Decider == "limit" {
+			n++
+			if rec.Outcome != "refused" || rec.Decision != "deny" {
+				t.Errorf("an audit record decided by limit: %s", m.Data())
+			}
+		}
+	}
+	return n
+}
