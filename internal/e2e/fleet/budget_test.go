@@ -202,3 +202,34 @@ func auditLimitRefusals(t *testing.T, url string) int {
 	}
 	return n
 }
+
+// Without --budget-kv the limits hold for one worker process: with --max-turns 2 and tasks of
+// one turn each, run one at a time, the first two run and the others fail naming the limit,
+// never reaching the daemon; fr-dispatch run exits 6.
+func TestWorkerLimitWithoutBucket(t *testing.T) {
+	srv := natstest.Start(t)
+	d := startDaemon(t, "d1", "quick.yaml", "0")
+	w := startWorker(t, "solo", srv.URL(), d, "--pool", "lim", "--max-turns", "2")
+	r := frDispatch(t, "task 1\ntask 2\ntask 3\ntask 4\n", "--nats", srv.URL(), "--pool", "lim", "run", "--parallel", "4")
+	must(t, r, cmdutil.ExitLimit)
+	ok, limited := 0, 0
+	for _, l := range lines(t, r.stdout) {
+		switch {
+		case l["succeeded"] == true:
+			ok++
+		case l["limit"] == "--max-turns" && l["errorMessage"] == "stopped by --max-turns 2: 2 turns done, no more may start: not handed to the daemon":
+			limited++
+		default:
+			t.Errorf("a task neither run nor stopped by the limit: %v", l)
+		}
+	}
+	if ok != 2 || limited != 2 {
+		t.Errorf("%d tasks succeeded and %d were stopped by the limit, want 2 and 2:\n%s", ok, limited, r.stdout)
+	}
+	if n := d.dispatched(t); n != 2 {
+		t.Errorf("the daemon was sent %d tasks, want 2", n)
+	}
+	if !strings.Contains(w.stderr.String(), "stopped by --max-turns 2") {
+		t.Errorf("the worker did not say why it failed a task: %s", w.stderr)
+	}
+}
