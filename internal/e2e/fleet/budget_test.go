@@ -233,3 +233,25 @@ func TestWorkerLimitWithoutBucket(t *testing.T) {
 		t.Errorf("the worker did not say why it failed a task: %s", w.stderr)
 	}
 }
+
+// A task whose turn goes past the limit on a worker without --approvers: its prompt is denied
+// by the worker for the limit (not by the missing approver), the daemon drops the interrupt,
+// and the task's failed result names the limit: exit 6.
+func TestWorkerDeniesPromptsPastTheLimit(t *testing.T) {
+	srv := natstest.Start(t)
+	d := startDaemon(t, "d1", "quick.yaml", "0")
+	w := startWorker(t, "solo", srv.URL(), d, "--pool", "lim", "--max-turns", "1")
+	r := frDispatch(t, "two turns\n", "--nats", srv.URL(), "--pool", "lim", "run")
+	must(t, r, cmdutil.ExitLimit)
+	l := lines(t, r.stdout)
+	if len(l) != 1 || l[0]["errorMessage"] != "deploy denied" || l[0]["limit"] != "--max-turns" {
+		t.Errorf("want the task failed by the denial, naming the limit: %s", r.stdout)
+	}
+	errs := w.stderr.String()
+	if !strings.Contains(errs, "stopped by --max-turns 1: turn 2 started: interrupting it") || !strings.Contains(errs, "approval_request denied (decided by limit)") {
+		t.Errorf("the worker did not say it interrupted the task and denied its prompt for the limit: %s", errs)
+	}
+	if strings.Contains(errs, "no approver is configured") {
+		t.Errorf("the prompt of a task past the limit went to the approver: %s", errs)
+	}
+}
