@@ -92,7 +92,8 @@ func (tb *taskBudgets) Start(_ context.Context, taskID, _, _ string) error {
 	return nil
 }
 
-// Event counts one event of a task: past a limit, the task is to be interrupted.
+// Event counts one event of a task: past a limit, the task is to be interrupted, and so is
+// each turn it starts afterwards.
 func (tb *taskBudgets) Event(_ context.Context, taskID string, raw []byte) error {
 	tb.mu.Lock()
 	b := tb.runs[taskID]

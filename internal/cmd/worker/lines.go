@@ -138,11 +138,13 @@ func (s *slot) taskEvent(j *job, raw []byte) {
 			}
 			conn := s.conn
 			s.mu.Unlock()
+			// An interrupt cancels a turn at most: each turn the task starts past the limit
+			// is interrupted as it starts.
 			if first {
 				w.warnf("task %s: %v: interrupting it", j.t.TaskID, err)
-				conn.Send(wire.Input{Line: wire.Interrupt(), Type: wire.TypeInterrupt})
-				conn.Flush()
 			}
+			conn.Send(wire.Input{Line: wire.Interrupt(), Type: wire.TypeInterrupt})
+			conn.Flush()
 		}
 	}
 }

@@ -72,22 +72,22 @@ PROMPTS
 LIMITS
    --max-turns N, --max-tokens N, --max-duration D and --max-cost USD (with --prices FILE) are
    fr-stream's. With --budget-kv BUCKET (a bucket on the worker's NATS server, or
-   nats://HOST:PORT/BUCKET) or --budget-file FILE they hold for the totals of every worker
-   that shares it, per --per day|week (local time): fleet-wide. Without either they hold for
-   this worker process alone, from its start. A task is a run: one taken once a limit is
-   reached is not handed to the daemon, and ends with a failed result whose errorMessage is
-   the breach ("stopped by --max-turns 50: 50 turns done, no more may start today (...) in
+   nats://HOST:PORT/BUCKET) or --budget-file FILE they hold for the totals of every worker that
+   shares it, per --per day|week (local time): fleet-wide. Without either they hold for this
+   worker process alone, from its start. A task is a run: one taken once a limit is reached is
+   not handed to the daemon, and ends with a failed result whose errorMessage is the breach
+   ("stopped by --max-turns 50: 50 turns done, no more may start today (...) in
    nats://.../BUCKET: not handed to the daemon") and whose "limit" names the flag; fr-dispatch
    wait and run exit 6 for it. A turn is an agent_starting of the task (so --max-turns needs
    --capacity 1), counted as it arrives, before the task's next prompt is answered: a task
-   whose turn goes past the limit is sent an interrupt, and every later prompt of it is denied
-   by the worker itself, decided by "limit" (on the audit stream with --approvers); its result
-   names the limit too. The whole fleet goes past a turn limit by at most one turn per task
-   running, when each turn waits on a prompt; the daemon need not act on the interrupt (an
-   interrupt cancels a turn at most), so a task that asks nothing may go on. Protocol v1's
-   daemon events carry no token counts: --max-tokens and --max-cost count only what an event
-   reports, and the worker says so on stderr. --max-duration is checked as a task starts and at
-   each of its events.
+   whose turn goes past the limit is sent an interrupt (again as each later turn starts), and
+   every later prompt of it is denied by the worker itself, decided by "limit" (on the audit
+   stream with --approvers); its result names the limit too. The whole fleet goes past a turn
+   limit by at most one turn per task running, when each turn waits on a prompt; the daemon
+   need not act on the interrupt (an interrupt cancels a turn at most), so a task that asks
+   nothing may go on. Protocol v1's daemon events carry no token counts: --max-tokens and
+   --max-cost count only what an event reports, and the worker says so on stderr.
+   --max-duration is checked as a task starts and at each of its events.
 
 STOPPING
    SIGTERM or SIGINT drains: no new task is taken, the running ones may finish within

@@ -40,12 +40,17 @@ func TestFleetBudgetHoldsAcrossWorkers(t *testing.T) {
 
 	var ws []*workerT
 	var ds []*daemonT
-	for _, name := range []string{"h1", "h2", "h3"}[:workers] {
+	for i, name := range []string{"h1", "h2", "h3"}[:workers] {
 		d := startDaemon(t, "d"+name, "turns.yaml", "0")
 		ds = append(ds, d)
+		// the bucket on the worker's own connection, or (the last worker) on one of its own
+		bucket := "fleetbudget"
+		if i == workers-1 {
+			bucket = srv.URL() + "/fleetbudget"
+		}
 		ws = append(ws, startWorker(t, name, srv.URL(), d, "--pool", "bud", "--approvers",
 			"--approval-timeout", testkit.Bound(20*time.Second).String(), "--approval-deadline", testkit.Bound(40*time.Second).String(),
-			"--max-turns", "9", "--per", "day", "--budget-kv", "fleetbudget"))
+			"--max-turns", "9", "--per", "day", "--budget-kv", bucket))
 	}
 	r := frDispatch(t, strings.Repeat("five turns\n", tasks), "--nats", srv.URL(), "--pool", "bud", "run", "--parallel", "15")
 	must(t, r, cmdutil.ExitLimit)
@@ -254,4 +259,21 @@ func TestWorkerDeniesPromptsPastTheLimit(t *testing.T) {
 	if strings.Contains(errs, "no approver is configured") {
 		t.Errorf("the prompt of a task past the limit went to the approver: %s", errs)
 	}
+}
+
+// An interrupt cancels a turn at most: a task that goes on past the limit (its daemon drops
+// the interrupt) is interrupted again as each later turn starts, and its result names the limit.
+func TestWorkerInterruptsEachTurnPastTheLimit(t *testing.T) {
+	srv := natstest.Start(t)
+	d := startDaemon(t, "d1", "quick.yaml", "0")
+	startWorker(t, "solo", srv.URL(), d, "--pool", "lim", "--max-turns", "1")
+	r := frDispatch(t, "three turns\n", "--nats", srv.URL(), "--pool", "lim", "run")
+	must(t, r, cmdutil.ExitLimit)
+	if l := lines(t, r.stdout); len(l) != 1 || l[0]["limit"] != "--max-turns" {
+		t.Errorf("want the task's result naming the limit: %s", r.stdout)
+	}
+	testkit.WaitUntil(t, 30*time.Second, "an interrupt for each of the two turns past the limit", func() bool {
+		b, _ := os.ReadFile(d.record)
+		return bytes.Count(b, []byte(`"interrupt"`)) == 2
+	})
 }
