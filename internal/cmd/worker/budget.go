@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/urfave/cli/v2"
@@ -45,7 +46,7 @@ func openBudget(ctx context.Context, o *options, js jetstream.JetStream) (*taskB
 	if err != nil {
 		return nil, err
 	}
-	tb := &taskBudgets{plan: o.plan, store: st, runs: map[string]*budget.Budget{}}
+	tb := &taskBudgets{plan: o.plan, store: st, runs: map[string]*budget.Budget{}, timers: map[string]*time.Timer{}}
 	if st == nil {
 		tb.shared = budget.New(o.plan.Limits, o.plan.Options)
 	}
@@ -60,8 +61,13 @@ type taskBudgets struct {
 	store  budget.Store   // nil: the limits hold for this process
 	shared *budget.Budget // without a store: the worker's Budget
 
-	mu   sync.Mutex
-	runs map[string]*budget.Budget
+	// stop interrupts a running task once --max-duration runs out while it runs (set by the
+	// worker; nil: not).
+	stop func(taskID string, err error) bool
+
+	mu     sync.Mutex
+	runs   map[string]*budget.Budget
+	timers map[string]*time.Timer // --max-duration, per running task
 }
 
 // Start refuses a task once a limit is reached: the store's totals (or this worker's), checked
@@ -89,7 +95,34 @@ func (tb *taskBudgets) Start(_ context.Context, taskID, _, _ string) error {
 	tb.mu.Lock()
 	tb.runs[taskID] = b
 	tb.mu.Unlock()
+	if left, ok := b.Left(); ok && tb.stop != nil {
+		tb.timeTask(taskID, b, left)
+	}
 	return nil
+}
+
+// timeTask checks --max-duration when it should run out for a running task: with a store,
+// other runs' time may have moved it, so it is checked again then; past it, the task is
+// stopped as by any limit.
+func (tb *taskBudgets) timeTask(taskID string, b *budget.Budget, left time.Duration) {
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	if tb.runs[taskID] != b {
+		return // ended meanwhile
+	}
+	tb.timers[taskID] = time.AfterFunc(max(left, 100*time.Millisecond), func() {
+		br := b.Tick()
+		if br == nil {
+			br = b.Breached()
+		}
+		if br != nil && tb.stop(taskID, limitErr(br, "")) {
+			return
+		}
+		// not past it yet, or the task not yet handed to its daemon: look again
+		if left, ok := b.Left(); ok {
+			tb.timeTask(taskID, b, left)
+		}
+	})
 }
 
 // Event counts one event of a task: past a limit, the task is to be interrupted, and so is
@@ -122,6 +155,10 @@ func (tb *taskBudgets) End(taskID string) {
 	tb.mu.Lock()
 	b := tb.runs[taskID]
 	delete(tb.runs, taskID)
+	if t := tb.timers[taskID]; t != nil {
+		t.Stop()
+		delete(tb.timers, taskID)
+	}
 	tb.mu.Unlock()
 	if b != nil && b != tb.shared {
 		b.Close()

@@ -131,22 +131,44 @@ func (s *slot) taskEvent(j *job, raw []byte) {
 	})
 	if w.o.budget != nil {
 		if err := w.o.budget.Event(context.Background(), j.t.TaskID, raw); err != nil {
-			s.mu.Lock()
-			first := !j.stopped
-			if first {
-				j.stopped, j.limit, j.why = true, limitOf(err), err.Error()
-			}
-			conn := s.conn
-			s.mu.Unlock()
-			// An interrupt cancels a turn at most: each turn the task starts past the limit
-			// is interrupted as it starts.
-			if first {
-				w.warnf("task %s: %v: interrupting it", j.t.TaskID, err)
-			}
-			conn.Send(wire.Input{Line: wire.Interrupt(), Type: wire.TypeInterrupt})
-			conn.Flush()
+			s.limitStop(j, err)
 		}
 	}
+}
+
+// limitStop stops a task past a limit: from now on its prompts are denied by the worker, and
+// it is sent an interrupt. An interrupt cancels a turn at most, so each turn the task starts
+// past the limit is interrupted as it starts (limitStop is called again).
+func (s *slot) limitStop(j *job, err error) {
+	s.mu.Lock()
+	first := !j.stopped
+	if first {
+		j.stopped, j.limit, j.why = true, limitOf(err), err.Error()
+	}
+	conn := s.conn
+	s.mu.Unlock()
+	if first {
+		s.w.warnf("task %s: %v: interrupting it", j.t.TaskID, err)
+	}
+	if conn != nil {
+		conn.Send(wire.Input{Line: wire.Interrupt(), Type: wire.TypeInterrupt})
+		conn.Flush()
+	}
+}
+
+// limitStopTask stops the running task taskID (--max-duration ran out), and reports false when
+// this worker has not handed it to its daemon (yet).
+func (w *worker) limitStopTask(taskID string, err error) bool {
+	for _, s := range w.slots {
+		s.mu.Lock()
+		j := s.cur
+		s.mu.Unlock()
+		if j != nil && j.sent && j.t.TaskID == taskID {
+			s.limitStop(j, err)
+			return true
+		}
+	}
+	return false
 }
 
 // decide asks the approver about a prompt and sends its answer; an answer of the wrong kind

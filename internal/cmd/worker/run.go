@@ -89,6 +89,7 @@ func run(ctx context.Context, s cmdutil.Streams, o *options) error {
 		}
 		if tb != nil {
 			defer tb.Close()
+			tb.stop = w.limitStopTask
 			o.budget = tb
 		}
 	}

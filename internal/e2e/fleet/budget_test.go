@@ -277,3 +277,21 @@ func TestWorkerInterruptsEachTurnPastTheLimit(t *testing.T) {
 		return bytes.Count(b, []byte(`"interrupt"`)) == 2
 	})
 }
+
+// --max-duration runs out while a task runs (its daemon would take 10 minutes): the worker
+// interrupts it then, not at its next event, and its result names the limit. The budget file
+// holds the time of the task's run alone, so the limit runs out while the task runs.
+func TestWorkerInterruptsATaskWhenItsTimeRunsOut(t *testing.T) {
+	srv := natstest.Start(t)
+	d := startDaemon(t, "d1", "stuck.yaml", "1")
+	file := filepath.Join(t.TempDir(), "budget.json")
+	startWorker(t, "solo", srv.URL(), d, "--pool", "lim", "--max-duration", "3s", "--budget-file", file)
+	r := frDispatch(t, "wait long\n", "--nats", srv.URL(), "--pool", "lim", "run")
+	must(t, r, cmdutil.ExitLimit)
+	if l := lines(t, r.stdout); len(l) != 1 || l[0]["limit"] != "--max-duration" || l[0]["errorMessage"] != "The task was cancelled." {
+		t.Errorf("want the task cancelled by the interrupt, naming the limit: %s", r.stdout)
+	}
+	if b, _ := os.ReadFile(d.record); !bytes.Contains(b, []byte(`"interrupt"`)) {
+		t.Errorf("the daemon got no interrupt: %s", b)
+	}
+}
