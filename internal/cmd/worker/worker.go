@@ -87,7 +87,8 @@ LIMITS
    need not act on the interrupt (an interrupt cancels a turn at most), so a task that asks
    nothing may go on. Protocol v1's daemon events carry no token counts: --max-tokens and
    --max-cost count only what an event reports, and the worker says so on stderr.
-   --max-duration is checked as a task starts and at each of its events.
+   --max-duration is checked as a task starts, and when it runs out while a task runs (which is
+   then interrupted): with a bucket or file it holds the tasks' time, else this worker's.
 
 STOPPING
    SIGTERM or SIGINT drains: no new task is taken, the running ones may finish within
