@@ -237,6 +237,18 @@ func TestWorkerLimitWithoutBucket(t *testing.T) {
 	if !strings.Contains(w.stderr.String(), "stopped by --max-turns 2") {
 		t.Errorf("the worker did not say why it failed a task: %s", w.stderr)
 	}
+	// fr-attach --nats shows the limit on the task's result event too
+	for _, l := range lines(t, r.stdout) {
+		if l["limit"] == nil {
+			continue
+		}
+		a := frAttach(t, "--nats", srv.URL(), "--task", l["taskId"].(string), "--from-start", "--exit-on-result")
+		ev := lines(t, a.stdout)
+		if len(ev) == 0 || ev[len(ev)-1]["type"] != "result" || ev[len(ev)-1]["limit"] != "--max-turns" {
+			t.Errorf("the result event of a task the limit stopped, as fr-attach --nats prints it, does not name the limit: %s", a.stdout)
+		}
+		break
+	}
 }
 
 // A task whose turn goes past the limit on a worker without --approvers: its prompt is denied
