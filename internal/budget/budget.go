@@ -107,6 +107,8 @@ type Options struct {
 	Store Store
 	// Per is the period of Store's totals: "day" (the default) or "week".
 	Per string
+	// KeepStore leaves Store open at Close: it is shared by other Budgets of this process.
+	KeepStore bool
 }
 
 // Budget counts one session's use and holds it to Limits. It is safe for concurrent use.
@@ -116,6 +118,7 @@ type Budget struct {
 	now   func() time.Time
 	store Store
 	per   string
+	keep  bool // KeepStore
 
 	start      time.Time
 	lastCommit time.Time
@@ -149,7 +152,7 @@ func New(lim Limits, o Options) *Budget {
 		per = "day"
 	}
 	t := now()
-	b := &Budget{lim: lim, now: now, store: o.Store, per: per, start: t, lastCommit: t}
+	b := &Budget{lim: lim, now: now, store: o.Store, per: per, keep: o.KeepStore, start: t, lastCommit: t}
 	if b.store != nil {
 		var r [6]byte
 		rand.Read(r[:])
@@ -226,7 +229,7 @@ func (b *Budget) Close() {
 		b.endTurn()
 		b.commit()
 	}
-	if c, ok := b.store.(interface{ Close() }); ok {
+	if c, ok := b.store.(interface{ Close() }); ok && !b.keep {
 		c.Close()
 	}
 }

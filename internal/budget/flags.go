@@ -75,6 +75,30 @@ func LimitsFrom(c *cli.Context) (Limits, error) {
 
 // FromFlags makes the Budget the session flags ask for, or nil when they ask for none.
 func FromFlags(c *cli.Context, now func() time.Time) (*Budget, error) {
+	p, err := PlanFrom(c, now)
+	if err != nil || p == nil {
+		return nil, err
+	}
+	st, err := p.Open(c.Context, nil, "")
+	if err != nil {
+		return nil, err
+	}
+	o := p.Options
+	o.Store = st
+	return New(p.Limits, o), nil
+}
+
+// Plan is what the session flags ask for, read and checked, before any store is opened: for
+// a command that holds many runs to the same limits (fr-worker: one run per task).
+type Plan struct {
+	Limits  Limits
+	Options Options // Now and Per; Store is opened by Open
+	File    string  // --budget-file
+	KV      string  // --budget-kv, as given
+}
+
+// PlanFrom reads the session flags; nil means they ask for nothing.
+func PlanFrom(c *cli.Context, now func() time.Time) (*Plan, error) {
 	l, err := LimitsFrom(c)
 	if err != nil {
 		return nil, err
@@ -82,30 +106,52 @@ func FromFlags(c *cli.Context, now func() time.Time) (*Budget, error) {
 	if l.CostUSD > 0 && l.Prices == nil {
 		return nil, cmdutil.WithHint(cmdutil.Usagef("--max-cost needs --prices FILE"), "the price table is YAML: models: {MODEL: {input: 3, output: 15}}; see 'fr-report --help'")
 	}
-	o := Options{Now: now, Per: c.String("per")}
-	switch file, bucket := c.String("budget-file"), c.String("budget-kv"); {
-	case file != "" && bucket != "":
+	p := &Plan{Limits: l, Options: Options{Now: now, Per: c.String("per")}, File: c.String("budget-file"), KV: c.String("budget-kv")}
+	switch {
+	case p.File != "" && p.KV != "":
 		return nil, cmdutil.Usagef("--budget-file and --budget-kv: keep the totals in one place")
-	case file != "":
-		st, err := OpenStore(file)
+	case p.File == "" && p.KV == "" && c.IsSet("per"):
+		return nil, cmdutil.Usagef("--per needs --budget-file FILE or --budget-kv BUCKET")
+	case !l.Any() && p.File == "" && p.KV == "":
+		return nil, nil
+	}
+	return p, nil
+}
+
+// Open opens the store the plan names, or returns nil for none. A --budget-kv BUCKET with no
+// server in it is a bucket on js (the command's own NATS connection, server its URL for
+// messages) when js is not nil, else on $FR_NATS_URL; nats://HOST:PORT/BUCKET has a
+// connection of its own. A server that cannot be reached is exit 10.
+func (p *Plan) Open(ctx context.Context, js jetstream.JetStream, server string) (Store, error) {
+	switch {
+	case p.File != "":
+		st, err := OpenStore(p.File)
 		if err != nil {
 			return nil, cmdutil.Usagef("--budget-file: %v", err)
 		}
-		o.Store = st
-	case bucket != "":
-		st, err := kvFromFlag(c.Context, bucket)
-		if err != nil {
-			return nil, err
-		}
-		o.Store = st
-	case c.IsSet("per"):
-		return nil, cmdutil.Usagef("--per needs --budget-file FILE or --budget-kv BUCKET")
-	}
-	if !l.Any() && o.Store == nil {
+		return st, nil
+	case p.KV == "":
 		return nil, nil
 	}
-	return New(l, o), nil
+	if _, _, ok, err := fleet.SplitURL(p.KV); js == nil || ok || err != nil {
+		return kvFromFlag(ctx, p.KV)
+	}
+	if !validBucket(p.KV) {
+		return nil, cmdutil.Usagef("--budget-kv: %q is not a bucket name (letters, digits, - and _)", p.KV)
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	octx, cancel := context.WithTimeout(ctx, kvTimeout)
+	defer cancel()
+	st, err := OpenKV(octx, js, p.KV, strings.TrimSuffix(server, "/")+"/"+p.KV)
+	if err != nil {
+		return nil, cmdutil.Errorf(cmdutil.ExitUnavailable, "--budget-kv: %v", err)
+	}
+	return st, nil
 }
+
+func validBucket(name string) bool { return name != "" && !strings.ContainsAny(name, "./*> ") }
 
 // Err is the error a command stopped by the breach exits with (exit 6, cmdutil.ExitLimit):
 // "stopped by --max-turns 2: turn 3 started", and ": what" after it when what is given.
@@ -131,7 +177,7 @@ func kvFromFlag(ctx context.Context, arg string) (*KVStore, error) {
 				"give it as nats://HOST:PORT/"+arg+", or set FR_NATS_URL")
 		}
 	}
-	if strings.ContainsAny(bucket, "./*> ") {
+	if !validBucket(bucket) {
 		return nil, cmdutil.Usagef("--budget-kv: %q is not a bucket name (letters, digits, - and _)", bucket)
 	}
 	nc, err := fleet.Connect(ctx, server, "fr budget", "", "")

@@ -51,7 +51,7 @@ var SharedExitCodes = []ExitCode{
 	{Code: ExitUsage, Meaning: "usage or configuration error: bad flag, unreadable or invalid policy, bad jq expression"},
 	{Code: ExitProtocol, Meaning: "protocol error: unsupported protocolVersion, an envelope, handshake or answer that breaks the contract"},
 	{Code: ExitRefused, Meaning: "refused: authentication failed, a read-only token asked to send a task, or a redirect to another origin (not followed)"},
-	{Code: ExitLimit, Meaning: "stopped by a limit the user set: --max-turns, --max-tokens, --max-duration, --max-cost, or a --budget-file or --budget-kv that is used up or cannot be written (fr-stream, fr-attach); a task that merely failed is 1"},
+	{Code: ExitLimit, Meaning: "stopped by a limit the user set: --max-turns, --max-tokens, --max-duration, --max-cost, or a --budget-file or --budget-kv that is used up or cannot be written (fr-stream, fr-attach; fr-dispatch wait and run, for a fleet's task that a worker's limit stopped); a task that merely failed is 1"},
 	{Code: ExitUnavailable, Meaning: "nothing to talk to: fuseraft not found, no daemon socket, connection refused, no answer within --request-timeout, a NATS server (--nats, --budget-kv) that cannot be reached"},
 	{Code: ExitInterrupted, Meaning: "interrupted by the user"},
 }

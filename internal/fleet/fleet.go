@@ -55,6 +55,7 @@ const (
 	HeaderSeq     = "Fr-Seq"   // the event's number within its task (or daemon), from 1
 	HeaderChunk   = "Fr-Chunk" // "I/N": part I (from 1) of an event split in N parts
 	HeaderCount   = "Fr-Count" // how many events, newline-separated, the message holds (1 when absent)
+	HeaderLimit   = "Fr-Limit" // on a result: the limit that stopped the task (--max-turns), as its record's "limit"
 )
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)

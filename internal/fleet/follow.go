@@ -282,7 +282,7 @@ func topLevelBool(b []byte, key string) (bool, bool) {
 }
 
 func tags(h nats.Header) [][2]string {
-	return [][2]string{{"taskId", h.Get(HeaderTask)}, {"host", h.Get(HeaderHost)}, {"pool", h.Get(HeaderPool)}, {"daemon", h.Get(HeaderDaemon)}}
+	return [][2]string{{"taskId", h.Get(HeaderTask)}, {"host", h.Get(HeaderHost)}, {"pool", h.Get(HeaderPool)}, {"daemon", h.Get(HeaderDaemon)}, {"limit", h.Get(HeaderLimit)}}
 }
 
 func closed(err error) error {

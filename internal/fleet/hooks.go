@@ -17,12 +17,31 @@ type Approver interface {
 	Decide(ctx context.Context, taskID, host, pool string, raw []byte) (response []byte, decider string)
 }
 
-// Budget is told of each task before it is handed to its daemon and of each of its events;
-// an error from Start fails the task with the error's text (no daemon sees it), one from
-// Event interrupts the task. nil means no budget.
+// Budget is told of each task before it is handed to its daemon, of each of its events, and
+// when the worker is done with it (its result stored, or handed back); an error from Start
+// fails the task with the error's text (no daemon sees it), one from Event interrupts the
+// task, and its later prompts are refused. An error that is a *LimitError names the limit in
+// the task's record. nil means no budget.
 type Budget interface {
 	Start(ctx context.Context, taskID, host, pool string) error
 	Event(ctx context.Context, taskID string, raw []byte) error
+	End(taskID string)
+}
+
+// LimitError is a limit the user set, reached: Limit is its flag (--max-turns, --max-tokens,
+// --max-duration, --max-cost, or --budget-kv / --budget-file when the store itself failed),
+// the text says by what figures.
+type LimitError struct {
+	Limit string
+	Text  string
+}
+
+func (e *LimitError) Error() string { return e.Text }
+
+// Refuser is an Approver that can deny a prompt without asking anyone and record it with a
+// decider ("limit") and a reason: the worker's own denials of a task stopped by a limit.
+type Refuser interface {
+	Refuse(ctx context.Context, taskID, host, pool string, raw []byte, decider, reason string) []byte
 }
 
 // DenyAll is the Approver of a worker that has none: every prompt is denied (a question

@@ -74,6 +74,9 @@ type Record struct {
 	Deliveries   int             `json:"deliveries,omitempty"`
 	UpdatedAt    time.Time       `json:"updatedAt"`
 	Error        string          `json:"error,omitempty"` // unknown: why
+	// Limit is the limit that stopped the task, by its flag ("--max-turns"): it was not
+	// handed to a daemon, or it was interrupted there. fr-dispatch exits 6 for it.
+	Limit string `json:"limit,omitempty"`
 }
 
 // Line is the record as one JSON line (no newline).

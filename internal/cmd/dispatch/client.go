@@ -336,6 +336,8 @@ type taskState struct {
 	Succeeded *bool  `json:"succeeded"`
 	Error     string `json:"error"`
 	ErrorMsg  string `json:"errorMessage"`
+	// Limit is the limit that stopped a fleet's task (its record's "limit"): exit 6.
+	Limit string `json:"limit"`
 }
 
 func decodeState(obj []byte) (taskState, error) {

@@ -69,7 +69,8 @@ type printer struct {
 	failed   []string
 	n        int
 	err      error
-	code     int // the exit code of a request that failed (3, 4, 10), which outranks 1
+	code     int  // the exit code of a request that failed (3, 4, 10), which outranks 1
+	limited  bool // a task failed for a limit (its record names one): exit 6, unless a request failed
 }
 
 func (p *printer) print(oc outcome) {
@@ -84,6 +85,7 @@ func (p *printer) print(oc outcome) {
 		}
 	case !oc.st.ok():
 		p.failed = append(p.failed, oc.id+": "+oc.st.why())
+		p.limited = p.limited || oc.st.Limit != ""
 	}
 	if p.err != nil {
 		return
@@ -130,10 +132,16 @@ func (p *printer) done() error {
 	}
 	err := failures(p.s, p.failed, p.n)
 	var e *cmdutil.Error
-	if p.code != 0 && errors.As(err, &e) {
+	switch {
+	case !errors.As(err, &e):
+	case p.code != 0:
 		// A task that could not be followed because the daemon refused, broke the contract
 		// or stopped answering says so in the exit code, as task, status and result do.
 		e.Code = p.code
+	case p.limited:
+		// A task a limit stopped (the fleet's budget: not run, or interrupted) is exit 6,
+		// as fr-stream and fr-attach stopped by one are.
+		e.Code = cmdutil.ExitLimit
 	}
 	return err
 }

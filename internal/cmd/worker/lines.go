@@ -131,24 +131,58 @@ func (s *slot) taskEvent(j *job, raw []byte) {
 	})
 	if w.o.budget != nil {
 		if err := w.o.budget.Event(context.Background(), j.t.TaskID, raw); err != nil {
-			s.mu.Lock()
-			first := !j.stopped
-			j.stopped = true
-			conn := s.conn
-			s.mu.Unlock()
-			if first {
-				w.warnf("task %s: %v: interrupting it", j.t.TaskID, err)
-				conn.Send(wire.Input{Line: wire.Interrupt(), Type: wire.TypeInterrupt})
-				conn.Flush()
-			}
+			s.limitStop(j, err)
 		}
 	}
+}
+
+// limitStop stops a task past a limit: from now on its prompts are denied by the worker, and
+// it is sent an interrupt. An interrupt cancels a turn at most, so each turn the task starts
+// past the limit is interrupted as it starts (limitStop is called again).
+func (s *slot) limitStop(j *job, err error) {
+	s.mu.Lock()
+	first := !j.stopped
+	if first {
+		j.stopped, j.limit, j.why = true, limitOf(err), err.Error()
+	}
+	conn := s.conn
+	s.mu.Unlock()
+	if first {
+		s.w.warnf("task %s: %v: interrupting it", j.t.TaskID, err)
+	}
+	if conn != nil {
+		conn.Send(wire.Input{Line: wire.Interrupt(), Type: wire.TypeInterrupt})
+		conn.Flush()
+	}
+}
+
+// limitStopTask stops the running task taskID (--max-duration ran out), and reports false when
+// this worker has not handed it to its daemon (yet).
+func (w *worker) limitStopTask(taskID string, err error) bool {
+	for _, s := range w.slots {
+		s.mu.Lock()
+		j := s.cur
+		s.mu.Unlock()
+		if j != nil && j.sent && j.t.TaskID == taskID {
+			s.limitStop(j, err)
+			return true
+		}
+	}
+	return false
 }
 
 // decide asks the approver about a prompt and sends its answer; an answer of the wrong kind
 // is replaced by a refusal, so the prompt gets exactly one answer and never a wrong one.
 func (s *slot) decide(conn *wire.Conn, j *job, typ string, prompt []byte) {
 	w := s.w
+	s.mu.Lock()
+	stopped, why := j.stopped, j.why
+	s.mu.Unlock()
+	if stopped {
+		// A task a limit stopped asks no one: its prompts are denied here, decided by "limit".
+		s.refuse(conn, j, typ, prompt, why)
+		return
+	}
 	resp, decider := w.o.approver.Decide(context.Background(), j.t.TaskID, w.o.host, w.o.pool, prompt)
 	want := wire.TypeApprovalResponse
 	if typ == wire.TypeQuestion {
@@ -161,6 +195,22 @@ func (s *slot) decide(conn *wire.Conn, j *job, typ string, prompt []byte) {
 	conn.Answer(wire.Input{Line: resp, Type: want})
 	conn.Flush()
 }
+
+// refuse denies a prompt of a task a limit stopped (a question is skipped): through the
+// approvers' client when it records such denials (the audit stream), else here.
+func (s *slot) refuse(conn *wire.Conn, j *job, typ string, prompt []byte, why string) {
+	w := s.w
+	resp := fleet.Deny(prompt)
+	if r, ok := w.o.approver.(fleet.Refuser); ok {
+		resp = r.Refuse(context.Background(), j.t.TaskID, w.o.host, w.o.pool, prompt, deciderLimit, why)
+	}
+	w.warnf("task %s: a %s denied (decided by %s): %s", j.t.TaskID, typ, deciderLimit, why)
+	conn.Answer(answer(typ, resp))
+	conn.Flush()
+}
+
+// deciderLimit decides the prompts of a task a limit stopped.
+const deciderLimit = "limit"
 
 func answer(typ string, line []byte) wire.Input {
 	if typ == wire.TypeQuestion {

@@ -82,6 +82,17 @@ func run(ctx context.Context, s cmdutil.Streams, o *options) error {
 	}
 	w.pub = fleet.NewPublisher(cl.JS, cl.NC.MaxPayload())
 	defer w.pub.Close()
+	if o.budget == nil {
+		tb, err := openBudget(setupCtx, o, cl.JS)
+		if err != nil {
+			return err
+		}
+		if tb != nil {
+			defer tb.Close()
+			tb.stop = w.limitStopTask
+			o.budget = tb
+		}
+	}
 	if o.approvers {
 		a, err := natsApprovers(setupCtx, s, cl, o)
 		if err != nil {
@@ -209,13 +220,18 @@ func (w *worker) finish(ctx context.Context, t fleet.Task, rec fleet.Record, res
 	if session != "" {
 		m.Header.Set(fleet.HeaderSession, session)
 	}
+	hdr := map[string]string{fleet.HeaderHost: w.o.host, fleet.HeaderPool: w.o.pool, fleet.HeaderTask: t.TaskID}
+	if rec.Limit != "" {
+		m.Header.Set(fleet.HeaderLimit, rec.Limit)
+		hdr[fleet.HeaderLimit] = rec.Limit
+	}
 	m.Data = resultEvent
 	if len(resultEvent) < int(w.pub.MaxPayload())-8<<10 {
 		if err := w.pub.PublishSync(ctx, m, jetstream.WithMsgID("result-"+t.TaskID)); err != nil {
 			return false, err
 		}
 	} else {
-		w.publish(m.Subject, seq, resultEvent, map[string]string{fleet.HeaderHost: w.o.host, fleet.HeaderPool: w.o.pool, fleet.HeaderTask: t.TaskID})
+		w.publish(m.Subject, seq, resultEvent, hdr)
 		if err := w.pub.Sync(ctx); err != nil {
 			return false, err
 		}

@@ -51,7 +51,9 @@ type job struct {
 	seq     uint64 // events published: runSeq(delivery, n) is the n-th
 	deliv   int    // which delivery of the task this is
 	sent    bool
-	stopped bool // a limit interrupted it
+	stopped bool   // a limit interrupted it
+	limit   string // the limit, by its flag
+	why     string // the limit's breach, for the prompts refused
 	done    chan outcome
 	once    sync.Once
 }
@@ -262,10 +264,13 @@ func (s *slot) handle(runCtx context.Context, msg jetstream.Msg) {
 	rec := w.record(t, n)
 	if w.o.budget != nil {
 		if err := w.o.budget.Start(runCtx, t.TaskID, w.o.host, w.o.pool); err != nil {
+			w.warnf("task %s: %v", t.TaskID, err)
+			rec.Limit = limitOf(err)
 			s.settle(runCtx, t, fleet.FailedRecord(rec, err.Error()), workerResult(t, err.Error()), runSeq(n, 1<<32-1))
 			ack(runCtx, msg)
 			return
 		}
+		defer w.o.budget.End(t.TaskID)
 	}
 	rec.Status = fleet.StatusRunning
 	if _, err := fleet.Put(runCtx, w.kv, rec); errors.Is(err, fleet.ErrFinal) {
@@ -294,6 +299,7 @@ func (s *slot) handle(runCtx context.Context, msg jetstream.Msg) {
 		s.cur = nil
 	}
 	seq, session := j.seq, j.session
+	rec.Limit = j.limit
 	s.mu.Unlock()
 	w.inflight.Add(-1)
 	if oc.handBack != "" {

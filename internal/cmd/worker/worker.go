@@ -16,6 +16,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/fuseraft/fr/internal/budget"
 	"github.com/fuseraft/fr/internal/cmdutil"
 	"github.com/fuseraft/fr/internal/fleet"
 	"github.com/fuseraft/fr/internal/fleet/embedded"
@@ -68,6 +69,27 @@ PROMPTS
    audit stream FR_AUDIT (docs/fleet-approvals.md). Without --approvers every prompt is denied
    (a question skipped) and the worker says so once on stderr: the fleet fails closed.
 
+LIMITS
+   --max-turns N, --max-tokens N, --max-duration D and --max-cost USD (with --prices FILE) are
+   fr-stream's. With --budget-kv BUCKET (a bucket on the worker's NATS server, or
+   nats://HOST:PORT/BUCKET) or --budget-file FILE they hold for the totals of every worker that
+   shares it, per --per day|week (local time): fleet-wide. Without either they hold for this
+   worker process alone, from its start. A task is a run: one taken once a limit is reached is
+   not handed to the daemon, and ends with a failed result whose errorMessage is the breach
+   ("stopped by --max-turns 50: 50 turns done, no more may start today (...) in
+   nats://.../BUCKET: not handed to the daemon") and whose "limit" names the flag; fr-dispatch
+   wait and run exit 6 for it. A turn is an agent_starting of the task (so --max-turns needs
+   --capacity 1), counted as it arrives, before the task's next prompt is answered: a task
+   whose turn goes past the limit is sent an interrupt (again as each later turn starts), and
+   every later prompt of it is denied by the worker itself, decided by "limit" (on the audit
+   stream with --approvers); its result names the limit too. The whole fleet goes past a turn
+   limit by at most one turn per task running, when each turn waits on a prompt; the daemon
+   need not act on the interrupt (an interrupt cancels a turn at most), so a task that asks
+   nothing may go on. Protocol v1's daemon events carry no token counts: --max-tokens and
+   --max-cost count only what an event reports, and the worker says so on stderr.
+   --max-duration is checked as a task starts, and when it runs out while a task runs (which is
+   then interrupted): with a bucket or file it holds the tasks' time, else this worker's.
+
 STOPPING
    SIGTERM or SIGINT drains: no new task is taken, the running ones may finish within
    --drain-timeout (2m), then those still running are handed back to the queue; a second
@@ -114,6 +136,7 @@ type options struct {
 
 	approver fleet.Approver
 	budget   fleet.Budget
+	plan     *budget.Plan // the limit flags; nil: none
 
 	approvers        bool          // --approvers: prompts go to fr-approve --nats
 	approvalTimeout  time.Duration // per try
@@ -144,6 +167,7 @@ func App(s cmdutil.Streams) *cli.App {
 		&cli.StringFlag{Name: "nats-store", Usage: "keep the embedded server's store in `DIR`"},
 		&cli.StringFlag{Name: "ready-file", Usage: "write {\"url\",\"pid\"} to `FILE` once taking tasks"},
 	)
+	app.Flags = append(app.Flags, limitFlags()...)
 	app.Action = func(c *cli.Context) error {
 		if c.NArg() > 0 {
 			return cmdutil.Usagef("unexpected argument %q", c.Args().First())
@@ -210,6 +234,9 @@ func optionsFrom(c *cli.Context, s cmdutil.Streams) (*options, error) {
 		return nil, err
 	}
 	if err := checkLimits(o); err != nil {
+		return nil, err
+	}
+	if err := checkBudget(c, s, o); err != nil {
 		return nil, err
 	}
 	if c.IsSet("nats-store") && o.embedded == "" {
