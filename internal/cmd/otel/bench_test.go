@@ -67,3 +67,24 @@ func BenchmarkCorpusExport(b *testing.B) {
 		f.Close()
 	}
 }
+
+// BenchmarkCorpusFile is BenchmarkCorpus through the SDK to --otlp-file: every record encoded
+// as OTLP JSON.
+func BenchmarkCorpusFile(b *testing.B) {
+	name := os.Getenv("FR_OTEL_CORPUS")
+	if name == "" {
+		b.Skip("FR_OTEL_CORPUS not set")
+	}
+	st, err := os.Stat(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(st.Size())
+	out := b.TempDir() + "/otlp.jsonl"
+	for b.Loop() {
+		f, _ := os.Open(name)
+		s := cmdutil.Streams{In: f, Out: io.Discard, Err: io.Discard, Getenv: func(string) string { return "" }}
+		Run(context.Background(), s, []string{"fr-otel", "--otlp-file", out})
+		f.Close()
+	}
+}
