@@ -120,6 +120,31 @@ func str(p *string) string {
 var bulky = map[string]bool{`"output"`: true, `"args"`: true, `"oldContent"`: true, `"newContent"`: true,
 	`"changes"`: true, `"turns"`: true, `"steps"`: true, `"text"`: true}
 
+// withoutContent is an agent_message's message without its content (the reply, a bulky field
+// like the others), when it is an object.
+func withoutContent(msg []byte) []byte {
+	if !bytes.Contains(msg, []byte(`"content"`)) {
+		return msg
+	}
+	b := make([]byte, 0, 256)
+	b = append(b, '{')
+	if !jsonscan.Members(msg, func(key, val []byte) bool {
+		if string(key) == `"content"` {
+			return true
+		}
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+		b = append(b, key...)
+		b = append(b, ':')
+		b = append(b, val...)
+		return true
+	}) {
+		return msg
+	}
+	return append(b, '}')
+}
+
 var scratch = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
 // decodeEvent decodes raw, a JSON object already known to be valid, into ev: without its bulky
@@ -152,6 +177,9 @@ func decodeMembers(raw []byte, ev *event) error {
 		}
 		if bulky[k] {
 			return true
+		}
+		if k == `"message"` {
+			val = withoutContent(val)
 		}
 		if len(b) > 1 {
 			b = append(b, ',')
@@ -293,6 +321,9 @@ func quickMember(key, val []byte, ev *event) bool {
 		}
 		return true
 	case qJSON:
+		if f.any == nil {
+			return json.Unmarshal(withoutContent(val), &ev.Message) == nil
+		}
 		return json.Unmarshal(val, f.any(ev)) == nil
 	}
 	return false
@@ -401,7 +432,7 @@ var quickFields = func() map[string]quickField {
 	bp("succeeded", func(e *event) **bool { return &e.Succeeded })
 	m["elapsedSeconds"] = quickField{kind: qFloat}
 	m["agents"] = quickField{kind: qJSON, any: func(e *event) any { return &e.Agents }}
-	m["message"] = quickField{kind: qJSON, any: func(e *event) any { return &e.Message }}
+	m["message"] = quickField{kind: qJSON} // without its content
 	return m
 }()
 
