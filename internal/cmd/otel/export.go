@@ -241,6 +241,14 @@ func (fw *fileWriter) Close() error {
 // otlpJSON is msg in the OTLP/JSON encoding: protobuf's JSON mapping with lowerCamelCase
 // names and enums as numbers, but trace and span ids as hex strings, not base64, on one line.
 func otlpJSON(msg proto.Message) ([]byte, error) {
+	if b, ok := quickJSON(msg); ok {
+		return b, nil
+	}
+	return slowJSON(msg)
+}
+
+// slowJSON is otlpJSON by protojson, for any message.
+func slowJSON(msg proto.Message) ([]byte, error) {
 	b, err := protojson.MarshalOptions{UseEnumNumbers: true}.Marshal(msg)
 	if err != nil {
 		return nil, err

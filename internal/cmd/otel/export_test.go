@@ -5,12 +5,18 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"math"
 	"reflect"
 	"testing"
 
+	collogs "go.opentelemetry.io/proto/otlp/collector/logs/v1"
 	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	logspb "go.opentelemetry.io/proto/otlp/logs/v1"
+	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 )
 
 // hexIDsSlow is hexIDs the long way, as --otlp-file first did it: the JSON decoded, its ids
@@ -114,5 +120,111 @@ func FuzzHexIDs(f *testing.F) {
 		if got, want := decodeAny(t, fast), decodeAny(t, slow); !reflect.DeepEqual(got, want) {
 			t.Fatalf("hexIDs(%s)\n got %s\nwant %s", in, fast, slow)
 		}
+	})
+}
+
+// otlpSeeds are export requests with every kind of member quickJSON writes.
+func otlpSeeds() []proto.Message {
+	tid, _ := hex.DecodeString("0af7651916cd43dd8448eb211c80319c")
+	sid, _ := hex.DecodeString("b7ad6b7169203331")
+	str := func(s string) *commonpb.AnyValue {
+		return &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: s}}
+	}
+	attrs := []*commonpb.KeyValue{
+		{Key: "s", Value: str("a \"quoted\"\n\ttext\x01 é ✓")},
+		{Key: "empty", Value: str("")},
+		{Key: "b", Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_BoolValue{BoolValue: true}}},
+		{Key: "i", Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_IntValue{IntValue: -1 << 62}}},
+		{Key: "d", Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_DoubleValue{DoubleValue: 0.0000012}}},
+		{Key: "nan", Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_DoubleValue{DoubleValue: math.NaN()}}},
+		{Key: "inf", Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_DoubleValue{DoubleValue: math.Inf(-1)}}},
+		{Key: "bytes", Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_BytesValue{BytesValue: []byte{0, 1, 255}}}},
+		{Key: "arr", Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_ArrayValue{ArrayValue: &commonpb.ArrayValue{Values: []*commonpb.AnyValue{str("x"), {}}}}}},
+		{Key: "kv", Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_KvlistValue{KvlistValue: &commonpb.KeyValueList{Values: []*commonpb.KeyValue{{Key: "k", Value: str("v")}, {}}}}}},
+		{Key: "novalue"},
+	}
+	res := &resourcepb.Resource{Attributes: attrs[:2], DroppedAttributesCount: 3}
+	scope := &commonpb.InstrumentationScope{Name: "fr", Version: "1.0", Attributes: attrs[2:3]}
+	return []proto.Message{
+		&coltrace.ExportTraceServiceRequest{ResourceSpans: []*tracepb.ResourceSpans{{Resource: res, SchemaUrl: "u", ScopeSpans: []*tracepb.ScopeSpans{{
+			Scope: scope, SchemaUrl: "v",
+			Spans: []*tracepb.Span{
+				{TraceId: tid, SpanId: sid, ParentSpanId: sid, TraceState: "a=b", Flags: 257, Name: "execute_tool read",
+					Kind: tracepb.Span_SPAN_KIND_INTERNAL, StartTimeUnixNano: 1764800000000000000, EndTimeUnixNano: math.MaxUint64,
+					Attributes: attrs, DroppedAttributesCount: 1, DroppedEventsCount: 2, DroppedLinksCount: 3,
+					Events: []*tracepb.Span_Event{{TimeUnixNano: 5, Name: "file_changed", Attributes: attrs[:1], DroppedAttributesCount: 4}, {}},
+					Links:  []*tracepb.Span_Link{{TraceId: tid, SpanId: sid, TraceState: "x=y", Attributes: attrs[1:2], Flags: 1}, {}},
+					Status: &tracepb.Status{Code: tracepb.Status_STATUS_CODE_ERROR, Message: "denied"}},
+				{Status: &tracepb.Status{}},
+				{},
+			}}, {}}}, {}}},
+		&collogs.ExportLogsServiceRequest{ResourceLogs: []*logspb.ResourceLogs{{Resource: &resourcepb.Resource{}, ScopeLogs: []*logspb.ScopeLogs{{
+			Scope: scope,
+			LogRecords: []*logspb.LogRecord{
+				{TimeUnixNano: 1, ObservedTimeUnixNano: 2, SeverityNumber: logspb.SeverityNumber_SEVERITY_NUMBER_ERROR, SeverityText: "ERROR",
+					Body: str("{\"type\":\"error\"}"), Attributes: attrs, DroppedAttributesCount: 1, Flags: 1, TraceId: tid, SpanId: sid,
+					EventName: "fuseraft.error"},
+				{Body: &commonpb.AnyValue{}},
+				{},
+			}}}}}},
+	}
+}
+
+// checkQuickJSON fails when quickJSON writes msg otherwise than protojson and hexIDs do.
+func checkQuickJSON(t *testing.T, msg proto.Message, mustTake bool) {
+	t.Helper()
+	fast, ok := quickJSON(msg)
+	if !ok {
+		if mustTake {
+			t.Fatalf("quickJSON left %v to protojson", msg)
+		}
+		return
+	}
+	slow, err := slowJSON(msg)
+	if err != nil {
+		t.Fatalf("quickJSON wrote %s where protojson fails: %v", fast, err)
+	}
+	var got, want any
+	if err := json.Unmarshal(fast, &got); err != nil {
+		t.Fatalf("quickJSON wrote %s: %v", fast, err)
+	}
+	if err := json.Unmarshal(slow, &want); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("quickJSON:\n%s\nprotojson:\n%s", fast, slow)
+	}
+}
+
+func TestQuickJSON(t *testing.T) {
+	for _, m := range otlpSeeds() {
+		checkQuickJSON(t, m, true)
+	}
+	bad := &collogs.ExportLogsServiceRequest{ResourceLogs: []*logspb.ResourceLogs{{ScopeLogs: []*logspb.ScopeLogs{{
+		LogRecords: []*logspb.LogRecord{{SeverityText: "a\xffb"}}}}}}}
+	if _, ok := quickJSON(bad); ok {
+		t.Error("quickJSON wrote text that is not UTF-8")
+	}
+}
+
+// FuzzQuickJSON holds the hand-written OTLP JSON of spans and log records to protojson's, for
+// any export request the protobuf decoder makes of the input.
+func FuzzQuickJSON(f *testing.F) {
+	for i, m := range otlpSeeds() {
+		b, err := proto.Marshal(m)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(i%2 == 0, b)
+	}
+	f.Fuzz(func(t *testing.T, traces bool, b []byte) {
+		var msg proto.Message = &collogs.ExportLogsServiceRequest{}
+		if traces {
+			msg = &coltrace.ExportTraceServiceRequest{}
+		}
+		if proto.Unmarshal(b, msg) != nil {
+			return
+		}
+		checkQuickJSON(t, msg, false)
 	})
 }
