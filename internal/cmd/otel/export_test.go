@@ -8,6 +8,7 @@ import (
 	"math"
 	"reflect"
 	"testing"
+	"unicode/utf8"
 
 	collogs "go.opentelemetry.io/proto/otlp/collector/logs/v1"
 	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
@@ -226,5 +227,29 @@ func FuzzQuickJSON(f *testing.F) {
 			return
 		}
 		checkQuickJSON(t, msg, false)
+	})
+}
+
+// FuzzQuickJSONValues is FuzzQuickJSON for the values a span and a log record carry, which the
+// protobuf decoder rarely makes of random input: any text, number and bytes.
+func FuzzQuickJSONValues(f *testing.F) {
+	f.Add("execute_tool read", "gen_ai.tool.name", "a \"b\"\n\x01é", int64(-5), 0.25, []byte{0, 255}, uint64(1764800000000000000))
+	f.Add("", "", "\u2028<>&", int64(0), math.Inf(1), []byte(nil), uint64(0))
+	f.Fuzz(func(t *testing.T, name, key, text string, n int64, d float64, raw []byte, at uint64) {
+		kvs := []*commonpb.KeyValue{
+			{Key: key, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: text}}},
+			{Key: text, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_IntValue{IntValue: n}}},
+			{Key: name, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_DoubleValue{DoubleValue: d}}},
+			{Key: key, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_BytesValue{BytesValue: raw}}},
+		}
+		span := &tracepb.Span{TraceId: raw, SpanId: raw, Name: name, Kind: tracepb.Span_SpanKind(n % 7), StartTimeUnixNano: at,
+			EndTimeUnixNano: at + uint64(n), Attributes: kvs, Flags: uint32(n),
+			Events: []*tracepb.Span_Event{{TimeUnixNano: at, Name: text, Attributes: kvs[1:]}},
+			Status: &tracepb.Status{Message: text, Code: tracepb.Status_StatusCode(n % 3)}}
+		rec := &logspb.LogRecord{TimeUnixNano: at, ObservedTimeUnixNano: uint64(n), SeverityNumber: logspb.SeverityNumber(n % 25),
+			SeverityText: name, Body: kvs[0].Value, Attributes: kvs, TraceId: raw, SpanId: raw, EventName: key}
+		mustTake := utf8.ValidString(name) && utf8.ValidString(key) && utf8.ValidString(text)
+		checkQuickJSON(t, &coltrace.ExportTraceServiceRequest{ResourceSpans: []*tracepb.ResourceSpans{{ScopeSpans: []*tracepb.ScopeSpans{{Spans: []*tracepb.Span{span}}}}}}, mustTake)
+		checkQuickJSON(t, &collogs.ExportLogsServiceRequest{ResourceLogs: []*logspb.ResourceLogs{{ScopeLogs: []*logspb.ScopeLogs{{LogRecords: []*logspb.LogRecord{rec}}}}}}, mustTake)
 	})
 }
