@@ -97,6 +97,7 @@ func cmdGoals(args []string) error {
 		row("fr-approve p99 decision latency under 1 ms", "", false, false)
 	}
 	approvalsGoals(row, lat, approvalRuns)
+	otelGoals(row, run, lat)
 	const streamT, attachT = "fr-stream: a child flooding", "fr-attach: a flood"
 	speed("fr-stream on a flood (the 200 MB corpus) within 1.5× of reading the child directly (≥ 0.67×)", streamT, "fr-stream", "direct", 1/1.5)
 	speed("... within 1.5× of a relay that only copies (`harness relay`, ≥ 0.67×)", streamT, "fr-stream", "relay-copy", 1/1.5)
@@ -161,5 +162,36 @@ func approvalsGoals(row func(goal, measured string, ok, known bool), lat func(ti
 		}
 	} else {
 		row("... added latency p99 under 2 ms over fr-approve on a pipe", "", false, false)
+	}
+}
+
+// otelGoals are fr-otel's: its CPU beside fr-filter --type's on the same session, its peak
+// memory, and the latency it adds to a line.
+func otelGoals(row func(goal, measured string, ok, known bool), run func(title, label string) *runResult, lat func(title, label string) *latResult) {
+	const overT = "fr-otel over a"
+	filter := run(overT, "fr-filter-type")
+	for _, r := range []struct{ label, what string }{{"fr-otel-dead", "a dead collector"}, {"fr-otel-file", "`--otlp-file`"}} {
+		goal := "fr-otel CPU at most 2× fr-filter `--type`'s on the same session (" + r.what + ")"
+		o := run(overT, r.label)
+		if o == nil || filter == nil || filter.CPU <= 0 {
+			row(goal, "", false, false)
+			continue
+		}
+		x := o.CPU / filter.CPU
+		row(goal, fmt.Sprintf("%.1f× (%.2f s against %.2f s)", x, o.CPU, filter.CPU), x <= 2, true)
+		row("... its peak memory under 100 MiB ("+r.what+")", fmtBytes(o.MaxRSS)+" on "+fmtBytes(float64(o.InBytes)), o.MaxRSS < 100<<20, true)
+	}
+	for _, l := range []struct{ title, what string }{{"fr-otel added latency per line: token", "token events"}, {"fr-otel added latency per line: approval", "approval requests"}} {
+		goal := "fr-otel added latency per line p99 under 1 ms (" + l.what + " at 1,000/s, `--otlp-file`)"
+		if r := lat(l.title, "fr-otel"); r != nil {
+			measured := fmtMicros(r.P99)
+			if c := lat(l.title, "cat"); c != nil {
+				// the machine's share: what a pipe through cat took in the same run
+				measured += " (cat: " + fmtMicros(c.P99) + ")"
+			}
+			row(goal, measured, r.P99 < 1000, true)
+		} else {
+			row(goal, "", false, false)
+		}
 	}
 }

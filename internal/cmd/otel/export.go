@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -30,6 +29,8 @@ import (
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
+	"github.com/fuseraft/fr/internal/jsonscan"
 )
 
 // Protocols of OTEL_EXPORTER_OTLP_PROTOCOL that fr-otel sends.
@@ -238,42 +239,83 @@ func (fw *fileWriter) Close() error {
 }
 
 // otlpJSON is msg in the OTLP/JSON encoding: protobuf's JSON mapping with lowerCamelCase
-// names and enums as numbers, but trace and span ids as hex strings, not base64.
+// names and enums as numbers, but trace and span ids as hex strings, not base64, on one line.
 func otlpJSON(msg proto.Message) ([]byte, error) {
+	if b, ok := quickJSON(msg); ok {
+		return b, nil
+	}
+	return slowJSON(msg)
+}
+
+// slowJSON is otlpJSON by protojson, for any message.
+func slowJSON(msg proto.Message) ([]byte, error) {
 	b, err := protojson.MarshalOptions{UseEnumNumbers: true}.Marshal(msg)
 	if err != nil {
 		return nil, err
 	}
-	var v any
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	if err := d.Decode(&v); err != nil {
-		return nil, err
-	}
-	hexIDs(v)
-	return json.Marshal(v)
+	return hexIDs(b), nil
 }
 
-func hexIDs(v any) {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			switch k {
-			case "traceId", "spanId", "parentSpanId":
-				if s, ok := e.(string); ok {
-					if raw, err := base64.StdEncoding.DecodeString(s); err == nil {
-						x[k] = hex.EncodeToString(raw)
-					}
-				}
-			default:
-				hexIDs(e)
+// hexIDs rewrites b, valid JSON, in one pass: the string value of every member named traceId,
+// spanId or parentSpanId, at any depth, from base64 to hex (left as it is when it is not
+// base64), and the blanks between tokens left out (protojson puts some at random).
+func hexIDs(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	idValue := false // the last key was an id's: a string value next is one
+	for i := 0; i < len(b); {
+		c := b[i]
+		switch {
+		case jsonscan.IsSpace(c):
+			i++
+			continue
+		case c != '"':
+			if c != ':' {
+				idValue = false
+			}
+			out = append(out, c)
+			i++
+			continue
+		}
+		end, ok := jsonscan.QuickStringEnd(b, i+1)
+		if !ok {
+			return append(out, b[i:]...)
+		}
+		str := b[i:end]
+		j := jsonscan.SkipSpace(b, end)
+		if j < len(b) && b[j] == ':' {
+			idValue = isIDKey(str)
+			out = append(out, str...)
+			i = end
+			continue
+		}
+		if idValue {
+			if raw, err := base64.StdEncoding.DecodeString(unquoted(str)); err == nil {
+				out = append(out, '"')
+				out = hex.AppendEncode(out, raw)
+				out = append(out, '"')
+				idValue, i = false, end
+				continue
 			}
 		}
-	case []any:
-		for _, e := range x {
-			hexIDs(e)
-		}
+		idValue = false
+		out = append(out, str...)
+		i = end
 	}
+	return out
+}
+
+func isIDKey(q []byte) bool {
+	k := unquoted(q)
+	return k == "traceId" || k == "spanId" || k == "parentSpanId"
+}
+
+// unquoted is the JSON string q, quotes included, decoded.
+func unquoted(q []byte) string {
+	if bytes.IndexByte(q, '\\') < 0 {
+		return string(q[1 : len(q)-1])
+	}
+	s, _ := jsonscan.Unquote(q)
+	return s
 }
 
 // parseHeaders reads headers written as OTEL_EXPORTER_OTLP_HEADERS writes them

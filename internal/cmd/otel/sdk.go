@@ -166,10 +166,13 @@ type sdkSink struct {
 	now    func() time.Time
 	hists  map[string]metric.Float64Histogram
 	counts map[string]metric.Float64Counter
+	sets   map[string]attribute.Set // attrSet's
+	key    []byte
 }
 
 func newSDKSink(p *pipeline, version string, now func() time.Time) *sdkSink {
-	k := &sdkSink{p: p, now: now, hists: map[string]metric.Float64Histogram{}, counts: map[string]metric.Float64Counter{}}
+	k := &sdkSink{p: p, now: now, hists: map[string]metric.Float64Histogram{}, counts: map[string]metric.Float64Counter{},
+		sets: map[string]attribute.Set{}}
 	if p.tp != nil {
 		k.tracer = p.tp.Tracer(scope, trace.WithInstrumentationVersion(version))
 	}
@@ -259,9 +262,37 @@ func (k *sdkSink) metric(name string, v float64, attrs ...attribute.KeyValue) {
 		return
 	}
 	ctx := context.Background()
+	opt := metric.WithAttributeSet(k.attrSet(attrs))
 	if h := k.hists[name]; h != nil {
-		h.Record(ctx, v, metric.WithAttributes(attrs...))
+		h.Record(ctx, v, opt)
 	} else if c := k.counts[name]; c != nil {
-		c.Add(ctx, v, metric.WithAttributes(attrs...))
+		c.Add(ctx, v, opt)
 	}
+}
+
+// maxSets bounds the attribute sets a sink keeps (one per tool name and outcome, model and
+// agent...): past it, a set is made for each measurement.
+const maxSets = 4096
+
+// attrSet is the attribute set of attrs, made once for each combination: sorting and hashing
+// a set for each measurement was most of what a metric cost.
+func (k *sdkSink) attrSet(attrs []attribute.KeyValue) attribute.Set {
+	key := k.key[:0]
+	for _, a := range attrs {
+		key = append(key, a.Key...)
+		key = append(key, 0)
+		key = append(key, a.Value.Type().String()...)
+		key = append(key, 0)
+		key = append(key, a.Value.Emit()...)
+		key = append(key, 0)
+	}
+	k.key = key
+	if set, ok := k.sets[string(key)]; ok {
+		return set
+	}
+	set := attribute.NewSet(attrs...)
+	if len(k.sets) < maxSets {
+		k.sets[string(key)] = set
+	}
+	return set
 }

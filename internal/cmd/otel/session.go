@@ -75,7 +75,8 @@ type input struct {
 	tasks     []*session // a daemon's tasks not finished, oldest first
 	unnamed   int        // sessions of this input started without a session id
 	last      time.Time
-	badVer    bool // a handshake of an unsupported protocolVersion was seen
+	badVer    bool  // a handshake of an unsupported protocolVersion was seen
+	ev        event // the line being read, decoded (one for all, not one made for each)
 }
 
 func (m *mapper) input(name string) *input { return &input{m: m, name: name} }
@@ -201,12 +202,13 @@ func (in *input) line(raw []byte, at time.Time) {
 		}
 		return
 	}
-	var ev event
-	if decodeEvent(raw, in.m.o.capture, &ev) != nil {
+	ev := &in.ev
+	*ev = event{}
+	if decodeEvent(raw, in.m.o.capture, ev) != nil {
 		return
 	}
 	ev.Type = l.Type
-	in.event(&ev, raw, at)
+	in.event(ev, raw, at)
 }
 
 func (in *input) endApproval(s *session, at time.Time) { s.endApproval(at) }
