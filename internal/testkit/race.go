@@ -11,7 +11,8 @@ const AgainWithoutRace = "runs again without the race detector"
 // same code over much data or many inputs (a conformance suite, a differential test over
 // random filters, a memory bound over hundreds of MB), whose goroutines other tests already
 // run under the race detector: there it finds nothing more, and makes the test ten times
-// slower. `make test` runs such a test in a second pass without -race, so it still runs.
+// slower. It is also for the documents' examples, run as a user runs them, with commands
+// built without it. `make test` runs such a test again without -race, so it still runs.
 func WithoutRace(t testing.TB) {
 	t.Helper()
 	if raceEnabled {

@@ -197,7 +197,10 @@ func TestEveryRecipeIsTested(t *testing.T) {
 	}
 }
 
+// TestScripts runs the documents' examples as a user runs them: with the commands built
+// without the race detector (the commands' own tests run them under it).
 func TestScripts(t *testing.T) {
+	testkit.WithoutRace(t)
 	recipes := readCookbook(t)
 	readme := readReadme(t)
 	root, err := filepath.Abs("../../..")

@@ -6,9 +6,10 @@
 //	go build -o bin/testsum ./internal/testkit/testsum && bin/testsum -race -count=1 ./...
 //
 // A test that skips itself under the race detector with [testkit.WithoutRace] is run once more
-// without it, after the first pass: `go test -json` with the same flags but -race, its package
-// and -run naming it (its top-level test). The second run counts, not the skip. Flags with a
-// separate value (-timeout 60m) are not carried to the second pass: write -timeout=60m.
+// without it, as soon as its package has ended (while the other packages go on): `go test
+// -json` with the same flags but -race, its package, and -run naming it (its top-level test).
+// The second run counts, not the skip. Flags with a separate value (-timeout 60m) are not
+// carried to the second run: write -timeout=60m.
 //
 // Without arguments it reads go test -json from stdin instead (exit status 1 if anything
 // failed).
@@ -26,6 +27,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -51,20 +53,42 @@ func main() {
 	os.Exit(run(os.Stdout, os.Args[1:]))
 }
 
-// run runs go test -json ARGS, then, without -race, the tests that asked for it, summarises
-// their output and returns the worse exit status.
+// run runs go test -json ARGS and, as each package ends, without -race, the tests of it that
+// asked for that; it summarises their output and returns the worst exit status.
 func run(w io.Writer, args []string) int {
 	// An interrupt reaches go test too (same process group): let it stop and say what it ran.
 	signal.Ignore(syscall.SIGINT, syscall.SIGTERM)
 	s := newSummary(w)
-	code := s.goTest(args)
-	if again := s.againArgs(args); again != nil {
-		fmt.Fprintf(s.w, "\nAgain without the race detector: go test %s\n", strings.Join(again, " "))
-		if c := s.goTest(again); c > code {
-			code = c
+	var wg sync.WaitGroup
+	codes := make(chan int, 1)
+	codes <- 0
+	worst := func(c int) {
+		if m := <-codes; c > m {
+			codes <- c
+		} else {
+			codes <- m
 		}
 	}
+	// Called with s.mu held, as the package ends: its second run overlaps the rest of the first.
+	s.onAgain = func(pkg string, tests []string) {
+		again := againArgs(args, pkg, tests)
+		fmt.Fprintf(s.w, "again without the race detector: go test %s\n", strings.Join(again, " "))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			worst(s.goTest(again))
+		}()
+	}
+	worst(s.goTest(args))
+	s.mu.Lock()
+	for pkg, tests := range s.again { // a package whose end go test did not report
+		delete(s.again, pkg)
+		s.onAgain(pkg, tests)
+	}
+	s.mu.Unlock()
+	wg.Wait()
 	s.finish()
+	code := <-codes
 	if code == 0 && s.failed() {
 		code = 1
 	}
@@ -112,35 +136,27 @@ func (s *summary) goTest(args []string) int {
 	return 0
 }
 
-// againArgs is the second pass's arguments: the first pass's flags but -race and -run, -run
-// naming the tests that skipped themselves under the race detector, and their packages. nil
-// when there are none.
-func (s *summary) againArgs(args []string) []string {
-	if len(s.again) == 0 {
-		return nil
+// againArgs is a second run's arguments: the first run's flags but -race and -run, -run
+// naming the (top-level) tests that skipped themselves under the race detector, and their
+// package.
+func againArgs(args []string, pkg string, tests []string) []string {
+	set := map[string]bool{}
+	for _, t := range tests {
+		top, _, _ := strings.Cut(t, "/")
+		set[regexp.QuoteMeta(top)] = true
 	}
-	tests, pkgs := map[string]bool{}, map[string]bool{}
-	for _, k := range s.again {
-		top, _, _ := strings.Cut(k.test, "/")
-		tests[regexp.QuoteMeta(top)], pkgs[k.pkg] = true, true
+	var names []string
+	for n := range set {
+		names = append(names, n)
 	}
-	s.again = nil
+	sort.Strings(names)
 	var out []string
 	for _, a := range args {
 		if strings.HasPrefix(a, "-") && a != "-race" && !strings.HasPrefix(a, "-run") {
 			out = append(out, a)
 		}
 	}
-	return append(append(out, "-run", "^("+strings.Join(sorted(tests), "|")+")$"), sorted(pkgs)...)
-}
-
-func sorted(set map[string]bool) []string {
-	var l []string
-	for k := range set {
-		l = append(l, k)
-	}
-	sort.Strings(l)
-	return l
+	return append(out, "-run", "^("+strings.Join(names, "|")+")$", pkg)
 }
 
 // event is one record of go test -json (cmd/test2json).
@@ -167,11 +183,13 @@ type summary struct {
 	failedIn                map[string]bool // packages with a failed test
 	failedList              []key           // failed tests, and packages that failed outside one
 	times                   []result
-	again                   []key // tests that skipped themselves under the race detector
+	mu                      sync.Mutex          // held while an event is taken
+	again                   map[string][]string // per package, tests that skipped themselves under the race detector
+	onAgain                 func(pkg string, tests []string)
 }
 
 func newSummary(w io.Writer) *summary {
-	return &summary{w: w, out: map[key][]string{}, running: map[key]bool{}, failedIn: map[string]bool{}}
+	return &summary{w: w, out: map[key][]string{}, running: map[key]bool{}, failedIn: map[string]bool{}, again: map[string][]string{}}
 }
 
 // read takes go test -json records until EOF. A line that is not a record is printed as it is.
@@ -184,7 +202,9 @@ func (s *summary) read(r io.Reader) error {
 			fmt.Fprintln(s.w, sc.Text())
 			continue
 		}
+		s.mu.Lock()
 		s.take(e)
+		s.mu.Unlock()
 	}
 	return sc.Err()
 }
@@ -213,6 +233,10 @@ func (s *summary) take(e event) {
 				s.leftOver(e.Package)
 				s.pkgFailure(e.Package)
 			}
+			if tests := s.again[e.Package]; len(tests) > 0 {
+				delete(s.again, e.Package)
+				s.onAgain(e.Package, tests)
+			}
 			return
 		}
 		switch e.Action {
@@ -224,8 +248,8 @@ func (s *summary) take(e event) {
 			s.failedList = append(s.failedList, k)
 			s.printFailed(k)
 		case "skip":
-			if s.skippedForRace(k) {
-				s.again = append(s.again, k)
+			if s.onAgain != nil && s.skippedForRace(k) {
+				s.again[k.pkg] = append(s.again[k.pkg], k.test)
 				delete(s.out, k)
 				delete(s.running, k)
 				return
