@@ -4,9 +4,12 @@ import (
 	"encoding/base64"
 	"strings"
 	"testing"
+
+	"github.com/fuseraft/fr/internal/testkit"
 )
 
 func TestUserInputChecksEveryImage(t *testing.T) {
+	testkit.WithoutRace(t)
 	dataURL := func(mime string, b []byte) string {
 		return "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(b)
 	}

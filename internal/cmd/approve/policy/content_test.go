@@ -11,6 +11,7 @@ import (
 	"github.com/fuseraft/fr/pkg/wire"
 
 	"github.com/fuseraft/fr/internal/jsonscan"
+	"github.com/fuseraft/fr/internal/testkit"
 )
 
 var contentPieces = []string{"a", "x", "package main", "\n", "\t", `"`, `\`, "/", "é", "日本", "😀", " ", "-----BEGIN ",
@@ -65,6 +66,7 @@ func isUTF8(b []byte) bool { return strings.ToValidUTF8(string(b), "\x00") == st
 // needed gives the decisions of deciding with them decoded first, for rules with sizes,
 // changed lines and conditions on the contents.
 func TestLazyContentsSameDecisions(t *testing.T) {
+	testkit.WithoutRace(t)
 	src := `version: 1
 default: deny
 rules:

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/fuseraft/fr/internal/testkit"
 )
 
 // decideBoth decides ev with and without skipping the rules of later parts that cannot change
@@ -69,6 +71,7 @@ func partsCommands() []string {
 // stream with and without skipping the rules that cannot change a denied command's decision:
 // the decisions are the same.
 func TestPartsFastSlow(t *testing.T) {
+	testkit.WithoutRace(t)
 	root := attackRoot(t)
 	p, err := Load([]byte(partsPolicy), "parts.yaml")
 	if err != nil {

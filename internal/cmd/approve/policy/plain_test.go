@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/fuseraft/fr/internal/testkit"
 )
 
 // analyzeBothWays returns Analyze(cmd) with and without the plain-line path.
@@ -36,6 +38,7 @@ var plainSeparators = []string{" ", " ", " ", "  ", " | ", "|", " || ", "||", " 
 // TestPlainSourceMatchesParser: the parts of a plain line read directly are those the parser
 // gives, for many lines of words and operators; lines that are not plain are left to it.
 func TestPlainSourceMatchesParser(t *testing.T) {
+	testkit.WithoutRace(t)
 	r := rand.New(rand.NewSource(1))
 	plain, n := 0, 20000
 	if testing.Short() {
