@@ -24,7 +24,8 @@ type Follow struct {
 // FollowEvents prints the fleet's events as fr-attach prints a daemon's: each event's line
 // unchanged, with the fleet's fields (taskId, host, pool, and daemon for progress no task
 // was named for) added after its own. With ExitOnResult it ends once every task has its
-// result: nil when all succeeded, else an error with exit code 1.
+// result: nil when all succeeded, else an error with exit code 1, or 6 when a limit stopped
+// one of them (its result names the limit).
 func FollowEvents(ctx context.Context, cl *Client, f Follow, out *wire.Writer) error {
 	fw := newFollower(f, out)
 	stream, err := cl.JS.Stream(ctx, EventsStream)
@@ -95,10 +96,11 @@ func followSubjects(f Follow) []string {
 
 // follower prints events and keeps the tasks still waited for and those that failed.
 type follower struct {
-	f      Follow
-	out    *wire.Writer
-	want   map[string]bool
-	failed []string
+	f       Follow
+	out     *wire.Writer
+	want    map[string]bool
+	failed  []string
+	limited bool // a task waited for failed for a limit (its result names one)
 }
 
 func newFollower(f Follow, out *wire.Writer) *follower {
@@ -136,11 +138,12 @@ func (fw *follower) finishedBefore(ctx context.Context, cl *Client, stream jetst
 		delete(fw.want, id)
 		if !r.OK() {
 			fw.failed = append(fw.failed, id+": "+r.Why())
+			fw.limited = fw.limited || r.Limit != ""
 		}
 	}
 	if len(fw.want) == 0 {
 		fw.out.Flush()
-		return true, outcome(fw.failed, len(fw.f.Tasks))
+		return true, outcome(fw.failed, len(fw.f.Tasks), fw.limited)
 	}
 	return false, nil
 }
@@ -160,22 +163,24 @@ func (fw *follower) print(data []byte, h nats.Header) (bool, error) {
 		if err := fw.out.WriteLine(Tag(line, tg)); err != nil {
 			return true, closed(err)
 		}
-		if fw.f.ExitOnResult && len(fw.want) > 0 && fw.result(h.Get(HeaderTask), line) {
+		if fw.f.ExitOnResult && len(fw.want) > 0 && fw.result(h, line) {
 			fw.out.Flush()
-			return true, outcome(fw.failed, len(fw.f.Tasks))
+			return true, outcome(fw.failed, len(fw.f.Tasks), fw.limited)
 		}
 	}
 	return false, nil
 }
 
-// result notes line when it is the result of task id, waited for, and reports whether it
-// was the last one waited for.
-func (fw *follower) result(id string, line []byte) bool {
+// result notes line when it is the result of a task waited for (h names it), and reports
+// whether it was the last one waited for.
+func (fw *follower) result(h nats.Header, line []byte) bool {
+	id := h.Get(HeaderTask)
 	if t, _ := wire.TopLevelString(line, "type"); t != wire.TypeResult || !fw.want[id] {
 		return false
 	}
 	delete(fw.want, id)
 	if ok, _ := topLevelBool(line, "succeeded"); !ok {
+		fw.limited = fw.limited || h.Get(HeaderLimit) != ""
 		em, _ := wire.TopLevelString(line, "errorMessage")
 		if em == "" {
 			em = "the task failed"
@@ -292,12 +297,18 @@ func closed(err error) error {
 	return err
 }
 
-func outcome(failed []string, of int) error {
+// outcome is the end of following tasks to their results: nil when none failed, exit 1 when
+// one did, 6 when a limit stopped one.
+func outcome(failed []string, of int, limited bool) error {
 	if len(failed) == 0 {
 		return nil
 	}
-	if of > 1 {
-		return cmdutil.Errorf(cmdutil.ExitFailed, "%s (%d of %d tasks did not succeed)", failed[len(failed)-1], len(failed), of)
+	code := cmdutil.ExitFailed
+	if limited {
+		code = cmdutil.ExitLimit // a task a limit stopped, as fr-dispatch wait says it
 	}
-	return cmdutil.Errorf(cmdutil.ExitFailed, "%s", failed[0])
+	if of > 1 {
+		return cmdutil.Errorf(code, "%s (%d of %d tasks did not succeed)", failed[len(failed)-1], len(failed), of)
+	}
+	return cmdutil.Errorf(code, "%s", failed[0])
 }

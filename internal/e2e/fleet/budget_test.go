@@ -237,17 +237,23 @@ func TestWorkerLimitWithoutBucket(t *testing.T) {
 	if !strings.Contains(w.stderr.String(), "stopped by --max-turns 2") {
 		t.Errorf("the worker did not say why it failed a task: %s", w.stderr)
 	}
-	// fr-attach --nats shows the limit on the task's result event too
+	// fr-attach --nats shows the limit on the task's result event too, and --exit-on-result
+	// exits 6 for it, as fr-dispatch does (and 0 for a task that succeeded)
 	for _, l := range lines(t, r.stdout) {
-		if l["limit"] == nil {
-			continue
-		}
 		a := frAttach(t, "--nats", srv.URL(), "--task", l["taskId"].(string), "--from-start", "--exit-on-result")
 		ev := lines(t, a.stdout)
+		if l["limit"] == nil {
+			if a.code != 0 {
+				t.Errorf("fr-attach --nats --exit-on-result on a task that succeeded: exit %d, want 0; stderr %s", a.code, a.stderr)
+			}
+			continue
+		}
 		if len(ev) == 0 || ev[len(ev)-1]["type"] != "result" || ev[len(ev)-1]["limit"] != "--max-turns" {
 			t.Errorf("the result event of a task the limit stopped, as fr-attach --nats prints it, does not name the limit: %s", a.stdout)
 		}
-		break
+		if a.code != cmdutil.ExitLimit || !strings.Contains(a.stderr, "stopped by --max-turns 2") {
+			t.Errorf("fr-attach --nats --exit-on-result on a task the limit stopped: exit %d, want 6; stderr %s", a.code, a.stderr)
+		}
 	}
 }
 
