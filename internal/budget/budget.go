@@ -256,7 +256,12 @@ func (b *Budget) Observe(ev wire.Event) *Breach {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	var d Usage
-	turnStart := false
+	turnStart := StartsTurn(ev.Type)
+	if turnStart {
+		d.Turns = 1
+		b.endTurn() // a daemon's agent turns end as the next one starts
+		b.inTurn = true
+	}
 	switch ev.Type {
 	case wire.TypeReady:
 		var r struct {
@@ -266,11 +271,6 @@ func (b *Budget) Observe(ev wire.Event) *Breach {
 			b.model = r.Model
 		}
 		b.sessMsg = Usage{}
-	case "turn_start", "agent_starting":
-		turnStart = true
-		d.Turns = 1
-		b.endTurn() // a daemon's agent turns end as the next one starts
-		b.inTurn = true
 	case "message_end":
 		var m struct {
 			In     *int64 `json:"inputTokens"`
@@ -338,6 +338,12 @@ func (b *Budget) Observe(ev wire.Event) *Breach {
 		return br
 	}
 	return b.settle()
+}
+
+// StartsTurn reports whether an event starts a turn, as a Budget counts turns: a turn_start
+// (repl --vscode) or an agent_starting (run --bridge, serve).
+func StartsTurn(eventType string) bool {
+	return eventType == wire.TypeTurnStart || eventType == wire.TypeAgentStarting
 }
 
 // endsTurn reports whether an event ends a turn: an agent_message is a run's turn done.

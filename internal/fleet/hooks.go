@@ -24,7 +24,7 @@ type Approver interface {
 // the task's record. nil means no budget.
 type Budget interface {
 	Start(ctx context.Context, taskID, host, pool string) error
-	Event(ctx context.Context, taskID string, raw []byte) error
+	Event(ctx context.Context, taskID string, ev wire.Event) error
 	End(taskID string)
 }
 

@@ -14,9 +14,6 @@ import (
 	"github.com/fuseraft/fr/pkg/wire"
 )
 
-// limitFlags are fr-worker's limits: fr-stream's and fr-attach's flags, read by the same code.
-func limitFlags() []cli.Flag { return budget.SessionFlags() }
-
 // checkBudget reads the limit flags into o.plan (nil: none). Over the daemon a turn is an
 // agent_starting, which the daemon broadcasts without a session id: it can be told to be a
 // task's only while that task is the one running there, so --max-turns needs --capacity 1.
@@ -127,19 +124,15 @@ func (tb *taskBudgets) timeTask(taskID string, b *budget.Budget, left time.Durat
 
 // Event counts one event of a task: past a limit, the task is to be interrupted, and so is
 // each turn it starts afterwards.
-func (tb *taskBudgets) Event(_ context.Context, taskID string, raw []byte) error {
+func (tb *taskBudgets) Event(_ context.Context, taskID string, ev wire.Event) error {
 	tb.mu.Lock()
 	b := tb.runs[taskID]
 	tb.mu.Unlock()
 	if b == nil {
 		return nil
 	}
-	ev, ok := wire.ParseLine(raw).Event()
-	if !ok {
-		return nil
-	}
 	br := b.Observe(ev)
-	if br == nil && startsTurn(ev.Type) {
+	if br == nil && budget.StartsTurn(ev.Type) {
 		// A limit another task of this worker reached (without a store, one Budget counts
 		// them all) stops this one's turns too.
 		br = b.Breached()
@@ -171,8 +164,6 @@ func (tb *taskBudgets) Close() {
 		c.Close()
 	}
 }
-
-func startsTurn(t string) bool { return t == "agent_starting" || t == "turn_start" }
 
 // limitErr is a breach as the task's error: "stopped by --max-turns 9: ...: what".
 func limitErr(br *budget.Breach, what string) error {

@@ -18,6 +18,7 @@ func (s *slot) line(conn *wire.Conn, ln wire.Line) {
 	if ln.Kind != wire.EventLine {
 		return // not an event: never data
 	}
+	ev, _ := ln.Event()
 	raw := ln.Raw
 	s.mu.Lock()
 	j := s.cur
@@ -38,7 +39,7 @@ func (s *slot) line(conn *wire.Conn, ln wire.Line) {
 		s.mu.Lock()
 		j.session = sid
 		s.mu.Unlock()
-		s.taskEvent(j, raw)
+		s.taskEvent(j, ev)
 		rec := j.rec
 		rec.SessionID = quote(sid)
 		go fleet.Put(context.Background(), w.kv, rec)
@@ -61,21 +62,21 @@ func (s *slot) line(conn *wire.Conn, ln wire.Line) {
 			conn.Flush()
 			return
 		}
-		s.taskEvent(j, raw)
+		s.taskEvent(j, ev)
 		s.flushPend() // the prompt is published before it is answered
 		prompt := append([]byte(nil), raw...)
 		go s.decide(conn, j, ln.Type, prompt)
 	case wire.TypeAgentStarting, wire.TypeToolCalling, wire.TypeTokenBudgetWarning, wire.TypeAutoDispatched, wire.TypeA2ACall:
-		s.progress(j, raw)
+		s.progress(j, ev)
 	case wire.TypeTaskResumed:
 		sid, _ := wire.TopLevelString(raw, "sessionId")
 		if j != nil && sid == j.session {
-			s.taskEvent(j, raw)
+			s.taskEvent(j, ev)
 		} else {
-			s.progress(j, raw)
+			s.progress(j, ev)
 		}
 	default:
-		s.untakenOr(j, raw)
+		s.untakenOr(j, ev)
 	}
 }
 
@@ -95,29 +96,29 @@ func (s *slot) untaken(raw []byte) {
 	}
 }
 
-func (s *slot) untakenOr(j *job, raw []byte) {
+func (s *slot) untakenOr(j *job, ev wire.Event) {
 	if j != nil {
-		s.taskEvent(j, raw)
+		s.taskEvent(j, ev)
 		return
 	}
-	s.untaken(raw)
+	s.untaken(ev.Raw)
 }
 
 // progress places a broadcast progress event: with the task when it is the worker's one task
 // in flight (published by the slot that carries it), else with the daemon (by the first slot).
-func (s *slot) progress(j *job, raw []byte) {
+func (s *slot) progress(j *job, ev wire.Event) {
 	n := s.w.inflight.Load()
 	switch {
 	case n == 1 && j != nil:
-		s.taskEvent(j, raw)
+		s.taskEvent(j, ev)
 	case n != 1 && s.i == 0:
-		s.daemonEvent(raw)
+		s.daemonEvent(ev.Raw)
 	}
 }
 
 // taskEvent publishes one event of j, in order.
-func (s *slot) taskEvent(j *job, raw []byte) {
-	w := s.w
+func (s *slot) taskEvent(j *job, ev wire.Event) {
+	w, raw := s.w, ev.Raw
 	s.mu.Lock()
 	j.seq++
 	seq, session := runSeq(j.deliv, j.seq), j.session
@@ -130,7 +131,7 @@ func (s *slot) taskEvent(j *job, raw []byte) {
 		return hdr
 	})
 	if w.o.budget != nil {
-		if err := w.o.budget.Event(context.Background(), j.t.TaskID, raw); err != nil {
+		if err := w.o.budget.Event(context.Background(), j.t.TaskID, ev); err != nil {
 			s.limitStop(j, err)
 		}
 	}

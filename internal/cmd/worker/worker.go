@@ -167,7 +167,7 @@ func App(s cmdutil.Streams) *cli.App {
 		&cli.StringFlag{Name: "nats-store", Usage: "keep the embedded server's store in `DIR`"},
 		&cli.StringFlag{Name: "ready-file", Usage: "write {\"url\",\"pid\"} to `FILE` once taking tasks"},
 	)
-	app.Flags = append(app.Flags, limitFlags()...)
+	app.Flags = append(app.Flags, budget.SessionFlags()...)
 	app.Action = func(c *cli.Context) error {
 		if c.NArg() > 0 {
 			return cmdutil.Usagef("unexpected argument %q", c.Args().First())
