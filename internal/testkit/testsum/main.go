@@ -60,14 +60,12 @@ func run(w io.Writer, args []string) int {
 	signal.Ignore(syscall.SIGINT, syscall.SIGTERM)
 	s := newSummary(w)
 	var wg sync.WaitGroup
-	codes := make(chan int, 1)
-	codes <- 0
+	var mu sync.Mutex
+	code := 0
 	worst := func(c int) {
-		if m := <-codes; c > m {
-			codes <- c
-		} else {
-			codes <- m
-		}
+		mu.Lock()
+		code = max(code, c)
+		mu.Unlock()
 	}
 	// Called with s.mu held, as the package ends: its second run overlaps the rest of the first.
 	s.onAgain = func(pkg string, tests []string) {
@@ -88,7 +86,6 @@ func run(w io.Writer, args []string) int {
 	s.mu.Unlock()
 	wg.Wait()
 	s.finish()
-	code := <-codes
 	if code == 0 && s.failed() {
 		code = 1
 	}
