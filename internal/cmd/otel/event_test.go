@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/fuseraft/fr/pkg/wire"
@@ -34,6 +35,10 @@ func FuzzDecodeQuick(f *testing.F) {
 	for _, s := range quickSeeds {
 		f.Add([]byte(s))
 	}
+	// lines far longer than the usual: a long escaped output, a long name, deep skipped values
+	f.Add([]byte(`{"type":"tool_result","id":"c1","ok":true,"output":"` + strings.Repeat(`a\"\u00e9\n`, 1<<16) + `"}`))
+	f.Add([]byte(`{"type":"agent_starting","agent":"` + strings.Repeat("é", 1<<17) + `"}`))
+	f.Add([]byte(`{"type":"tool_call","name":"n","args":` + strings.Repeat(`[{"a":`, 2000) + `1` + strings.Repeat(`}]`, 2000) + `,"id":"c"}`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		if wire.ParseLine(raw).Kind != wire.EventLine {
 			return

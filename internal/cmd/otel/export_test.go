@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -106,6 +107,9 @@ func FuzzHexIDs(f *testing.F) {
 		`{"traceId":{"spanId":"AAEC"}, "spanId":["AAEC"]}`, `[1, 2.50, "x y", true]`, `"spanId"`} {
 		f.Add([]byte(s))
 	}
+	// far longer than the usual export: many spans, long escaped values
+	long := `{"resourceSpans":[` + strings.Repeat(`{"traceId":"CvdlGRbNQ92ESOshHIAxnA==","spanId":"t61rcWkgMzE=","name":"`+strings.Repeat(`\"é`, 500)+`"},`, 2000) + `{}]}`
+	f.Add([]byte(long))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		if !json.Valid(in) {
 			return
@@ -235,6 +239,7 @@ func FuzzQuickJSON(f *testing.F) {
 func FuzzQuickJSONValues(f *testing.F) {
 	f.Add("execute_tool read", "gen_ai.tool.name", "a \"b\"\n\x01é", int64(-5), 0.25, []byte{0, 255}, uint64(1764800000000000000))
 	f.Add("", "", "\u2028<>&", int64(0), math.Inf(1), []byte(nil), uint64(0))
+	f.Add(strings.Repeat("n", 1<<16), "k", strings.Repeat("\"\x01é\u2028", 1<<15), int64(1), 1e300, bytes.Repeat([]byte{0, 255}, 1<<15), uint64(1))
 	f.Fuzz(func(t *testing.T, name, key, text string, n int64, d float64, raw []byte, at uint64) {
 		kvs := []*commonpb.KeyValue{
 			{Key: key, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: text}}},
